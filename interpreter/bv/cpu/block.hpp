@@ -1,0 +1,340 @@
+// Block values on the CPU: every element of the block lives in one Eigen fixed-size array, and
+// whole-block operations are Eigen expressions (vectorised; exp/log/tanh use Eigen's packet math).
+#pragma once
+#include <Eigen/Core>
+#include <concepts>
+#include <cstdint>
+#include <type_traits>
+
+#include "bv/dtype.hpp"
+#include "bv/shape.hpp"
+
+namespace bv {
+
+template <class T, class S, int W = default_waves>
+struct basic_block;
+
+// block<float, 1024> and block<float, 64, 64>: blocks of programs with the default wave count.
+template <class T, int... D>
+using block = basic_block<T, shape<D...>, default_waves>;
+
+template <class X>
+inline constexpr bool is_block = false;
+template <class T, class S, int W>
+inline constexpr bool is_block<basic_block<T, S, W>> = true;
+
+template <class X>
+concept Block = is_block<std::remove_cvref_t<X>>;
+template <class X>
+concept Scalar = std::is_arithmetic_v<std::remove_cvref_t<X>> ||
+                 std::is_same_v<std::remove_cvref_t<X>, half> ||
+                 std::is_same_v<std::remove_cvref_t<X>, bfloat16>;
+
+namespace detail {
+template <class X>
+struct operand {  // a scalar operand
+  using elem = X;
+  using shape_type = void;
+  static constexpr int waves = 0;
+};
+template <class T, class S, int W>
+struct operand<basic_block<T, S, W>> {
+  using elem = T;
+  using shape_type = S;
+  static constexpr int waves = W;
+};
+template <class X>
+using elem_of = typename operand<std::remove_cvref_t<X>>::elem;
+template <class X>
+using shape_of = typename operand<std::remove_cvref_t<X>>::shape_type;
+template <class X>
+inline constexpr int waves_of = operand<std::remove_cvref_t<X>>::waves;
+
+template <class A, class B>
+struct shape_join {
+  using type = broadcast_t<A, B>;
+};
+template <class A>
+struct shape_join<A, void> {
+  using type = A;
+};
+template <class B>
+struct shape_join<void, B> {
+  using type = B;
+};
+
+template <class X, class Y>
+struct result_elem {
+  using type = promote_t<elem_of<X>, elem_of<Y>>;
+};
+template <class X, class Y>
+  requires(Block<X> && Scalar<Y>)
+struct result_elem<X, Y> {
+  using type = scalar_promote_t<elem_of<X>, std::remove_cvref_t<Y>>;
+};
+template <class X, class Y>
+  requires(Scalar<X> && Block<Y>)
+struct result_elem<X, Y> {
+  using type = scalar_promote_t<elem_of<Y>, std::remove_cvref_t<X>>;
+};
+
+template <class X, class Y>
+constexpr int join_waves() {
+  constexpr int a = waves_of<X>, b = waves_of<Y>;
+  static_assert(a == 0 || b == 0 || a == b,
+                "These blocks come from programs with different wave counts; a kernel's blocks "
+                "all share its program<W>.");
+  return a ? a : b;
+}
+
+// Eigen wants column-major storage for a one-column array.
+template <class T, int R, int C>
+using mat = Eigen::Array<T, R, C, (C == 1 && R != 1) ? Eigen::ColMajor : Eigen::RowMajor>;
+}  // namespace detail
+
+template <class T, class S, int W>
+struct basic_block {
+  static_assert(is_element<T>,
+                "Block elements are f32, f16 (bv::half), bf16 (bv::bfloat16), i32, i64 or bool.");
+  static_assert(is_shape<S>, "The second parameter of basic_block is a bv::shape<...>.");
+  using value_type = T;
+  using shape_type = S;
+  static constexpr int waves = W;
+  static constexpr int size = S::size;
+  static constexpr int rank = S::rank;
+  static constexpr int rows = S::rows;
+  static constexpr int cols = S::cols;
+  using array = Eigen::Array<T, size, 1>;
+
+  array v;
+
+  basic_block() = default;
+  explicit basic_block(const array& a) : v(a) {}
+  template <class E>
+  static basic_block from(const E& expr) {
+    basic_block b;
+    b.v = expr;
+    return b;
+  }
+
+  T& operator[](int i) { return v[i]; }
+  const T& operator[](int i) const { return v[i]; }
+  T at(int r, int c) const { return v[r * cols + c]; }
+
+  // A 2-D view of the elements (row-major), for reductions and dot.
+  auto grid() const { return Eigen::Map<const detail::mat<T, rows, cols>>(v.data()); }
+  auto grid() { return Eigen::Map<detail::mat<T, rows, cols>>(v.data()); }
+
+  template <class U>
+  basic_block<U, S, W> to(dtype<U>) const {
+    return basic_block<U, S, W>::from(v.template cast<U>());
+  }
+
+  // Triton's x[None, :] and x[:, None].
+  basic_block<T, shape<1, size>, W> row() const {
+    static_assert(rank == 1, ".row() turns a 1-D block into a 1xN block; this block is 2-D.");
+    return basic_block<T, shape<1, size>, W>(v);
+  }
+  basic_block<T, shape<size, 1>, W> col() const {
+    static_assert(rank == 1, ".col() turns a 1-D block into an Nx1 block; this block is 2-D.");
+    return basic_block<T, shape<size, 1>, W>(v);
+  }
+
+  template <class Y>
+  basic_block& operator+=(const Y& y);
+  template <class Y>
+  basic_block& operator-=(const Y& y);
+  template <class Y>
+  basic_block& operator*=(const Y& y);
+  template <class Y>
+  basic_block& operator/=(const Y& y);
+};
+
+namespace detail {
+// The elements of x as an Eigen expression of element type R and shape S (broadcast if needed).
+template <class R, class S, class X>
+auto as_array(const X& x) {
+  using A = Eigen::Array<R, S::size, 1>;
+  if constexpr (Scalar<X>) {
+    return A::Constant(static_cast<R>(x));
+  } else {
+    using XS = shape_of<X>;
+    if constexpr (XS::size == S::size) {
+      return x.v.template cast<R>();
+    } else {
+      A out;
+      for (int r = 0; r < S::rows; ++r)
+        for (int c = 0; c < S::cols; ++c)
+          out[r * S::cols + c] =
+              static_cast<R>(x.v[(XS::rows == 1 ? 0 : r) * XS::cols + (XS::cols == 1 ? 0 : c)]);
+      return out;
+    }
+  }
+}
+
+template <class X, class Y>
+concept BinaryOperands = (Block<X> && (Block<Y> || Scalar<Y>)) || (Scalar<X> && Block<Y>);
+
+// Apply f to x and y broadcast to a common shape, computing in element type C and producing Out.
+template <class Out, class C, class X, class Y, class F>
+auto zip(const X& x, const Y& y, F f) {
+  using S = typename shape_join<shape_of<X>, shape_of<Y>>::type;
+  constexpr int W = join_waves<X, Y>();
+  using O = std::conditional_t<std::is_void_v<Out>, C, Out>;
+  return basic_block<O, S, W>::from(f(as_array<C, S>(x), as_array<C, S>(y)).template cast<O>());
+}
+
+template <class T>
+using cmp_t = T;
+}  // namespace detail
+
+// Arithmetic, comparisons and bitwise operators: blocks with blocks or scalars, broadcasting.
+#define BV_ARITH(op)                                                                     \
+  template <class X, class Y>                                                            \
+    requires detail::BinaryOperands<X, Y>                                                \
+  auto operator op(const X& x, const Y& y) {                                             \
+    using C = typename detail::result_elem<X, Y>::type;                                  \
+    return detail::zip<void, C>(x, y, [](const auto& a, const auto& b) { return a op b; }); \
+  }
+BV_ARITH(+)
+BV_ARITH(-)
+BV_ARITH(*)
+BV_ARITH(/)
+#undef BV_ARITH
+
+#define BV_CMP(op)                                                                        \
+  template <class X, class Y>                                                             \
+    requires detail::BinaryOperands<X, Y>                                                 \
+  auto operator op(const X& x, const Y& y) {                                              \
+    using C = typename detail::result_elem<X, Y>::type;                                   \
+    return detail::zip<bool, C>(x, y, [](const auto& a, const auto& b) { return a op b; }); \
+  }
+BV_CMP(<)
+BV_CMP(<=)
+BV_CMP(>)
+BV_CMP(>=)
+BV_CMP(==)
+BV_CMP(!=)
+#undef BV_CMP
+
+#define BV_BITWISE(op, name)                                                              \
+  template <class X, class Y>                                                             \
+    requires detail::BinaryOperands<X, Y>                                                 \
+  auto operator op(const X& x, const Y& y) {                                              \
+    using C = typename detail::result_elem<X, Y>::type;                                   \
+    static_assert(!is_float<C>, name " needs integer or bool blocks, not floating-point ones."); \
+    return detail::zip<void, C>(x, y, [](const auto& a, const auto& b) {                  \
+      return a.binaryExpr(b, [](C p, C q) { return static_cast<C>(p op q); });            \
+    });                                                                                   \
+  }
+BV_BITWISE(&, "&")
+BV_BITWISE(|, "|")
+BV_BITWISE(^, "^")
+BV_BITWISE(<<, "<<")
+BV_BITWISE(>>, ">>")
+#undef BV_BITWISE
+
+template <class X, class Y>
+  requires detail::BinaryOperands<X, Y>
+auto operator%(const X& x, const Y& y) {
+  using C = typename detail::result_elem<X, Y>::type;
+  return detail::zip<void, C>(x, y, [](const auto& a, const auto& b) {
+    return a.binaryExpr(b, [](C p, C q) -> C {
+      if constexpr (is_float<C>) {
+        return static_cast<C>(std::fmod(static_cast<float>(p), static_cast<float>(q)));
+      } else {
+        return p % q;
+      }
+    });
+  });
+}
+
+// Masks combine with && and || too.
+template <class X, class Y>
+  requires detail::BinaryOperands<X, Y>
+auto operator&&(const X& x, const Y& y) {
+  return x & y;
+}
+template <class X, class Y>
+  requires detail::BinaryOperands<X, Y>
+auto operator||(const X& x, const Y& y) {
+  return x | y;
+}
+
+template <class T, class S, int W>
+basic_block<T, S, W> operator-(const basic_block<T, S, W>& x) {
+  return basic_block<T, S, W>::from(-x.v);
+}
+template <class T, class S, int W>
+basic_block<bool, S, W> operator!(const basic_block<T, S, W>& x) {
+  return basic_block<bool, S, W>::from(x.v.unaryExpr([](T a) { return !static_cast<bool>(a); }));
+}
+template <class T, class S, int W>
+basic_block<T, S, W> operator~(const basic_block<T, S, W>& x) {
+  static_assert(!is_float<T>, "~ needs an integer or bool block.");
+  if constexpr (std::is_same_v<T, bool>)
+    return !x;
+  else
+    return basic_block<T, S, W>::from(x.v.unaryExpr([](T a) { return static_cast<T>(~a); }));
+}
+
+template <class T, class S, int W>
+template <class Y>
+basic_block<T, S, W>& basic_block<T, S, W>::operator+=(const Y& y) {
+  return *this = (*this + y).to(dtype<T>{});
+}
+template <class T, class S, int W>
+template <class Y>
+basic_block<T, S, W>& basic_block<T, S, W>::operator-=(const Y& y) {
+  return *this = (*this - y).to(dtype<T>{});
+}
+template <class T, class S, int W>
+template <class Y>
+basic_block<T, S, W>& basic_block<T, S, W>::operator*=(const Y& y) {
+  return *this = (*this * y).to(dtype<T>{});
+}
+template <class T, class S, int W>
+template <class Y>
+basic_block<T, S, W>& basic_block<T, S, W>::operator/=(const Y& y) {
+  return *this = (*this / y).to(dtype<T>{});
+}
+
+// where(mask, a, b): a where the mask is set, b elsewhere; all three broadcast together.
+template <class M, class X, class Y>
+  requires(Block<M> && (Block<X> || Scalar<X>) && (Block<Y> || Scalar<Y>))
+auto where(const M& mask, const X& x, const Y& y) {
+  static_assert(std::is_same_v<detail::elem_of<M>, bool>,
+                "where() takes a bool block as its mask; compare first (x > 0).");
+  using C = std::conditional_t<Block<X> && Block<Y>, promote_t<detail::elem_of<X>, detail::elem_of<Y>>,
+                               std::conditional_t<Block<X>, detail::elem_of<X>,
+                                                  std::conditional_t<Block<Y>, detail::elem_of<Y>,
+                                                                     promote_t<X, Y>>>>;
+  using S0 = typename detail::shape_join<detail::shape_of<M>, detail::shape_of<X>>::type;
+  using S = typename detail::shape_join<S0, detail::shape_of<Y>>::type;
+  constexpr int W = detail::join_waves<M, X>() ? detail::join_waves<M, X>() : detail::waves_of<Y>;
+  return basic_block<C, S, W>::from(detail::as_array<bool, S>(mask).select(
+      detail::as_array<C, S>(x), detail::as_array<C, S>(y)));
+}
+
+template <class U, class T, class S, int W>
+basic_block<U, S, W> cast(const basic_block<T, S, W>& x, dtype<U> d = {}) {
+  return x.to(d);
+}
+
+// trans(x): rows become columns (tl.trans).
+template <class T, int R, int C, int W>
+basic_block<T, shape<C, R>, W> trans(const basic_block<T, shape<R, C>, W>& x) {
+  basic_block<T, shape<C, R>, W> out;
+  Eigen::Map<detail::mat<T, C, R>>(out.v.data()) = x.grid().transpose();
+  return out;
+}
+
+// broadcast_to<R, C>(x): x repeated to a larger shape, as tl.broadcast_to.
+template <int... D, class T, class S, int W>
+basic_block<T, shape<D...>, W> broadcast_to(const basic_block<T, S, W>& x) {
+  static_assert(broadcasts_to<S, shape<D...>>,
+                "broadcast_to: the block's shape cannot be broadcast to the requested shape.");
+  return basic_block<T, shape<D...>, W>::from(detail::as_array<T, shape<D...>>(x));
+}
+
+}  // namespace bv

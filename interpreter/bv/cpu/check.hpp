@@ -1,0 +1,72 @@
+// Checks are small plugins over one stream of memory events (Oclgrind's design): each sees every
+// access of every program of a launch, keeps its own shadow state, and reports diagnostics.
+// Traces are written by an observer of the same stream.
+#pragma once
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bv/cpu/launch.hpp"
+#include "bv/cpu/runtime.hpp"
+
+namespace bv::detail {
+
+struct launch_state;
+
+// Thrown from the debugger's prompt when the user quits; the scheduler ends the launch.
+struct quit_request {};
+
+// Per-buffer shadow memory, shared by every view of a tensor's buffer. Checks own the fields they
+// need; `mu` guards them under the parallel schedule.
+struct shadow_state {
+  int64_t numel = 0;
+  std::mutex mu;
+  std::vector<uint8_t> written;  // 1 once an element was written (the uninit check)
+  explicit shadow_state(int64_t n, bool initialised)
+      : numel(n), written(static_cast<size_t>(n), initialised ? 1 : 0) {}
+};
+
+struct observer {
+  virtual ~observer() = default;
+  // The checks bit that enables this observer (0: always on while registered).
+  virtual uint32_t bit() const = 0;
+  virtual void begin(launch_state&) {}
+  // `perform` is null when every active lane is performed, else the lanes that are.
+  virtual void on_access(const access&, const bool* /*perform*/, program_state&) {}
+  virtual void on_program_end(program_state&) {}
+  virtual void end(launch_state&) {}
+};
+
+using observer_factory = std::unique_ptr<observer> (*)();
+// Registers an observer made afresh for every launch. Called from static initialisers.
+bool register_observer(observer_factory f);
+
+struct launch_state {
+  launch_desc* desc = nullptr;
+  std::string kernel;
+  std::mutex mu;  // guards kernel, diags, counts
+  std::vector<program_state> programs;
+  std::vector<int64_t> order;
+  std::atomic<int64_t> next{0};
+  std::atomic<uint64_t> epoch{1};
+  std::atomic<int64_t> done{0};
+  std::atomic<bool> aborted{false}, deadlocked{false}, quit{false};
+  std::atomic<int> active_threads{0}, stalled_threads{0};
+  std::vector<diagnostic> diags;
+  std::map<std::string, int> per_kind;
+  int suppressed = 0;
+  std::vector<std::unique_ptr<observer>> observers;
+  uint32_t enabled = 0;
+  schedule sched = schedule::sequential;
+  std::mt19937_64 rng;  // the shuffled schedule's (one thread)
+};
+
+launch_state* current_launch();
+// Fills kernel, file, line and program id from the current program where the caller left them.
+void complete(diagnostic& d, const std::source_location* loc);
+
+}  // namespace bv::detail

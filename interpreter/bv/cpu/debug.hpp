@@ -1,0 +1,169 @@
+// The practitioners' debugging aids, inside kernels: print_if and breakpoint_if on program ids,
+// watch, device_assert; and check_tensors_ready on the host. On the GPU they compile to cheap
+// equivalents or to nothing, so a kernel never has to be edited before deployment.
+#pragma once
+#include <functional>
+#include <source_location>
+#include <sstream>
+#include <string>
+
+#include "bv/cpu/block.hpp"
+#include "bv/cpu/program.hpp"
+#include "bv/cpu/runtime.hpp"
+#include "bv/cpu/tensor.hpp"
+
+namespace bv {
+
+// Which programs a debug aid applies to: the lecture's condition string ("=0,>1": pid 0 equals 0
+// and pid 1 is above 1; also >=, <=, !=, <; an empty part matches any id), or a predicate on the
+// program ids. It also remembers where in the kernel it was written.
+struct pid_cond {
+  std::string text;
+  std::function<bool(int, int, int)> pred;
+  std::source_location loc;
+
+  pid_cond(const char* s, std::source_location l = std::source_location::current())
+      : text(s), loc(l) {}
+  pid_cond(std::string s, std::source_location l = std::source_location::current())
+      : text(std::move(s)), loc(l) {}
+  template <class F>
+    requires std::is_invocable_r_v<bool, F, int, int, int>
+  pid_cond(F f, std::source_location l = std::source_location::current())
+      : pred(std::move(f)), loc(l) {}
+  template <class F>
+    requires(std::is_invocable_r_v<bool, F, int> && !std::is_invocable_r_v<bool, F, int, int, int>)
+  pid_cond(F f, std::source_location l = std::source_location::current())
+      : pred([f](int a, int, int) { return f(a); }), loc(l) {}
+
+  bool matches(const std::array<int, 3>& pid) const;
+};
+
+// Parses a condition string; false and a message naming the bad part if it is malformed.
+bool parse_pid_cond(const std::string& text, const std::array<int, 3>& pid, bool& result,
+                    std::string& error);
+
+namespace detail {
+template <class X>
+std::string render(const X& x) {
+  std::ostringstream os;
+  if constexpr (Block<X>) {
+    using T = elem_of<X>;
+    os << dtype_name<T>() << "[";
+    for (int r = 0; r < X::rows; ++r) {
+      if (X::rank == 2) os << (r ? ",\n  [" : "[");
+      for (int c = 0; c < X::cols; ++c) {
+        if (c) os << ", ";
+        const T v = x.v[r * X::cols + c];
+        if constexpr (is_float<T>)
+          os << static_cast<float>(v);
+        else
+          os << +v;
+      }
+      if (X::rank == 2) os << "]";
+    }
+    os << "]";
+  } else if constexpr (Scalar<X>) {
+    if constexpr (is_float<X>)
+      os << static_cast<float>(x);
+    else
+      os << +x;
+  } else {
+    os << x;
+  }
+  return os.str();
+}
+void debug_print(const program_state& s, const pid_cond& c, const std::string& text);
+void debug_break(program_state& s, const pid_cond& c);
+void debug_watch(program_state& s, const char* name, std::string value);
+void debug_assert_failed(program_state& s, const std::source_location& loc, const char* msg,
+                         int lanes_failed, int first_lane);
+}  // namespace detail
+
+// print_if(p, cond, "x", x, "y", y): prints the values for the programs that match, with the
+// program id and source line (tl.device_print behind a pid test).
+template <int W, class... V>
+void print_if(const program<W>& p, const pid_cond& cond, const V&... values) {
+  if (!cond.matches(p.s->pid)) return;
+  std::string text;
+  ((text += (text.empty() ? "" : " ") + detail::render(values)), ...);
+  detail::debug_print(*p.s, cond, text);
+}
+
+// breakpoint_if(p, cond): stops the matching programs; the CLI offers a prompt.
+template <int W>
+void breakpoint_if(const program<W>& p, const pid_cond& cond) {
+  if (cond.matches(p.s->pid)) detail::debug_break(*p.s, cond);
+}
+
+// watch(p, "acc", acc): makes a value printable at the debugger's prompt (and in traces).
+template <int W, class X>
+void watch(const program<W>& p, const char* name, const X& x) {
+  if (detail::hooks.load(std::memory_order_relaxed)) detail::debug_watch(*p.s, name, detail::render(x));
+}
+
+// device_assert(p, cond, "message"): every active lane of cond must hold.
+template <int W, class X>
+void device_assert(const program<W>& p, const X& cond, const char* msg,
+                   std::source_location loc = std::source_location::current()) {
+  if constexpr (Block<X>) {
+    for (int i = 0; i < X::size; ++i)
+      if (!static_cast<bool>(cond.v[i])) {
+        int n = 0;
+        for (int j = 0; j < X::size; ++j) n += !static_cast<bool>(cond.v[j]);
+        detail::debug_assert_failed(*p.s, loc, msg, n, i);
+        return;
+      }
+  } else {
+    if (!static_cast<bool>(cond)) detail::debug_assert_failed(*p.s, loc, msg, 1, 0);
+  }
+}
+
+// check_tensors_ready(a, b, ...): the lecture's check_tensors_gpu_ready. Every tensor must be
+// contiguous (and, in a GPU build, on the device). Reports each one that is not as an error
+// diagnostic and returns false.
+namespace detail {
+bool tensor_ready(const alloc_info& a, const std::source_location& loc);
+}
+template <class... T>
+bool check_tensors_ready(const tensor<T>&... ts) {
+  const auto loc = std::source_location::current();
+  bool ok = true;
+  ((ok = detail::tensor_ready(*ts.info(), loc) && ok), ...);
+  return ok;
+}
+
+// Contiguity hints (tl.multiple_of, tl.max_contiguous). The interpreter verifies them: a hint
+// that does not hold would make the GPU compiler generate wrong vector loads.
+namespace detail {
+void hint_violated(const char* hint, int value, int lane, int64_t got,
+                   const std::source_location& loc);
+}
+template <class X>
+X multiple_of(const X& x, int n, std::source_location loc = std::source_location::current()) {
+  if (detail::hooks.load(std::memory_order_relaxed) && (config().enabled & checks::contiguity)) {
+    if constexpr (Block<X>) {
+      for (int i = 0; i < X::size; ++i)
+        if (static_cast<int64_t>(x.v[i]) % n != 0) {
+          detail::hint_violated("multiple_of", n, i, static_cast<int64_t>(x.v[i]), loc);
+          break;
+        }
+    } else if (static_cast<int64_t>(x) % n != 0) {
+      detail::hint_violated("multiple_of", n, 0, static_cast<int64_t>(x), loc);
+    }
+  }
+  return x;
+}
+template <class X>
+  requires Block<X>
+X max_contiguous(const X& x, int n, std::source_location loc = std::source_location::current()) {
+  if (detail::hooks.load(std::memory_order_relaxed) && (config().enabled & checks::contiguity)) {
+    for (int i = 0; i < X::size; ++i)
+      if (i % n != 0 && (i % X::cols) != 0 && x.v[i] != x.v[i - 1] + 1) {
+        detail::hint_violated("max_contiguous", n, i, static_cast<int64_t>(x.v[i]), loc);
+        break;
+      }
+  }
+  return x;
+}
+
+}  // namespace bv

@@ -1,0 +1,97 @@
+// Elementwise math. 16-bit floats compute in fp32 and round back, as Triton's math library does.
+#pragma once
+#include <cmath>
+
+#include "bv/cpu/block.hpp"
+
+namespace bv {
+
+namespace detail {
+template <class T, class S, int W, class F>
+basic_block<T, S, W> unary_float(const basic_block<T, S, W>& x, F f) {
+  static_assert(is_float<T>,
+                "This math function takes a floating-point block; convert first with "
+                ".to(bv::f32).");
+  using C = compute_t<T>;
+  return basic_block<T, S, W>::from(f(x.v.template cast<C>()).template cast<T>());
+}
+}  // namespace detail
+
+#define BV_UNARY(name, expr)                                                \
+  template <class T, class S, int W>                                        \
+  basic_block<T, S, W> name(const basic_block<T, S, W>& x) {                \
+    return detail::unary_float(x, [](const auto& a) { return expr; });      \
+  }                                                                         \
+  template <class T>                                                        \
+    requires Scalar<T>                                                      \
+  auto name(T s) {                                                          \
+    using C = compute_t<std::conditional_t<is_float<T>, T, float>>;         \
+    Eigen::Array<C, 1, 1> a;                                                \
+    a[0] = static_cast<C>(s);                                               \
+    return static_cast<std::conditional_t<is_float<T>, T, float>>((expr)[0]); \
+  }
+BV_UNARY(exp, a.exp())
+BV_UNARY(exp2, a.unaryExpr([](auto q) { return std::exp2(q); }))
+BV_UNARY(log, a.log())
+BV_UNARY(log2, a.unaryExpr([](auto q) { return std::log2(q); }))
+BV_UNARY(sqrt, a.sqrt())
+BV_UNARY(rsqrt, a.rsqrt())
+BV_UNARY(sigmoid, (1 + (-a).exp()).inverse())
+BV_UNARY(tanh, a.tanh())
+BV_UNARY(sin, a.sin())
+BV_UNARY(cos, a.cos())
+BV_UNARY(erf, a.unaryExpr([](auto q) { return std::erf(q); }))
+BV_UNARY(floor, a.floor())
+BV_UNARY(ceil, a.ceil())
+#undef BV_UNARY
+
+template <class T, class S, int W>
+basic_block<T, S, W> abs(const basic_block<T, S, W>& x) {
+  if constexpr (is_16bit_float<T>)
+    return basic_block<T, S, W>::from(x.v.template cast<float>().abs().template cast<T>());
+  else if constexpr (std::is_same_v<T, bool>)
+    return x;
+  else
+    return basic_block<T, S, W>::from(x.v.abs());
+}
+
+// maximum / minimum: elementwise, blocks with blocks or scalars (tl.maximum, tl.minimum). A NaN
+// in either operand gives NaN, as on the GPU.
+template <class X, class Y>
+  requires detail::BinaryOperands<X, Y>
+auto maximum(const X& x, const Y& y) {
+  using C = typename detail::result_elem<X, Y>::type;
+  return detail::zip<void, C>(x, y, [](const auto& a, const auto& b) {
+    return a.binaryExpr(b, [](C p, C q) -> C {
+      if constexpr (is_float<C>)
+        if (p != p || q != q) return p != p ? p : q;
+      return p > q ? p : q;
+    });
+  });
+}
+template <class X, class Y>
+  requires detail::BinaryOperands<X, Y>
+auto minimum(const X& x, const Y& y) {
+  using C = typename detail::result_elem<X, Y>::type;
+  return detail::zip<void, C>(x, y, [](const auto& a, const auto& b) {
+    return a.binaryExpr(b, [](C p, C q) -> C {
+      if constexpr (is_float<C>)
+        if (p != p || q != q) return p != p ? p : q;
+      return p < q ? p : q;
+    });
+  });
+}
+
+// fma(a, b, c) = a * b + c with one rounding.
+template <class T, class S, int W>
+basic_block<T, S, W> fma(const basic_block<T, S, W>& a, const basic_block<T, S, W>& b,
+                         const basic_block<T, S, W>& c) {
+  using C = compute_t<T>;
+  basic_block<T, S, W> out;
+  for (int i = 0; i < S::size; ++i)
+    out.v[i] = static_cast<T>(std::fma(static_cast<C>(a.v[i]), static_cast<C>(b.v[i]),
+                                       static_cast<C>(c.v[i])));
+  return out;
+}
+
+}  // namespace bv

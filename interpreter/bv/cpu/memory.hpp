@@ -1,0 +1,272 @@
+// Masked loads and stores, and atomics (tl.load, tl.store, tl.atomic_*). Every active lane is
+// checked against its allocation; a lane outside it is not performed (a load gives `other`, or
+// zero; a store is dropped) and the run goes on to report it.
+#pragma once
+#include <cstring>
+#include <source_location>
+
+#include "bv/cpu/block.hpp"
+#include "bv/cpu/ptr.hpp"
+#include "bv/cpu/runtime.hpp"
+
+namespace bv {
+
+namespace detail {
+struct no_mask {};
+struct no_other {};
+
+template <class S, class M>
+auto mask_array(const M& m) {
+  if constexpr (Block<M>) {
+    static_assert(std::is_same_v<elem_of<M>, bool>,
+                  "A mask is a bool block: write offs < n, not an integer block.");
+    static_assert(broadcasts_to<shape_of<M>, S>,
+                  "The mask's shape does not broadcast to the pointer block's shape.");
+    return as_array<bool, S>(m).eval();
+  } else {
+    static_assert(std::is_same_v<M, bool>, "A mask is a bool block or a bool.");
+    return Eigen::Array<bool, S::size, 1>::Constant(m);
+  }
+}
+
+// Whether every active lane lies inside the buffer (the fast path that needs no check).
+template <class S, int W, class MA>
+bool all_in_bounds(const basic_block<int64_t, S, W>& off, int64_t base, int64_t numel,
+                   const MA* mask) {
+  int64_t lo, hi;
+  if (mask) {
+    if (!mask->any()) return true;
+    lo = mask->select(off.v, std::numeric_limits<int64_t>::max()).minCoeff();
+    hi = mask->select(off.v, std::numeric_limits<int64_t>::min()).maxCoeff();
+  } else {
+    lo = off.v.minCoeff();
+    hi = off.v.maxCoeff();
+  }
+  return lo + base >= 0 && hi + base < numel;
+}
+
+template <class T, class S, int W>
+access make_access(access_kind kind, const ptr_block<T, S, W>& p, const bool* mask,
+                   const std::source_location& loc, const char* op) {
+  access a;
+  a.kind = kind;
+  a.alloc = p.alloc;
+  a.base = p.alloc ? static_cast<int64_t>(p.p - static_cast<T*>(p.alloc->buffer)) : 0;
+  a.off = p.off.v.data();
+  a.mask = mask;
+  a.lanes = S::size;
+  a.rows = S::rows;
+  a.cols = S::cols;
+  a.waves = W;
+  a.loc = &loc;
+  a.op = op;
+  return a;
+}
+
+// Decide which lanes to perform; null means "every active lane".
+template <class T, class S, int W, class MA>
+const bool* admit(access_kind kind, const ptr_block<T, S, W>& p, const MA* mask,
+                  const std::source_location& loc, const char* op, bool has_other) {
+  if (!p.alloc) {
+    // A pointer that was never bound to a tensor: nothing can be checked or performed.
+    access a = make_access(kind, p, mask ? mask->data() : nullptr, loc, op);
+    a.has_other = has_other;
+    return on_access(a, false);
+  }
+  const int64_t base = static_cast<int64_t>(p.p - static_cast<T*>(p.alloc->buffer));
+  const bool inb = all_in_bounds(p.off, base, p.alloc->numel, mask);
+  if (inb && hooks.load(std::memory_order_relaxed) == 0) return nullptr;
+  access a = make_access(kind, p, mask ? mask->data() : nullptr, loc, op);
+  a.has_other = has_other;
+  return on_access(a, inb);
+}
+
+template <class T, class S, int W, class M, class O>
+auto load_impl(const ptr_block<T, S, W>& p, const M& mask, const O& other,
+               const std::source_location& loc) {
+  using U = std::remove_const_t<T>;
+  constexpr bool masked = !std::is_same_v<M, no_mask>;
+  constexpr bool has_other = !std::is_same_v<O, no_other>;
+  static_assert(!has_other || masked, "load: `other` needs a mask.");
+  basic_block<U, S, W> out;
+  if constexpr (has_other)
+    out.v = as_array<U, S>(other);
+  else
+    out.v.setZero();
+  if constexpr (masked) {
+    const auto m = mask_array<S>(mask);
+    const bool* ok = admit(access_kind::load, p, &m, loc, "load", has_other);
+    for (int i = 0; i < S::size; ++i)
+      if (m[i] && (!ok || ok[i])) out.v[i] = p.p[p.off.v[i]];
+  } else {
+    const Eigen::Array<bool, S::size, 1>* none = nullptr;
+    const bool* ok = admit(access_kind::load, p, none, loc, "load", false);
+    if (!ok) {
+      for (int i = 0; i < S::size; ++i) out.v[i] = p.p[p.off.v[i]];
+    } else {
+      for (int i = 0; i < S::size; ++i)
+        if (ok[i]) out.v[i] = p.p[p.off.v[i]];
+    }
+  }
+  return out;
+}
+
+template <class T, class S, int W, class V, class M>
+void store_impl(const ptr_block<T, S, W>& p, const V& value, const M& mask,
+                const std::source_location& loc) {
+  static_assert(!std::is_const_v<T>,
+                "store: this pointer points to const data; declare the kernel parameter as "
+                "bv::ptr<T>, not bv::ptr<const T>.");
+  static_assert(Scalar<V> || broadcasts_to<shape_of<V>, S>,
+                "store: the value's shape does not broadcast to the pointer block's shape.");
+  const auto vals = as_array<T, S>(value).eval();
+  if constexpr (!std::is_same_v<M, no_mask>) {
+    const auto m = mask_array<S>(mask);
+    const bool* ok = admit(access_kind::store, p, &m, loc, "store", false);
+    for (int i = 0; i < S::size; ++i)
+      if (m[i] && (!ok || ok[i])) p.p[p.off.v[i]] = vals[i];
+  } else {
+    const Eigen::Array<bool, S::size, 1>* none = nullptr;
+    const bool* ok = admit(access_kind::store, p, none, loc, "store", false);
+    for (int i = 0; i < S::size; ++i)
+      if (!ok || ok[i]) p.p[p.off.v[i]] = vals[i];
+  }
+  note_progress();
+}
+
+template <class T>
+ptr_block<T, shape<1>, 1> as_block(ptr<T> p) {
+  ptr_block<T, shape<1>, 1> b{p.p, p.alloc, {}};
+  b.off.v[0] = 0;
+  return b;
+}
+}  // namespace detail
+
+// load(p), load(p, mask), load(p, mask, other)
+template <class T, class S, int W>
+auto load(const ptr_block<T, S, W>& p, std::source_location loc = std::source_location::current()) {
+  return detail::load_impl(p, detail::no_mask{}, detail::no_other{}, loc);
+}
+template <class T, class S, int W, class M>
+  requires(Block<M> || std::is_same_v<M, bool>)
+auto load(const ptr_block<T, S, W>& p, const M& mask,
+          std::source_location loc = std::source_location::current()) {
+  return detail::load_impl(p, mask, detail::no_other{}, loc);
+}
+template <class T, class S, int W, class M, class O>
+  requires((Block<M> || std::is_same_v<M, bool>) && (Block<O> || Scalar<O>))
+auto load(const ptr_block<T, S, W>& p, const M& mask, const O& other,
+          std::source_location loc = std::source_location::current()) {
+  return detail::load_impl(p, mask, other, loc);
+}
+// A scalar load: one address, one value.
+template <class T>
+std::remove_const_t<T> load(ptr<T> p, std::source_location loc = std::source_location::current()) {
+  return detail::load_impl(detail::as_block(p), detail::no_mask{}, detail::no_other{}, loc).v[0];
+}
+
+template <class T, class S, int W, class V>
+  requires(Block<V> || Scalar<V>)
+void store(const ptr_block<T, S, W>& p, const V& value,
+           std::source_location loc = std::source_location::current()) {
+  detail::store_impl(p, value, detail::no_mask{}, loc);
+}
+template <class T, class S, int W, class V, class M>
+  requires((Block<V> || Scalar<V>) && (Block<M> || std::is_same_v<M, bool>))
+void store(const ptr_block<T, S, W>& p, const V& value, const M& mask,
+           std::source_location loc = std::source_location::current()) {
+  detail::store_impl(p, value, mask, loc);
+}
+template <class T, class V>
+  requires Scalar<V>
+void store(ptr<T> p, V value, std::source_location loc = std::source_location::current()) {
+  detail::store_impl(detail::as_block(p), value, detail::no_mask{}, loc);
+}
+
+// Atomics. Each returns the values memory held before. atomic_cas on a scalar pointer is the
+// building block of locks: when it fails, the program yields so that the holder can go on.
+namespace detail {
+enum class rmw { add, max, min, xchg };
+
+template <class T, class S, int W, class V, class M>
+auto atomic_impl(rmw op, const ptr_block<T, S, W>& p, const V& value, const M& mask,
+                 const std::source_location& loc, const char* name) {
+  static_assert(!std::is_const_v<T>, "Atomics write memory: the pointer must not point to const.");
+  static_assert(!std::is_same_v<T, bool>, "Atomics work on numbers, not bool.");
+  const auto vals = as_array<T, S>(value).eval();
+  basic_block<T, S, W> old;
+  old.v.setZero();
+  Eigen::Array<bool, S::size, 1> m;
+  if constexpr (std::is_same_v<M, no_mask>)
+    m.setConstant(true);
+  else
+    m = mask_array<S>(mask);
+  const bool* ok = admit(access_kind::atomic, p, &m, loc, name, false);
+  for (int i = 0; i < S::size; ++i) {
+    if (!m[i] || (ok && !ok[i])) continue;
+    T* a = p.p + p.off.v[i];
+    atomic_lock(a);
+    old.v[i] = *a;
+    switch (op) {
+      case rmw::add: *a = static_cast<T>(*a + vals[i]); break;
+      case rmw::max: if (vals[i] > *a) *a = vals[i]; break;
+      case rmw::min: if (vals[i] < *a) *a = vals[i]; break;
+      case rmw::xchg: *a = vals[i]; break;
+    }
+    atomic_unlock(a);
+  }
+  note_progress();
+  return old;
+}
+}  // namespace detail
+
+#define BV_ATOMIC(name, op)                                                                   \
+  template <class T, class S, int W, class V>                                                 \
+    requires(Block<V> || Scalar<V>)                                                           \
+  auto name(const ptr_block<T, S, W>& p, const V& v,                                          \
+            std::source_location loc = std::source_location::current()) {                     \
+    return detail::atomic_impl(detail::rmw::op, p, v, detail::no_mask{}, loc, #name);         \
+  }                                                                                           \
+  template <class T, class S, int W, class V, class M>                                        \
+    requires((Block<V> || Scalar<V>) && (Block<M> || std::is_same_v<M, bool>))                \
+  auto name(const ptr_block<T, S, W>& p, const V& v, const M& mask,                           \
+            std::source_location loc = std::source_location::current()) {                     \
+    return detail::atomic_impl(detail::rmw::op, p, v, mask, loc, #name);                      \
+  }                                                                                           \
+  template <class T, class V>                                                                 \
+    requires Scalar<V>                                                                        \
+  T name(ptr<T> p, V v, std::source_location loc = std::source_location::current()) {         \
+    return detail::atomic_impl(detail::rmw::op, detail::as_block(p), v, detail::no_mask{}, loc, \
+                               #name)                                                         \
+        .v[0];                                                                                \
+  }
+BV_ATOMIC(atomic_add, add)
+BV_ATOMIC(atomic_max, max)
+BV_ATOMIC(atomic_min, min)
+BV_ATOMIC(atomic_xchg, xchg)
+#undef BV_ATOMIC
+
+// atomic_cas(p, expected, desired): if *p == expected, *p = desired; returns the old value.
+template <class T, class C, class V>
+  requires(Scalar<C> && Scalar<V>)
+T atomic_cas(ptr<T> p, C expected, V desired,
+             std::source_location loc = std::source_location::current()) {
+  static_assert(!std::is_const_v<T>, "atomic_cas writes memory: the pointer must not be const.");
+  auto b = detail::as_block(p);
+  Eigen::Array<bool, 1, 1> m;
+  m[0] = true;
+  const bool* ok = detail::admit(detail::access_kind::atomic, b, &m, loc, "atomic_cas", false);
+  if (ok && !ok[0]) return T{};
+  detail::atomic_lock(p.p);
+  const T old = *p.p;
+  const bool swapped = old == static_cast<T>(expected);
+  if (swapped) *p.p = static_cast<T>(desired);
+  detail::atomic_unlock(p.p);
+  if (swapped)
+    detail::note_progress();
+  else
+    detail::wait_for_progress(loc);  // a spin loop: let the lock holder run
+  return old;
+}
+
+}  // namespace bv

@@ -1,0 +1,55 @@
+// The program handle a kernel receives: which program it is, how many there are, and (at compile
+// time) how many wavefronts it spans. Block constructors take it, so every block knows its waves.
+#pragma once
+#include "bv/cpu/block.hpp"
+#include "bv/cpu/runtime.hpp"
+
+namespace bv {
+
+template <int W = default_waves>
+struct program {
+  static_assert(W >= 1 && W <= 16 && (W & (W - 1)) == 0,
+                "A program spans 1, 2, 4, 8 or 16 wavefronts: write program<4>, say.");
+  static constexpr int waves = W;
+  detail::program_state* s = nullptr;
+
+  int id(int axis) const { return s->pid[axis_checked(axis)]; }
+  int num_programs(int axis) const { return s->grid[axis_checked(axis)]; }
+
+ private:
+  static int axis_checked(int axis) { return axis < 0 ? 0 : (axis > 2 ? 2 : axis); }
+};
+
+// arange<N>(p): 0, 1, ..., N-1 as an i32 block (tl.arange(0, N)); arange<N>(p, start) starts there.
+template <int N, int W>
+basic_block<int32_t, shape<N>, W> arange(const program<W>&, int32_t start = 0) {
+  basic_block<int32_t, shape<N>, W> b;
+  b.v = Eigen::Array<int32_t, N, 1>::LinSpaced(N, start, start + N - 1);
+  return b;
+}
+
+// full<T, D...>(p, value), zeros<T, D...>(p): blocks of one value (tl.full, tl.zeros).
+template <class T, int... D, int W, class V>
+basic_block<T, shape<D...>, W> full(const program<W>&, V value) {
+  basic_block<T, shape<D...>, W> b;
+  b.v.setConstant(static_cast<T>(value));
+  return b;
+}
+template <class T, int... D, int W>
+basic_block<T, shape<D...>, W> zeros(const program<W>& p) {
+  return full<T, D...>(p, 0);
+}
+template <class T, class S, int W>
+basic_block<T, S, W> zeros_like(const basic_block<T, S, W>&) {
+  basic_block<T, S, W> b;
+  b.v.setZero();
+  return b;
+}
+template <class T, class S, int W, class V>
+basic_block<T, S, W> full_like(const basic_block<T, S, W>&, V value) {
+  basic_block<T, S, W> b;
+  b.v.setConstant(static_cast<T>(value));
+  return b;
+}
+
+}  // namespace bv

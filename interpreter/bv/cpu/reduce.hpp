@@ -1,0 +1,145 @@
+// Reductions along an axis (tl.sum, tl.max, tl.min, tl.argmax) and over a whole block.
+// 16-bit floats accumulate in fp32 and the result stays fp32, as tl.sum does.
+#pragma once
+#include <limits>
+
+#include "bv/cpu/block.hpp"
+
+namespace bv {
+
+namespace detail {
+template <int Axis, class S>
+struct reduced_shape {
+  static_assert(Axis >= 0 && Axis < S::rank,
+                "The reduction axis must be 0 for a 1-D block, or 0 (over rows) or 1 (over "
+                "columns) for a 2-D block.");
+  using type = std::conditional_t<Axis == 0, shape<S::cols>, shape<S::rows>>;
+};
+
+template <class T, class S, int W, class R, class F>
+R reduce_all(const basic_block<T, S, W>& x, R init, F f) {
+  R acc = init;
+  for (int i = 0; i < S::size; ++i) acc = f(acc, static_cast<R>(x.v[i]));
+  return acc;
+}
+
+template <int Axis, class T, class S, int W, class R, class F>
+auto reduce_axis(const basic_block<T, S, W>& x, R init, F f) {
+  using RS = typename reduced_shape<Axis, S>::type;
+  basic_block<R, RS, W> out;
+  out.v.setConstant(init);
+  for (int r = 0; r < S::rows; ++r)
+    for (int c = 0; c < S::cols; ++c) {
+      R& acc = out.v[Axis == 0 ? c : r];
+      acc = f(acc, static_cast<R>(x.v[r * S::cols + c]));
+    }
+  return out;
+}
+
+template <class T>
+using acc_t = std::conditional_t<std::is_same_v<T, bool>, int32_t, compute_t<T>>;
+
+template <class R>
+R lowest() {
+  return std::numeric_limits<R>::has_infinity ? -std::numeric_limits<R>::infinity()
+                                              : std::numeric_limits<R>::lowest();
+}
+template <class R>
+R highest() {
+  return std::numeric_limits<R>::has_infinity ? std::numeric_limits<R>::infinity()
+                                              : std::numeric_limits<R>::max();
+}
+inline constexpr auto add = [](auto a, auto b) { return a + b; };
+inline constexpr auto max2 = [](auto a, auto b) { return (a != a || a > b) ? a : b; };
+inline constexpr auto min2 = [](auto a, auto b) { return (a != a || a < b) ? a : b; };
+}  // namespace detail
+
+// sum(x): every element; sum<AXIS>(x): along one axis, giving a block one rank lower
+// (a 1-D block reduced along axis 0 gives a scalar).
+template <class T, class S, int W>
+auto sum(const basic_block<T, S, W>& x) {
+  using R = detail::acc_t<T>;
+  if constexpr (std::is_same_v<R, float> && S::size >= 8)
+    return x.v.template cast<float>().sum();
+  else
+    return detail::reduce_all(x, R(0), detail::add);
+}
+template <int Axis, class T, class S, int W>
+auto sum(const basic_block<T, S, W>& x) {
+  using R = detail::acc_t<T>;
+  if constexpr (S::rank == 1) {
+    static_assert(Axis == 0, "A 1-D block has only axis 0.");
+    return sum(x);
+  } else if constexpr (std::is_same_v<R, float> && !std::is_same_v<T, bool>) {
+    using RS = typename detail::reduced_shape<Axis, S>::type;
+    basic_block<float, RS, W> out;
+    if constexpr (Axis == 1)
+      out.v = x.grid().template cast<float>().rowwise().sum().transpose().transpose();
+    else
+      out.v = x.grid().template cast<float>().colwise().sum().transpose();
+    return out;
+  } else {
+    return detail::reduce_axis<Axis>(x, R(0), detail::add);
+  }
+}
+
+template <class T, class S, int W>
+auto max(const basic_block<T, S, W>& x) {
+  using R = detail::acc_t<T>;
+  return detail::reduce_all(x, detail::lowest<R>(), detail::max2);
+}
+template <int Axis, class T, class S, int W>
+auto max(const basic_block<T, S, W>& x) {
+  using R = detail::acc_t<T>;
+  if constexpr (S::rank == 1) {
+    static_assert(Axis == 0, "A 1-D block has only axis 0.");
+    return max(x);
+  } else {
+    return detail::reduce_axis<Axis>(x, detail::lowest<R>(), detail::max2);
+  }
+}
+template <class T, class S, int W>
+auto min(const basic_block<T, S, W>& x) {
+  using R = detail::acc_t<T>;
+  return detail::reduce_all(x, detail::highest<R>(), detail::min2);
+}
+template <int Axis, class T, class S, int W>
+auto min(const basic_block<T, S, W>& x) {
+  using R = detail::acc_t<T>;
+  if constexpr (S::rank == 1) {
+    static_assert(Axis == 0, "A 1-D block has only axis 0.");
+    return min(x);
+  } else {
+    return detail::reduce_axis<Axis>(x, detail::highest<R>(), detail::min2);
+  }
+}
+
+// argmax: the index of the largest element (the first one on ties), as i32.
+template <class T, class S, int W>
+int32_t argmax(const basic_block<T, S, W>& x) {
+  static_assert(S::rank == 1, "argmax without an axis takes a 1-D block; use argmax<AXIS>.");
+  int32_t best = 0;
+  for (int i = 1; i < S::size; ++i)
+    if (x.v[i] > x.v[best]) best = i;
+  return best;
+}
+template <int Axis, class T, class S, int W>
+auto argmax(const basic_block<T, S, W>& x) {
+  if constexpr (S::rank == 1) {
+    static_assert(Axis == 0, "A 1-D block has only axis 0.");
+    return argmax(x);
+  } else {
+    using RS = typename detail::reduced_shape<Axis, S>::type;
+    basic_block<int32_t, RS, W> out;
+    out.v.setZero();
+    for (int r = 0; r < S::rows; ++r)
+      for (int c = 0; c < S::cols; ++c) {
+        const int o = Axis == 0 ? c : r;
+        const int cur = Axis == 0 ? out.v[o] * S::cols + c : r * S::cols + out.v[o];
+        if (x.v[r * S::cols + c] > x.v[cur]) out.v[o] = Axis == 0 ? r : c;
+      }
+    return out;
+  }
+}
+
+}  // namespace bv

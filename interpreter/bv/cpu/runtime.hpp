@@ -1,0 +1,169 @@
+// What kernels on the CPU talk to: the running program, the tensors it may touch, the stream of
+// memory events that checks observe, and the diagnostics they raise.
+#pragma once
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <source_location>
+#include <string>
+#include <vector>
+
+namespace bv {
+
+enum class schedule { sequential, shuffled, parallel };
+enum class severity { note, warning, error };
+
+// Every check the interpreter knows, as a bit. `all` is every one; the default leaves out the
+// opt-in ones (nan).
+namespace checks {
+enum : uint32_t {
+  bounds = 1u << 0,       // out-of-bounds and misaligned accesses
+  uninit = 1u << 1,       // reads of memory never written
+  race = 1u << 2,         // two programs of one launch on one element
+  contiguity = 1u << 3,   // non-contiguous tensors, violated multiple_of / max_contiguous
+  overflow = 1u << 4,     // int32 overflow in index arithmetic
+  nan = 1u << 5,          // first op that produced NaN/Inf (opt-in)
+  masked = 1u << 6,       // use of masked-off lanes of a load without `other`
+  deadlock = 1u << 7,     // every program waiting; device_assert failures
+  coalescing = 1u << 8,   // uncoalesced wavefront accesses, low lane utilisation (warnings)
+  all = (1u << 9) - 1,
+  none = 0,
+  defaults = all & ~nan,
+};
+}
+// "bounds" -> checks::bounds; nullptr-terminated table of names for parsing and help text.
+struct check_name {
+  const char* name;
+  uint32_t bit;
+  const char* what;
+};
+extern const check_name check_names[];
+// Parses "all", "none" or a comma-separated list; on a bad name returns false and sets `error`.
+bool parse_checks(const std::string& text, uint32_t& out, std::string& error);
+bool parse_schedule(const std::string& text, schedule& out, std::string& error);
+const char* schedule_name(schedule s);
+
+struct options {
+  schedule sched = schedule::sequential;
+  int threads = 0;  // 0: all cores
+  uint64_t seed = 0;
+  uint32_t enabled = checks::defaults;
+  int wave_size = 64;
+  std::size_t stack_bytes = 1u << 20;
+  int max_reports_per_kind = 8;
+  std::string break_cond;    // BV_BREAK: a condition string, optionally "@FILE:LINE"
+  bool interactive = false;  // breakpoints prompt on stdin (a terminal)
+  bool progress = false;     // programs done of total, on stderr
+  bool quiet = false;        // do not print diagnostics at the end of each launch
+};
+// The process-wide options, read from BV_SCHEDULE, BV_THREADS, BV_SEED, BV_CHECK, BV_BREAK,
+// BV_STACK and BV_WAVE_SIZE the first time they are needed. Bad values are reported once on
+// stderr and the default kept.
+options& config();
+
+struct tensor_desc {
+  std::string name, dtype;
+  std::vector<int64_t> shape, strides;
+  bool contiguous = true;
+  int64_t valid_begin = 0, valid_end = 0;  // valid element offsets from the buffer start
+};
+
+struct diagnostic {
+  std::string kind;  // "out-of-bounds", "race", ...
+  severity sev = severity::error;
+  std::string headline;  // "Invalid read of size 4 (3 of 64 active lanes)"
+  std::string kernel, file, function;
+  int line = 0;
+  std::array<int, 3> pid{0, 0, 0};
+  bool has_pid = true;
+  std::vector<int> lanes;         // block element indices (lanes) involved
+  std::vector<int> waves;         // wavefront of each lane, from the layout map
+  std::vector<int64_t> offsets;   // offending element offsets from the tensor's start
+  bool has_tensor = false;
+  tensor_desc tensor;
+  std::string detail;  // a second entity (the other side of a race), free text
+  std::string hint;
+  std::string text() const;
+  std::string json() const;
+};
+
+// Diagnostics of every launch since the last clear, and their error count. A user's program can
+// end with `return bv::exit_status();` so CI fails when a check fired; BV_EXIT_ON_ERROR=1 does the
+// same at exit for programs that cannot be edited.
+const std::vector<diagnostic>& diagnostics();
+void clear_diagnostics();
+int error_count();
+int exit_status();
+
+namespace detail {
+
+// One allocation as the kernel sees it: a buffer of numel elements, described as the tensor the
+// host made (name, dtype, shape, strides). Checks hang their shadow state off `shadow`.
+struct shadow_state;
+struct alloc_info {
+  std::string name;
+  const char* dtype = "?";
+  int elem_bytes = 0;
+  std::vector<int64_t> shape, strides;
+  int64_t view_offset = 0;  // first element of the view within the buffer
+  void* buffer = nullptr;   // the buffer's first element
+  int64_t numel = 0;        // elements in the buffer
+  int64_t id = 0;
+  bool contiguous = true;
+  std::shared_ptr<shadow_state> shadow;  // shared by every view of one buffer
+  tensor_desc describe() const;
+};
+
+enum class access_kind : uint8_t { load, store, atomic };
+
+// One memory operation of one program over a block of lanes: the event every check observes.
+struct access {
+  access_kind kind = access_kind::load;
+  const alloc_info* alloc = nullptr;
+  int64_t base = 0;              // element index of the pointer's base within the buffer
+  const int64_t* off = nullptr;  // per-lane element offsets from the base
+  const bool* mask = nullptr;    // per-lane mask; null when every lane is active
+  bool has_other = false;
+  int lanes = 1;  // elements in the block (1 for a scalar access)
+  int rows = 1, cols = 1, waves = 1;
+  const std::source_location* loc = nullptr;
+  const char* op = "load";
+};
+
+struct launch_state;
+struct program_state {
+  std::array<int, 3> pid{0, 0, 0};
+  std::array<int, 3> grid{1, 1, 1};
+  int64_t linear = 0;
+  launch_state* launch = nullptr;
+  const std::source_location* last_loc = nullptr;
+  void* fiber = nullptr;  // scheduler-owned
+  enum class status : uint8_t { pending, running, waiting, stopped, done } state = status::pending;
+  bool stepping = false;
+  uint64_t waited_epoch = 0;
+  std::vector<std::pair<std::string, std::string>> watched;  // name -> rendered value
+};
+
+// The program running on this OS thread (set by the scheduler whenever it resumes a fiber).
+program_state* current();
+// Non-zero when any check, trace or debugger hook wants to see memory events.
+extern std::atomic<uint32_t> hooks;
+// Reports an access to the checks. `in_bounds` says whether the caller's fast test found every
+// active lane inside the buffer. Returns null if every active lane may be performed, otherwise a
+// per-lane array (valid until the next call on this thread) of the lanes to perform.
+const bool* on_access(const access& a, bool in_bounds);
+// Called after a store or atomic changed memory: wakes programs that wait for progress.
+void note_progress();
+// The calling program waits (a failed compare-and-swap in a spin loop): yield to the others.
+void wait_for_progress(const std::source_location& loc);
+// A debug op at loc (print_if, breakpoint_if, watch): lets the debugger step.
+void on_op(const std::source_location& loc);
+void report(diagnostic d);
+void record_kernel_name(const std::source_location& loc);
+// Striped locks that make atomics atomic across the parallel schedule's threads.
+void atomic_lock(const void* addr);
+void atomic_unlock(const void* addr);
+
+}  // namespace detail
+}  // namespace bv

@@ -1,0 +1,266 @@
+// print_if, breakpoint_if and the prompt a stopped program offers; BV_BREAK; device_assert.
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+
+#include "bv/cpu/check.hpp"
+#include "bv/cpu/debug.hpp"
+#include "bv/cpu/runtime.hpp"
+
+namespace bv {
+
+
+bool parse_pid_cond(const std::string& text, const std::array<int, 3>& pid, bool& result,
+                    std::string& error) {
+  result = true;
+  std::stringstream ss(text);
+  std::string part;
+  int axis = 0;
+  while (std::getline(ss, part, ',')) {
+    if (axis > 2) {
+      error = "'" + text + "' has more than three parts; one per program axis";
+      return false;
+    }
+    // trim
+    part.erase(0, part.find_first_not_of(" \t"));
+    part.erase(part.find_last_not_of(" \t") + 1);
+    if (!part.empty()) {
+      std::string op;
+      size_t i = 0;
+      while (i < part.size() && std::string("=<>!").find(part[i]) != std::string::npos) op += part[i++];
+      const std::string num = part.substr(i);
+      char* end = nullptr;
+      const long v = std::strtol(num.c_str(), &end, 10);
+      if (num.empty() || *end) {
+        error = "'" + part + "' in '" + text + "' is not a comparison with a number (like =0 or >1)";
+        return false;
+      }
+      const int p = pid[axis];
+      bool ok;
+      if (op == "=" || op == "==") ok = p == v;
+      else if (op == "!=") ok = p != v;
+      else if (op == ">") ok = p > v;
+      else if (op == ">=") ok = p >= v;
+      else if (op == "<") ok = p < v;
+      else if (op == "<=") ok = p <= v;
+      else {
+        error = "'" + op + "' in '" + text + "' is not one of =, !=, >, >=, <, <=";
+        return false;
+      }
+      result = result && ok;
+    }
+    ++axis;
+  }
+  return true;
+}
+
+bool pid_cond::matches(const std::array<int, 3>& pid) const {
+  if (pred) return pred(pid[0], pid[1], pid[2]);
+  bool r = false;
+  std::string err;
+  if (!parse_pid_cond(text, pid, r, err)) {
+    static std::once_flag once;
+    std::call_once(once, [&] {
+      diagnostic d;
+      d.kind = "bad-condition";
+      d.sev = severity::error;
+      d.headline = "the program-id condition " + err;
+      d.hint = "write one comparison per axis, separated by commas: \"=0,>1\"";
+      detail::complete(d, &loc);
+      detail::report(d);
+    });
+    return false;
+  }
+  return r;
+}
+
+namespace detail {
+namespace {
+std::mutex g_io;
+std::atomic<int> g_stepping{0};
+
+struct break_spec {
+  std::string cond;
+  std::string file;
+  int line = 0;
+};
+break_spec g_env_break;
+bool g_env_break_set = false;
+
+std::string pid_text(const program_state& s) {
+  return "(" + std::to_string(s.pid[0]) + "," + std::to_string(s.pid[1]) + "," +
+         std::to_string(s.pid[2]) + ")";
+}
+const char* state_name(program_state::status st) {
+  switch (st) {
+    case program_state::status::pending: return "not started";
+    case program_state::status::running: return "running";
+    case program_state::status::waiting: return "waiting";
+    case program_state::status::stopped: return "stopped";
+    case program_state::status::done: return "done";
+  }
+  return "?";
+}
+
+void print_state(const program_state& s, const std::source_location* loc) {
+  std::fprintf(stderr, "  program %s", pid_text(s).c_str());
+  if (loc) std::fprintf(stderr, " at %s:%u", loc->file_name(), loc->line());
+  std::fprintf(stderr, "\n");
+  for (auto& [k, v] : s.watched) std::fprintf(stderr, "    %s = %s\n", k.c_str(), v.c_str());
+}
+
+void prompt(program_state& s, const std::source_location* loc, const char* why) {
+  std::lock_guard lk(g_io);
+  s.state = program_state::status::stopped;
+  std::fprintf(stderr, "blockvec: %s\n", why);
+  print_state(s, loc);
+  if (!config().interactive) {
+    std::fprintf(stderr, "  (stdin is not a terminal: continuing)\n");
+    s.state = program_state::status::running;
+    return;
+  }
+  std::fprintf(stderr, "  commands: p NAME (print a watched value), w (all watched), l (list "
+                       "programs), s (step to next op), c (continue), q (quit)\n");
+  std::string line;
+  for (;;) {
+    std::fprintf(stderr, "(bv) ");
+    std::fflush(stderr);
+    if (!std::getline(std::cin, line)) {
+      std::fprintf(stderr, "\n  end of input: continuing\n");
+      break;
+    }
+    std::stringstream ss(line);
+    std::string cmd, arg;
+    ss >> cmd >> arg;
+    if (cmd == "c" || cmd == "continue" || cmd.empty()) break;
+    if (cmd == "s" || cmd == "step") {
+      if (!s.stepping) g_stepping.fetch_add(1), hooks.fetch_add(1);
+      s.stepping = true;
+      s.state = program_state::status::running;
+      return;
+    }
+    if (cmd == "q" || cmd == "quit") {
+      s.state = program_state::status::running;
+      throw quit_request{};
+    }
+    if (cmd == "w" || cmd == "watch") {
+      if (s.watched.empty()) std::fprintf(stderr, "  nothing watched: add bv::watch(p, \"name\", value) to the kernel\n");
+      for (auto& [k, v] : s.watched) std::fprintf(stderr, "  %s = %s\n", k.c_str(), v.c_str());
+      continue;
+    }
+    if (cmd == "p" || cmd == "print") {
+      bool found = false;
+      for (auto& [k, v] : s.watched)
+        if (k == arg) std::fprintf(stderr, "  %s = %s\n", k.c_str(), v.c_str()), found = true;
+      if (!found)
+        std::fprintf(stderr, "  '%s' is not watched; watched: %zu value(s) (w lists them)\n",
+                     arg.c_str(), s.watched.size());
+      continue;
+    }
+    if (cmd == "l" || cmd == "list") {
+      int shown = 0;
+      for (auto& q : s.launch->programs) {
+        if (q.state == program_state::status::pending) continue;
+        if (shown++ == 64) {
+          std::fprintf(stderr, "  ...\n");
+          break;
+        }
+        std::fprintf(stderr, "  %s %s%s\n", pid_text(q).c_str(), state_name(q.state),
+                     &q == &s ? "  <- here" : "");
+      }
+      std::fprintf(stderr, "  %lld of %zu programs done\n",
+                   static_cast<long long>(s.launch->done.load()), s.launch->programs.size());
+      continue;
+    }
+    std::fprintf(stderr, "  unknown command '%s'\n", cmd.c_str());
+  }
+  if (s.stepping) g_stepping.fetch_sub(1), hooks.fetch_sub(1);
+  s.stepping = false;
+  s.state = program_state::status::running;
+}
+}  // namespace
+
+bool debugger_wants_hooks() { return !config().break_cond.empty(); }
+
+void debugger_launch_begin(launch_state&) {
+  const std::string& b = config().break_cond;
+  g_env_break_set = !b.empty();
+  if (!g_env_break_set) return;
+  g_env_break = {};
+  const auto at = b.find('@');
+  g_env_break.cond = b.substr(0, at);
+  if (at != std::string::npos) {
+    const std::string where = b.substr(at + 1);
+    const auto colon = where.rfind(':');
+    g_env_break.file = where.substr(0, colon);
+    if (colon != std::string::npos) g_env_break.line = std::atoi(where.c_str() + colon + 1);
+  }
+}
+
+void debugger_on_access(const access& a) {
+  program_state* s = current();
+  if (!s) return;
+  if (s->stepping) {
+    prompt(*s, a.loc, "stepped to the next operation");
+    return;
+  }
+  if (!g_env_break_set || s->state == program_state::status::stopped) return;
+  pid_cond c(g_env_break.cond);
+  if (!g_env_break.cond.empty() && !c.matches(s->pid)) return;
+  if (g_env_break.line && a.loc) {
+    std::string f = a.loc->file_name();
+    if (static_cast<int>(a.loc->line()) != g_env_break.line) return;
+    if (!g_env_break.file.empty() && (f.size() < g_env_break.file.size() ||
+                                      f.compare(f.size() - g_env_break.file.size(),
+                                                g_env_break.file.size(), g_env_break.file) != 0))
+      return;
+  }
+  // Without a line, BV_BREAK stops each matching program once, at its first memory operation.
+  if (!g_env_break.line) {
+    for (auto& [k, v] : s->watched)
+      if (k == "#bv-break") return;
+    s->watched.emplace_back("#bv-break", "hit");
+  }
+  prompt(*s, a.loc, ("breakpoint (BV_BREAK=" + config().break_cond + ")").c_str());
+}
+
+void on_op(const std::source_location& loc) {
+  program_state* s = current();
+  if (s && s->stepping) prompt(*s, &loc, "stepped to the next operation");
+}
+
+void debug_print(const program_state& s, const pid_cond& c, const std::string& text) {
+  std::lock_guard lk(g_io);
+  std::fprintf(stdout, "[pid %s %s:%u] %s\n", pid_text(s).c_str(), c.loc.file_name(),
+               c.loc.line(), text.c_str());
+  std::fflush(stdout);
+}
+
+void debug_break(program_state& s, const pid_cond& c) {
+  prompt(s, &c.loc, "breakpoint_if hit");
+}
+
+void debug_watch(program_state& s, const char* name, std::string value) {
+  for (auto& [k, v] : s.watched)
+    if (k == name) {
+      v = std::move(value);
+      return;
+    }
+  s.watched.emplace_back(name, std::move(value));
+}
+
+void debug_assert_failed(program_state& s, const std::source_location& loc, const char* msg,
+                         int lanes_failed, int first_lane) {
+  diagnostic d;
+  d.kind = "device-assert";
+  d.headline = std::string("device_assert failed: ") + msg + " (" + std::to_string(lanes_failed) +
+               " lane(s), first lane " + std::to_string(first_lane) + ")";
+  d.lanes = {first_lane};
+  complete(d, &loc);
+  d.pid = s.pid;
+  report(std::move(d));
+}
+
+}  // namespace detail
+}  // namespace bv

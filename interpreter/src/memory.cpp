@@ -1,0 +1,185 @@
+// The memory-event path: every access of every program comes here when a check, the debugger or
+// the shuffled schedule needs to see it, or when the fast path found a lane outside its buffer.
+#include <algorithm>
+#include <mutex>
+
+#include "bv/cpu/check.hpp"
+#include "bv/cpu/runtime.hpp"
+#include "bv/layout.hpp"
+
+namespace bv::detail {
+
+void maybe_preempt();
+void debugger_on_access(const access& a);
+bool debugger_wants_hooks();
+
+std::atomic<uint32_t> hooks{0};
+
+std::vector<observer_factory>& observer_registry() {
+  static std::vector<observer_factory> r;
+  return r;
+}
+bool register_observer(observer_factory f) {
+  observer_registry().push_back(f);
+  return true;
+}
+
+void set_hooks_for(launch_state& L) {
+  if (!L.observers.empty() || L.sched == schedule::shuffled || debugger_wants_hooks())
+    hooks.fetch_add(1);
+  else
+    L.enabled |= 1u << 31;  // marks "no hook taken" for clear_hooks_for
+}
+void clear_hooks_for(launch_state& L) {
+  if (!(L.enabled & (1u << 31))) hooks.fetch_sub(1);
+}
+
+int64_t next_alloc_id() {
+  static std::atomic<int64_t> id{0};
+  return ++id;
+}
+std::shared_ptr<shadow_state> make_shadow(int64_t numel, bool initialised) {
+  return std::make_shared<shadow_state>(numel, initialised);
+}
+void mark_initialised(const alloc_info& a) {
+  if (!a.shadow) return;
+  std::lock_guard lk(a.shadow->mu);
+  std::fill(a.shadow->written.begin(), a.shadow->written.end(), 1);
+}
+
+namespace {
+std::mutex g_atomic_locks[256];
+}
+void atomic_lock(const void* addr) {
+  g_atomic_locks[(reinterpret_cast<uintptr_t>(addr) >> 3) & 255].lock();
+}
+void atomic_unlock(const void* addr) {
+  g_atomic_locks[(reinterpret_cast<uintptr_t>(addr) >> 3) & 255].unlock();
+}
+
+// Which wavefront holds each element of a block, from the layout the GPU backend would use.
+std::vector<int> waves_of_lanes(const access& a, const std::vector<int>& lanes) {
+  const int ebytes = a.alloc ? a.alloc->elem_bytes : 4;
+  const auto L = layout::default_blocked(a.rows, a.cols, ebytes, a.waves, config().wave_size);
+  std::vector<int> owner(static_cast<size_t>(a.rows) * a.cols, -1);
+  for (int w = 0; w < L.waves(); ++w)
+    for (int l = 0; l < L.wave_size(); ++l)
+      for (int r = 0; r < L.regs(); ++r) {
+        int& o = owner[static_cast<size_t>(L.flat(w, l, r))];
+        if (o < 0) o = w;
+      }
+  std::vector<int> out;
+  for (int e : lanes) out.push_back(e < static_cast<int>(owner.size()) ? owner[e] : 0);
+  return out;
+}
+
+namespace {
+void report_out_of_bounds(const access& a, const std::vector<int>& bad, int active) {
+  const bool write = a.kind != access_kind::load;
+  diagnostic d;
+  d.kind = "out-of-bounds";
+  const int size = a.alloc ? a.alloc->elem_bytes : 0;
+  d.headline = std::string("Invalid ") + (a.kind == access_kind::atomic ? "atomic " : "") +
+               (write ? "write" : "read") + " of size " + std::to_string(size) + " by " +
+               std::to_string(bad.size()) + " of " + std::to_string(active) + " active lane" +
+               (active == 1 ? "" : "s") + " (" + a.op + ")";
+  d.lanes = bad;
+  d.waves = waves_of_lanes(a, bad);
+  int64_t past = 0, before = 0;
+  for (int e : bad) {
+    const int64_t o = a.base + a.off[e];
+    d.offsets.push_back(o);
+    if (o < 0) before = std::max(before, -o);
+    if (a.alloc && o >= a.alloc->numel) past = std::max(past, o - a.alloc->numel + 1);
+  }
+  if (a.alloc) {
+    d.has_tensor = true;
+    d.tensor = a.alloc->describe();
+  }
+  if (past && !before)
+    d.hint = "the access runs past the end by up to " + std::to_string(past) +
+             " element(s): does the mask compare the offsets with the tensor's length "
+             "(offs < n), and is n the right length?";
+  else if (before)
+    d.hint = "offsets before the start of the tensor (by up to " + std::to_string(before) +
+             " elements): check subtractions and int32 overflow in the index arithmetic";
+  if (!a.mask)
+    d.hint += std::string(d.hint.empty() ? "" : "; ") + "this " + a.op +
+              " has no mask: add one for the ragged last block";
+  complete(d, a.loc);
+  report(std::move(d));
+}
+}  // namespace
+
+const bool* on_access(const access& a, bool in_bounds) {
+  thread_local std::vector<uint8_t> perform;
+  program_state* s = current();
+  if (s) s->last_loc = a.loc;
+  if (a.loc) record_kernel_name(*a.loc);
+  const bool* result = nullptr;
+  if (!in_bounds) {
+    perform.assign(static_cast<size_t>(a.lanes), 0);
+    std::vector<int> bad;
+    int active = 0;
+    for (int i = 0; i < a.lanes; ++i) {
+      if (a.mask && !a.mask[i]) continue;
+      ++active;
+      const int64_t o = a.base + a.off[i];
+      if (a.alloc && o >= 0 && o < a.alloc->numel)
+        perform[static_cast<size_t>(i)] = 1;
+      else
+        bad.push_back(i);
+    }
+    if (!bad.empty()) {
+      if (!a.alloc) {
+        diagnostic d;
+        d.kind = "null-pointer";
+        d.headline = std::string("a ") + a.op + " through a pointer that is not bound to a tensor";
+        d.hint = "pass a bv::tensor (or a pointer made from one) for this kernel argument";
+        complete(d, a.loc);
+        report(std::move(d));
+      } else if (config().enabled & checks::bounds) {
+        report_out_of_bounds(a, bad, active);
+      }
+    }
+    result = reinterpret_cast<const bool*>(perform.data());
+  }
+  if (s) {
+    launch_state& L = *s->launch;
+    for (auto& o : L.observers) o->on_access(a, result, *s);
+    debugger_on_access(a);
+    if (L.sched == schedule::shuffled) maybe_preempt();
+  }
+  return result;
+}
+
+bool tensor_ready(const alloc_info& a, const std::source_location& loc) {
+  if (a.contiguous) return true;
+  diagnostic d;
+  d.kind = "non-contiguous";
+  d.headline = "tensor '" + a.name + "' is not contiguous";
+  d.has_pid = false;
+  d.has_tensor = true;
+  d.tensor = a.describe();
+  d.file = loc.file_name();
+  d.line = static_cast<int>(loc.line());
+  d.kernel = "check_tensors_ready";
+  d.hint = "kernels index with row-major strides; pass a contiguous copy (.contiguous())";
+  report(std::move(d));
+  return false;
+}
+
+void hint_violated(const char* hint, int value, int lane, int64_t got,
+                   const std::source_location& loc) {
+  diagnostic d;
+  d.kind = "hint-violated";
+  d.headline = std::string(hint) + "(" + std::to_string(value) + ") does not hold: lane " +
+               std::to_string(lane) + " has " + std::to_string(got);
+  d.lanes = {lane};
+  d.hint = "the GPU compiler trusts this hint to vectorise loads; a false hint gives wrong results "
+           "there. Remove the hint or fix the offsets";
+  complete(d, &loc);
+  report(std::move(d));
+}
+
+}  // namespace bv::detail

@@ -1,0 +1,430 @@
+// Programs as Boost.Context fibers on pooled stacks, run sequentially, shuffled (seeded) or on N
+// OS threads. A program that waits yields; when every program is waiting, that is a deadlock.
+#include <unistd.h>
+
+#include <algorithm>
+#include <boost/context/fiber.hpp>
+#include <boost/context/protected_fixedsize_stack.hpp>
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "bv/cpu/check.hpp"
+#include "bv/cpu/runtime.hpp"
+
+namespace ctx = boost::context;
+
+namespace bv::detail {
+
+void publish(std::vector<diagnostic> ds);
+void debugger_launch_begin(launch_state& L);
+
+namespace {
+
+thread_local program_state* t_current = nullptr;
+
+// Stacks are reused across programs and launches: allocating a guarded stack per program would
+// cost more than most programs run.
+class stack_pool {
+ public:
+  explicit stack_pool(std::size_t bytes) : alloc_(bytes) {}
+  ~stack_pool() {
+    for (auto& sc : free_) alloc_.deallocate(sc);
+  }
+  ctx::stack_context get() {
+    {
+      std::lock_guard lk(mu_);
+      if (!free_.empty()) {
+        auto sc = free_.back();
+        free_.pop_back();
+        return sc;
+      }
+    }
+    return alloc_.allocate();
+  }
+  void put(ctx::stack_context& sc) {
+    std::lock_guard lk(mu_);
+    free_.push_back(sc);
+  }
+
+ private:
+  std::mutex mu_;
+  ctx::protected_fixedsize_stack alloc_;
+  std::vector<ctx::stack_context> free_;
+};
+
+stack_pool& pool_for(std::size_t bytes) {
+  static std::mutex mu;
+  static std::map<std::size_t, std::unique_ptr<stack_pool>> pools;
+  std::lock_guard lk(mu);
+  auto& p = pools[bytes];
+  if (!p) p = std::make_unique<stack_pool>(bytes);
+  return *p;
+}
+
+struct pooled_stack {
+  stack_pool* pool;
+  ctx::stack_context allocate() { return pool->get(); }
+  void deallocate(ctx::stack_context& sc) noexcept { pool->put(sc); }
+};
+
+struct fiber_slot {
+  ctx::fiber self;  // the program
+  ctx::fiber sink;  // the scheduler, while the program runs
+  bool finished = false;
+};
+
+void start(launch_state& L, program_state& s, stack_pool& pool) {
+  auto* slot = new fiber_slot;
+  s.fiber = slot;
+  slot->self = ctx::fiber(std::allocator_arg, pooled_stack{&pool},
+                          [&L, &s, slot](ctx::fiber&& sink) {
+                            slot->sink = std::move(sink);
+                            try {
+                              L.desc->body(&s);
+                            } catch (const quit_request&) {
+                              L.quit = true;
+                              L.aborted = true;
+                            } catch (const std::exception& e) {
+                              diagnostic d;
+                              d.kind = "exception";
+                              d.headline = std::string("the kernel threw: ") + e.what();
+                              complete(d, s.last_loc);
+                              report(d);
+                            }
+                            slot->finished = true;
+                            return std::move(slot->sink);
+                          });
+}
+
+// Runs the program until it finishes or yields; true when it finished.
+bool resume(program_state& s) {
+  auto* slot = static_cast<fiber_slot*>(s.fiber);
+  program_state* prev = t_current;
+  t_current = &s;
+  s.state = program_state::status::running;
+  slot->self = std::move(slot->self).resume();
+  t_current = prev;
+  if (slot->finished) {
+    s.state = program_state::status::done;
+    delete slot;
+    s.fiber = nullptr;
+    return true;
+  }
+  return false;
+}
+
+// Unwinds a program that will never finish (deadlock, quit).
+void discard(program_state& s) {
+  if (auto* slot = static_cast<fiber_slot*>(s.fiber)) {
+    delete slot;  // destroying a suspended fiber unwinds its stack
+    s.fiber = nullptr;
+  }
+}
+
+void progress_line(launch_state& L, bool final) {
+  const int64_t total = static_cast<int64_t>(L.programs.size());
+  std::fprintf(stderr, "\r  programs %lld / %lld%s", static_cast<long long>(L.done.load()),
+               static_cast<long long>(total), final ? "\n" : "");
+}
+
+void report_deadlock(launch_state& L, const std::vector<program_state*>& waiting) {
+  if (L.deadlocked.exchange(true)) return;
+  diagnostic d;
+  d.kind = "deadlock";
+  d.headline = "every remaining program is waiting and none can make progress (" +
+               std::to_string(waiting.size()) + " waiting)";
+  std::string where;
+  int shown = 0;
+  for (auto* w : waiting) {
+    if (shown++ == 6) {
+      where += ", ...";
+      break;
+    }
+    where += (where.empty() ? "" : ", ") + std::string("(") + std::to_string(w->pid[0]) + "," +
+             std::to_string(w->pid[1]) + "," + std::to_string(w->pid[2]) + ")";
+    if (w->last_loc) where += " at line " + std::to_string(w->last_loc->line());
+  }
+  d.detail = "waiting programs: " + where;
+  d.hint =
+      "a lock taken with atomic_cas is never released, or programs wait for each other in a "
+      "cycle; release with atomic_xchg(lock, 0) on every path";
+  complete(d, waiting.empty() ? nullptr : waiting.front()->last_loc);
+  if (!waiting.empty()) d.pid = waiting.front()->pid;
+  report(d);
+}
+
+// One worker: starts programs in L.order, keeps those that wait, and resumes them once memory
+// changed. Fibers stay on the thread that started them.
+void worker(launch_state& L, stack_pool& pool, bool show_progress, bool preemptive) {
+  std::deque<program_state*> waiting;
+  const int64_t total = static_cast<int64_t>(L.order.size());
+  const size_t max_live = preemptive ? 4 : SIZE_MAX;
+  bool stalled = false;
+  uint64_t stalled_epoch = 0;
+  auto unstall = [&] {
+    if (stalled) L.stalled_threads.fetch_sub(1), stalled = false;
+  };
+  auto finish = [&](program_state* s) {
+    for (auto& o : L.observers) o->on_program_end(*s);
+    const int64_t d = L.done.fetch_add(1) + 1;
+    if (show_progress && (d % 64 == 0 || d == total)) progress_line(L, false);
+  };
+  while (!L.aborted.load()) {
+    // A waiting program whose condition may have changed (memory moved on, or it was preempted).
+    program_state* pick = nullptr;
+    const uint64_t now = L.epoch.load();
+    if (preemptive && !waiting.empty()) {
+      std::uniform_int_distribution<size_t> d(0, waiting.size() - 1);
+      const size_t i = d(L.rng);
+      if (waiting[i]->waited_epoch != now || waiting[i]->waited_epoch == 0) {
+        pick = waiting[i];
+        waiting.erase(waiting.begin() + static_cast<long>(i));
+      }
+    } else {
+      for (size_t i = 0; i < waiting.size(); ++i)
+        if (waiting[i]->waited_epoch != now) {
+          pick = waiting[i];
+          waiting.erase(waiting.begin() + static_cast<long>(i));
+          break;
+        }
+    }
+    const bool may_start = waiting.size() < max_live ||
+                           (preemptive && std::uniform_int_distribution<int>(0, 3)(L.rng) == 0);
+    if (!pick && may_start) {
+      const int64_t i = L.next.fetch_add(1);
+      if (i < total) {
+        pick = &L.programs[static_cast<size_t>(L.order[static_cast<size_t>(i)])];
+        start(L, *pick, pool);
+      }
+    }
+    if (pick) {
+      unstall();
+      if (resume(*pick))
+        finish(pick);
+      else
+        waiting.push_back(pick);
+      continue;
+    }
+    if (waiting.empty()) {
+      if (L.next.load() >= total) break;
+      continue;
+    }
+    // Everything here waits and nothing changed since: stalled. When every live thread is
+    // stalled at the same epoch, no program anywhere can make progress.
+    if (!stalled) {
+      stalled = true;
+      stalled_epoch = now;
+      L.stalled_threads.fetch_add(1);
+    } else if (stalled_epoch != now) {
+      unstall();
+      continue;
+    }
+    if (L.next.load() >= total && L.stalled_threads.load() == L.active_threads.load() &&
+        L.epoch.load() == stalled_epoch) {
+      std::vector<program_state*> all;
+      for (auto& p : L.programs)
+        if (p.state == program_state::status::waiting) all.push_back(&p);
+      report_deadlock(L, all.empty() ? std::vector<program_state*>(waiting.begin(), waiting.end())
+                                     : all);
+      L.aborted = true;
+      break;
+    }
+    std::this_thread::yield();
+  }
+  unstall();
+  L.active_threads.fetch_sub(1);
+  for (auto* s : waiting) discard(*s);
+}
+
+std::string kernel_from(const std::source_location& loc) {
+  std::string f = loc.function_name();
+  auto paren = f.find('(');
+  std::string head = f.substr(0, paren);
+  auto sp = head.rfind(' ');
+  std::string name = sp == std::string::npos ? head : head.substr(sp + 1);
+  auto with = f.find("[with ");
+  if (with != std::string::npos) {
+    std::string args = f.substr(with + 6);
+    if (!args.empty() && args.back() == ']') args.pop_back();
+    name += "<" + args + ">";
+  }
+  return name;
+}
+
+}  // namespace
+
+program_state* current() { return t_current; }
+launch_state* current_launch() { return t_current ? t_current->launch : nullptr; }
+
+void record_kernel_name(const std::source_location& loc) {
+  launch_state* L = current_launch();
+  if (!L) return;
+  std::lock_guard lk(L->mu);
+  if (L->kernel.empty()) L->kernel = kernel_from(loc);
+}
+
+void note_progress() {
+  if (launch_state* L = current_launch()) L->epoch.fetch_add(1, std::memory_order_relaxed);
+}
+
+void wait_for_progress(const std::source_location& loc) {
+  program_state* s = t_current;
+  if (!s) return;
+  s->last_loc = &loc;
+  s->waited_epoch = s->launch->epoch.load();
+  s->state = program_state::status::waiting;
+  auto* slot = static_cast<fiber_slot*>(s->fiber);
+  slot->sink = std::move(slot->sink).resume();
+  t_current = s;
+  s->state = program_state::status::running;
+}
+
+// The shuffled schedule preempts programs at memory operations, so that their operations
+// interleave differently for every seed.
+void maybe_preempt() {
+  program_state* s = t_current;
+  if (!s || s->launch->sched != schedule::shuffled) return;
+  if (std::uniform_int_distribution<int>(0, 3)(s->launch->rng) != 0) return;
+  s->waited_epoch = 0;
+  s->state = program_state::status::waiting;
+  auto* slot = static_cast<fiber_slot*>(s->fiber);
+  slot->sink = std::move(slot->sink).resume();
+  t_current = s;
+  s->state = program_state::status::running;
+}
+
+void complete(diagnostic& d, const std::source_location* loc) {
+  program_state* s = t_current;
+  launch_state* L = current_launch();
+  if (loc && d.file.empty()) {
+    d.file = loc->file_name();
+    d.line = static_cast<int>(loc->line());
+    d.function = loc->function_name();
+  }
+  if (d.kernel.empty()) {
+    if (L) {
+      std::lock_guard lk(L->mu);
+      d.kernel = L->kernel;
+    }
+    if (d.kernel.empty() && loc) d.kernel = kernel_from(*loc);
+  }
+  if (s) d.pid = s->pid;
+}
+
+void report(diagnostic d) {
+  launch_state* L = current_launch();
+  if (!L) {
+    publish({std::move(d)});
+    return;
+  }
+  std::lock_guard lk(L->mu);
+  int& n = L->per_kind[d.kind];
+  if (++n > config().max_reports_per_kind) {
+    ++L->suppressed;
+    // Not stored, but counted, so the error count stays exact.
+    L->per_kind["#errors-suppressed"] += d.sev == severity::error;
+    L->per_kind["#warnings-suppressed"] += d.sev == severity::warning;
+    return;
+  }
+  L->diags.push_back(std::move(d));
+}
+
+launch_result run_launch(launch_desc& desc) {
+  const options& opt = config();
+  launch_result res;
+  launch_state L;
+  L.desc = &desc;
+  L.kernel = desc.name;
+  L.enabled = opt.enabled;
+  L.sched = opt.sched;
+  L.rng.seed(opt.seed * 0x9E3779B97F4A7C15ull + 1);
+  const int64_t n = desc.g.count();
+  if (desc.g.x < 1 || desc.g.y < 1 || desc.g.z < 1) {
+    diagnostic d;
+    d.kind = "launch";
+    d.kernel = desc.name;
+    d.has_pid = false;
+    d.headline = "the grid (" + std::to_string(desc.g.x) + "," + std::to_string(desc.g.y) + "," +
+                 std::to_string(desc.g.z) + ") has a dimension below 1: nothing was run";
+    d.hint = "compute the grid with cdiv(n, BLOCK) and check that n > 0 before launching";
+    res.diagnostics.push_back(d);
+    res.errors = 1;
+    publish(res.diagnostics);
+    if (!opt.quiet) std::fprintf(stderr, "%s", d.text().c_str());
+    return res;
+  }
+  L.programs.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    auto& p = L.programs[static_cast<size_t>(i)];
+    p.linear = i;
+    p.pid = {static_cast<int>(i % desc.g.x), static_cast<int>((i / desc.g.x) % desc.g.y),
+             static_cast<int>(i / (int64_t(desc.g.x) * desc.g.y))};
+    p.grid = {desc.g.x, desc.g.y, desc.g.z};
+    p.launch = &L;
+  }
+  L.order.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) L.order[static_cast<size_t>(i)] = i;
+  if (opt.sched == schedule::shuffled) std::shuffle(L.order.begin(), L.order.end(), L.rng);
+
+  extern std::vector<observer_factory>& observer_registry();
+  for (auto f : observer_registry()) {
+    auto o = f();
+    if (o->bit() == 0 || (o->bit() & opt.enabled)) L.observers.push_back(std::move(o));
+  }
+  // Which hooks the memory fast path must call: checks with observers, the shuffled schedule's
+  // preemption, breakpoints from BV_BREAK.
+  extern void set_hooks_for(launch_state & L);
+  set_hooks_for(L);
+  debugger_launch_begin(L);
+  for (auto& o : L.observers) o->begin(L);
+
+  stack_pool& pool = pool_for(opt.stack_bytes);
+  const bool show_progress = opt.progress && isatty(STDERR_FILENO) && n >= 256;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (opt.sched == schedule::parallel) {
+    int threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::thread::hardware_concurrency());
+    threads = std::max(1, std::min<int>(threads, static_cast<int>(std::min<int64_t>(n, 1024))));
+    L.active_threads = threads;
+    std::vector<std::thread> pool_threads;
+    for (int t = 1; t < threads; ++t)
+      pool_threads.emplace_back([&] { worker(L, pool, false, false); });
+    worker(L, pool, show_progress, false);
+    for (auto& t : pool_threads) t.join();
+  } else {
+    L.active_threads = 1;
+    worker(L, pool, show_progress, opt.sched == schedule::shuffled);
+  }
+  const auto t1 = std::chrono::steady_clock::now();
+  if (show_progress) progress_line(L, true);
+  for (auto& o : L.observers) o->end(L);
+  extern void clear_hooks_for(launch_state & L);
+  clear_hooks_for(L);
+
+  res.kernel = L.kernel.empty() ? desc.name : L.kernel;
+  res.programs = L.done.load();
+  res.seconds = std::chrono::duration<double>(t1 - t0).count();
+  res.deadlocked = L.deadlocked.load();
+  res.quit = L.quit.load();
+  for (auto& d : L.diags) {
+    if (d.kernel.empty()) d.kernel = res.kernel;
+    res.errors += d.sev == severity::error;
+    res.warnings += d.sev == severity::warning;
+  }
+  res.errors += L.per_kind["#errors-suppressed"];
+  res.warnings += L.per_kind["#warnings-suppressed"];
+  res.diagnostics = L.diags;
+  if (!opt.quiet && (!L.diags.empty())) {
+    for (auto& d : L.diags) std::fprintf(stderr, "%s\n", d.text().c_str());
+    std::fprintf(stderr, "ERROR SUMMARY: %d error(s), %d warning(s) in %s", res.errors,
+                 res.warnings, res.kernel.c_str());
+    if (L.suppressed) std::fprintf(stderr, " (%d more not printed)", L.suppressed);
+    std::fprintf(stderr, "\n");
+  }
+  publish(L.diags);
+  return res;
+}
+
+}  // namespace bv::detail

@@ -1,0 +1,27 @@
+// Which backend this translation unit compiles a kernel for, and the qualifiers that follow.
+#pragma once
+
+#if defined(__HIP_DEVICE_COMPILE__) || defined(__CUDA_ARCH__)
+#define BV_DEVICE_PASS 1
+#else
+#define BV_DEVICE_PASS 0
+#endif
+
+// BV_GPU: this translation unit is compiled by a GPU compiler (hipcc, clang -x hip, nvcc), so
+// kernels are device functions. Without it, kernels are plain C++ run by the interpreter.
+#if defined(__HIPCC__) || defined(__CUDACC__)
+#define BV_GPU 1
+#define BV_HD __host__ __device__
+#define BV_KERNEL __device__ inline
+#else
+#define BV_GPU 0
+#define BV_HD
+#define BV_KERNEL inline
+#endif
+
+namespace bv {
+// Lanes per wavefront: 64 on AMD CDNA (gfx90a, gfx942), 32 on NVIDIA.
+inline constexpr int default_wave_size = 64;
+// Waves per program when a kernel does not say (Triton's num_warps=4).
+inline constexpr int default_waves = 4;
+}  // namespace bv
