@@ -1,0 +1,52 @@
+// The kernels the blockvec command knows. Each kernel registers one entry (cli/kernels/NAME.cpp):
+// how to make random inputs of a size, run the kernel, and compare with its reference; and, for
+// `blockvec bench`, a native C++ implementation of the same computation.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bv/bv.hpp"
+
+namespace bv::cli {
+
+struct outcome {
+  double max_abs_err = 0;
+  double rel_err = 0;     // relative L2 error against the reference
+  double tolerance = 0;   // what rel_err must stay within
+  bool match = false;
+  std::vector<launch_result> launches;
+  std::string note;  // e.g. "f16 inputs"
+};
+
+struct kernel_entry {
+  std::string name;
+  std::string description;
+  std::string size_help;              // "N" or "ROWS,COLS" ...
+  std::vector<int64_t> default_size;  // for `run` and `demo`
+  std::vector<int64_t> bench_size;    // for `bench`
+  // Make inputs of `size` from `seed`, run on the interpreter, compare with the reference.
+  std::function<outcome(const std::vector<int64_t>& size, uint64_t seed)> run;
+  // One run of a single-threaded native C++/Eigen implementation of the same computation on
+  // inputs of `size`; returns its seconds (inputs made outside the timed part).
+  std::function<double(const std::vector<int64_t>& size, uint64_t seed)> native;
+  // A TRITON_INTERPRET figure from DESIGN.md at bench_size (seconds), or 0 if none.
+  double triton_interpret_seconds = 0;
+};
+
+std::vector<kernel_entry>& registry();
+const kernel_entry* find_kernel(const std::string& name);
+
+struct registrar {
+  explicit registrar(kernel_entry e) { registry().push_back(std::move(e)); }
+};
+
+// Sum of the seconds of a run's launches.
+inline double seconds(const outcome& o) {
+  double s = 0;
+  for (auto& l : o.launches) s += l.seconds;
+  return s;
+}
+
+}  // namespace bv::cli
