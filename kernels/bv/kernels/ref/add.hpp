@@ -1,0 +1,19 @@
+// Reference for add: out = x + y in double, row-major over the view. Host only.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "bv/bv.hpp"
+
+namespace bv::kernels::ref {
+
+template <class T>
+std::vector<double> add(const tensor<T>& x, const tensor<T>& y) {
+  std::vector<double> out(static_cast<size_t>(x.numel()));
+  for (int64_t i = 0; i < x.numel(); ++i)
+    out[static_cast<size_t>(i)] = static_cast<double>(static_cast<float>(x.flat(i))) +
+                                  static_cast<double>(static_cast<float>(y.flat(i)));
+  return out;
+}
+
+}  // namespace bv::kernels::ref
