@@ -1,0 +1,318 @@
+#include "commands.hpp"
+
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <thread>
+
+#include "registry.hpp"
+#include "table.hpp"
+
+namespace bv::cli {
+
+namespace {
+using json = nlohmann::json;
+
+std::string size_text(const std::vector<int64_t>& s) {
+  std::string t;
+  for (size_t i = 0; i < s.size(); ++i) t += (i ? "x" : "") + std::to_string(s[i]);
+  return t;
+}
+
+std::string ms(double seconds) { return fmt::format("{:.2f}", seconds * 1e3); }
+std::string ratio(double a, double b) { return b > 0 ? fmt::format("{:.2f}x", a / b) : "-"; }
+
+struct totals {
+  int64_t programs = 0;
+  int errors = 0, warnings = 0;
+  bool deadlocked = false, quit = false;
+  std::vector<const diagnostic*> diags;
+};
+totals sum_up(const outcome& o) {
+  totals t;
+  for (const auto& l : o.launches) {
+    t.programs += l.programs;
+    t.errors += l.errors;
+    t.warnings += l.warnings;
+    t.deadlocked |= l.deadlocked;
+    t.quit |= l.quit;
+    for (const auto& d : l.diagnostics) t.diags.push_back(&d);
+  }
+  return t;
+}
+
+std::string cpu_model() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown CPU";
+}
+
+std::string today() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+  return buf;
+}
+}  // namespace
+
+std::string checks_text(uint32_t bits) {
+  if (bits == checks::all) return "all";
+  if (bits == checks::none) return "none";
+  if (bits == checks::defaults) return "default";
+  std::string t;
+  for (const check_name* c = check_names; c->name; ++c)
+    if (bits & c->bit) t += (t.empty() ? "" : ",") + std::string(c->name);
+  return t;
+}
+
+bool parse_size(const std::string& text, std::vector<int64_t>& out, std::string& error) {
+  out.clear();
+  std::string cur;
+  auto flush = [&]() -> bool {
+    if (cur.empty()) return false;
+    char* end = nullptr;
+    const long long v = std::strtoll(cur.c_str(), &end, 10);
+    if (*end || v < 1 || v > (1LL << 31) - 1) return false;
+    out.push_back(v);
+    cur.clear();
+    return true;
+  };
+  for (char c : text + ",") {
+    if (c == ',' || c == 'x' || c == 'X') {
+      if (!flush()) {
+        error = "--size '" + text + "' is not a list of positive integers (like 1000 or 256,1024)";
+        return false;
+      }
+    } else {
+      cur += c;
+    }
+  }
+  return true;
+}
+
+int size_arity(const std::string& size_help) {
+  return 1 + static_cast<int>(std::count(size_help.begin(), size_help.end(), ','));
+}
+
+int list_command() {
+  for (const auto& e : registry())
+    fmt::print("{:<20} {}  (--size {}, default {})\n", e.name, e.description, e.size_help,
+               size_text(e.default_size));
+  return 0;
+}
+
+int run_command(const run_request& r) {
+  const kernel_entry* k = find_kernel(r.kernel);
+  if (!k) {
+    fmt::print(stderr, "blockvec run: unknown kernel '{}'. Known kernels:", r.kernel);
+    for (const auto& e : registry()) fmt::print(stderr, " {}", e.name);
+    fmt::print(stderr, "\n(blockvec list describes them)\n");
+    return 2;
+  }
+  std::vector<int64_t> size = r.size.empty() ? k->default_size : r.size;
+  if (static_cast<int>(size.size()) != size_arity(k->size_help)) {
+    fmt::print(stderr, "blockvec run: kernel '{}' takes --size {} ({} number(s)), got '{}'\n",
+               k->name, k->size_help, size_arity(k->size_help), size_text(size));
+    return 2;
+  }
+  uint64_t seed = r.seed;
+  if (!r.seed_given) seed = std::random_device{}() % 1000000;
+  config().quiet = true;
+  config().progress = !r.json;
+  outcome o;
+  try {
+    o = k->run(size, seed);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "blockvec run: {} failed: {}\n", k->name, e.what());
+    return 1;
+  }
+  const totals t = sum_up(o);
+  const bool ok = o.match && t.errors == 0 && !t.deadlocked && !t.quit;
+  const double secs = seconds(o);
+  if (r.json) {
+    json j;
+    j["kernel"] = k->name;
+    j["size"] = size;
+    j["seed"] = seed;
+    j["backend"] = r.backend;
+    j["schedule"] = schedule_name(config().sched);
+    j["threads"] = config().threads;
+    j["checks"] = checks_text(config().enabled);
+    j["launches"] = o.launches.size();
+    j["programs"] = t.programs;
+    j["seconds"] = secs;
+    j["max_abs_error"] = o.max_abs_err;
+    j["rel_error"] = o.rel_err;
+    j["tolerance"] = o.tolerance;
+    j["match"] = o.match;
+    j["errors"] = t.errors;
+    j["warnings"] = t.warnings;
+    j["deadlocked"] = t.deadlocked;
+    j["diagnostics"] = json::array();
+    for (const auto* d : t.diags) j["diagnostics"].push_back(json::parse(d->json()));
+    if (!o.note.empty()) j["note"] = o.note;
+    j["ok"] = ok;
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("kernel      {} ({})\n", k->name, k->description);
+    fmt::print("size        {}   seed {} (rerun with --seed {})\n", size_text(size), seed, seed);
+    fmt::print("schedule    {}{}   checks {}\n", schedule_name(config().sched),
+               config().sched == schedule::parallel
+                   ? fmt::format(" on {} threads", config().threads
+                                                        ? config().threads
+                                                        : int(std::thread::hardware_concurrency()))
+                   : "",
+               checks_text(config().enabled));
+    if (!o.note.empty()) fmt::print("note        {}\n", o.note);
+    fmt::print("programs    {} in {} launch(es), {} ms\n", t.programs, o.launches.size(), ms(secs));
+    fmt::print("result      max abs error {:.3g}, rel L2 error {:.3g} (tolerance {:.0e}): {}\n",
+               o.max_abs_err, o.rel_err, o.tolerance, o.match ? "matches the reference" : "DOES NOT MATCH");
+    if (t.diags.empty()) {
+      fmt::print("diagnostics none\n");
+    } else {
+      fmt::print("diagnostics {} error(s), {} warning(s):\n\n", t.errors, t.warnings);
+      for (const auto* d : t.diags) fmt::print("{}\n", d->text());
+      fmt::print("ERROR SUMMARY: {} error(s), {} warning(s)\n", t.errors, t.warnings);
+    }
+  }
+  return ok ? 0 : 1;
+}
+
+int demo_command(bool json_out) {
+  config().quiet = true;
+  table tab({"kernel", "size", "programs", "ms", "rel error", "diagnostics", "result"});
+  json rows = json::array();
+  int failed = 0;
+  for (const auto& k : registry()) {
+    outcome o;
+    std::string err;
+    try {
+      o = k.run(k.default_size, 1);
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+    const totals t = sum_up(o);
+    const bool ok = err.empty() && o.match && t.errors == 0 && !t.deadlocked;
+    failed += !ok;
+    tab.add({k.name, size_text(k.default_size), std::to_string(t.programs), ms(seconds(o)),
+             fmt::format("{:.2e}", o.rel_err),
+             t.diags.empty() ? "none" : fmt::format("{} err, {} warn", t.errors, t.warnings),
+             ok ? "ok" : (err.empty() ? "FAILED" : "FAILED: " + err)});
+    rows.push_back({{"kernel", k.name}, {"size", k.default_size}, {"programs", t.programs},
+                    {"seconds", seconds(o)}, {"rel_error", o.rel_err}, {"errors", t.errors},
+                    {"warnings", t.warnings}, {"ok", ok}});
+  }
+  if (json_out) {
+    fmt::print("{}\n", rows.dump(2));
+  } else {
+    fmt::print("blockvec demo: every kernel on the CPU interpreter ({} schedule, checks {}), "
+               "compared with its reference\n\n",
+               schedule_name(config().sched), checks_text(config().enabled));
+    tab.print();
+    fmt::print("\n{} of {} kernels match their reference with no error diagnostics.\n",
+               registry().size() - failed, registry().size());
+  }
+  return failed ? 1 : 0;
+}
+
+namespace {
+// The fastest of `repeat` runs: the figure least disturbed by a shared machine.
+template <class F>
+double best_of(int repeat, F f) {
+  double best = 1e30;
+  for (int i = 0; i < repeat; ++i) best = std::min(best, f());
+  return best;
+}
+}  // namespace
+
+int bench_command(const std::vector<std::string>& names, bool json_out, int repeat) {
+  std::vector<const kernel_entry*> ks;
+  for (const auto& n : names) {
+    const kernel_entry* k = find_kernel(n);
+    if (!k) {
+      fmt::print(stderr, "blockvec bench: unknown kernel '{}' (blockvec list shows them)\n", n);
+      return 2;
+    }
+    ks.push_back(k);
+  }
+  if (ks.empty())
+    for (const auto& k : registry()) ks.push_back(&k);
+
+  const options saved = config();
+  config().quiet = true;
+  config().progress = false;
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  table tab({"kernel", "size", "programs", "native ms", "off ms", "off/native", "all ms",
+             "all/native", "parallel x", "TRITON_INTERPRET/native"});
+  json rows = json::array();
+  int misses = 0;
+  for (const kernel_entry* k : ks) {
+    if (!k->native) continue;
+    const auto& size = k->bench_size.empty() ? k->default_size : k->bench_size;
+    const double native = best_of(repeat, [&] { return k->native(size, 3); });
+    int64_t programs = 0;
+    bool match = true;
+    auto interp = [&](uint32_t bits, schedule s) {
+      config().enabled = bits;
+      config().sched = s;
+      config().threads = 0;
+      return best_of(repeat, [&] {
+        outcome o = k->run(size, 3);
+        programs = sum_up(o).programs;
+        match = match && o.match;
+        return seconds(o);
+      });
+    };
+    const double off = interp(checks::none, schedule::sequential);
+    const double all = interp(checks::all, schedule::sequential);
+    const double par = cores > 1 ? interp(checks::none, schedule::parallel) : off;
+    const double off_r = off / native, all_r = all / native, speedup = off / par;
+    const bool big_grid = programs >= 1000;
+    misses += off_r > 2.0 || all_r > 4.0 || (big_grid && cores >= 2 && speedup < 1.7) || !match;
+    // DESIGN.md's TRITON_INTERPRET=1 figures are ratios to torch on one CPU thread.
+    std::string triton = "-";
+    if (k->triton_interpret_seconds > 0) triton = fmt::format("{:.0f}x", k->triton_interpret_seconds / native);
+    tab.add({k->name, size_text(size), std::to_string(programs), ms(native), ms(off),
+             ratio(off, native), ms(all), ratio(all, native),
+             big_grid ? ratio(off, par) : fmt::format("({})", ratio(off, par)), triton});
+    rows.push_back({{"kernel", k->name},
+                    {"size", size},
+                    {"programs", programs},
+                    {"native_s", native},
+                    {"checks_off_s", off},
+                    {"checks_all_s", all},
+                    {"parallel_s", par},
+                    {"off_over_native", off_r},
+                    {"all_over_native", all_r},
+                    {"parallel_speedup", speedup},
+                    {"triton_interpret_s", k->triton_interpret_seconds},
+                    {"match", match}});
+  }
+  config() = saved;
+  if (json_out) {
+    json j{{"date", today()}, {"cpu", cpu_model()}, {"cores", cores}, {"repeat", repeat},
+           {"results", rows}};
+    fmt::print("{}\n", j.dump(2));
+  } else {
+    fmt::print("blockvec bench, {} on {} ({} cores), best of {} runs; times in ms\n", today(),
+               cpu_model(), cores, repeat);
+    fmt::print("native: single-threaded C++/Eigen; off/all: the interpreter, sequential, with no "
+               "checks / every check;\nparallel x: sequential over parallel time, checks off "
+               "(in parentheses below 1000 programs)\n\n");
+    tab.print();
+    fmt::print("\ntargets: off/native <= 2x, all/native <= 4x, parallel >= 1.7x on 2 cores for "
+               ">= 1000 programs: {}\n",
+               misses ? fmt::format("{} kernel(s) miss", misses) : "all met");
+  }
+  return 0;
+}
+
+}  // namespace bv::cli

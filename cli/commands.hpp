@@ -1,0 +1,31 @@
+// The blockvec subcommands. Each returns the process exit status.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bv/bv.hpp"
+
+namespace bv::cli {
+
+struct run_request {
+  std::string kernel;
+  std::vector<int64_t> size;  // empty: the kernel's default
+  uint64_t seed = 0;
+  bool seed_given = false;
+  bool json = false;
+  std::string backend = "cpu";
+};
+
+int list_command();
+int run_command(const run_request& r);
+int bench_command(const std::vector<std::string>& kernels, bool json, int repeat);
+int demo_command(bool json);
+
+// "256,1024" or "256x1024" -> {256, 1024}; false with a message when malformed.
+bool parse_size(const std::string& text, std::vector<int64_t>& out, std::string& error);
+// Size arity a kernel expects, from its size_help ("ROWS,COLS" -> 2).
+int size_arity(const std::string& size_help);
+std::string checks_text(uint32_t bits);
+
+}  // namespace bv::cli

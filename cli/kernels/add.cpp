@@ -1,0 +1,36 @@
+#include "bv/kernels/add.hpp"
+
+#include "bv/kernels/ref/add.hpp"
+#include "outcome.hpp"
+
+namespace bv::cli {
+namespace {
+registrar reg{{
+    .name = "add",
+    .description = "vector add out = x + y, f32, 1024 per program",
+    .size_help = "N",
+    .default_size = {100000},
+    .bench_size = {1 << 20},
+    .run =
+        [](const std::vector<int64_t>& s, uint64_t seed) {
+          auto x = tensor<float>::randn("x", {s[0]}, seed);
+          auto y = tensor<float>::randn("y", {s[0]}, seed + 1);
+          auto out = tensor<float>::empty("out", {s[0]});
+          poison(out);
+          auto r = kernels::add(x, y, out);
+          return compare_with(out, kernels::ref::add(x, y), 1e-6, {r});
+        },
+    .native =
+        [](const std::vector<int64_t>& s, uint64_t seed) {
+          auto x = tensor<float>::randn("x", {s[0]}, seed);
+          auto y = tensor<float>::randn("y", {s[0]}, seed + 1);
+          auto out = tensor<float>::empty("out", {s[0]});
+          using V = Eigen::Map<Eigen::ArrayXf>;
+          return time_it([&] {
+            V(out.data(), s[0]) = V(x.data(), s[0]) + V(y.data(), s[0]);
+          });
+        },
+    .triton_interpret_seconds = 0.741,
+}};
+}  // namespace
+}  // namespace bv::cli

@@ -1,0 +1,32 @@
+#include "bv/kernels/copy.hpp"
+
+#include <cstring>
+
+#include "bv/kernels/ref/copy.hpp"
+#include "outcome.hpp"
+
+namespace bv::cli {
+namespace {
+registrar reg{{
+    .name = "copy",
+    .description = "copy out = x, f32, 1024 per program (the lecture's first kernel)",
+    .size_help = "N",
+    .default_size = {100003},
+    .bench_size = {1 << 20},
+    .run =
+        [](const std::vector<int64_t>& s, uint64_t seed) {
+          auto x = tensor<float>::randn("x", {s[0]}, seed);
+          auto out = tensor<float>::empty("out", {s[0]});
+          poison(out);
+          auto r = kernels::copy(x, out);
+          return compare_with(out, kernels::ref::copy(x), 0.0, {r});
+        },
+    .native =
+        [](const std::vector<int64_t>& s, uint64_t seed) {
+          auto x = tensor<float>::randn("x", {s[0]}, seed);
+          auto out = tensor<float>::empty("out", {s[0]});
+          return time_it([&] { std::memcpy(out.data(), x.data(), sizeof(float) * s[0]); });
+        },
+}};
+}  // namespace
+}  // namespace bv::cli

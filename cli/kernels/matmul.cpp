@@ -1,0 +1,69 @@
+#include "bv/kernels/matmul.hpp"
+
+#include "bv/kernels/ref/matmul.hpp"
+#include "outcome.hpp"
+
+namespace bv::cli {
+namespace {
+using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+registrar reg_f32{{
+    .name = "matmul",
+    .description = "tiled matmul C = A @ B, f32, 64x64x32 tiles, grouped ordering",
+    .size_help = "M,N,K",
+    .default_size = {200, 136, 97},
+    .bench_size = {256, 256, 256},
+    .run =
+        [](const std::vector<int64_t>& s, uint64_t seed) {
+          auto a = tensor<float>::randn("a", {s[0], s[2]}, seed);
+          auto b = tensor<float>::randn("b", {s[2], s[1]}, seed + 1);
+          auto c = tensor<float>::empty("c", {s[0], s[1]});
+          poison(c);
+          auto r = kernels::matmul(a, b, c);
+          return compare_with(c, kernels::ref::matmul(a, b), 1e-5, {r});
+        },
+    .native =
+        [](const std::vector<int64_t>& s, uint64_t seed) {
+          auto a = tensor<float>::randn("a", {s[0], s[2]}, seed);
+          auto b = tensor<float>::randn("b", {s[2], s[1]}, seed + 1);
+          auto c = tensor<float>::empty("c", {s[0], s[1]});
+          using M = Eigen::Map<RowMat>;
+          return time_it([&] {
+            M(c.data(), s[0], s[1]).noalias() = M(a.data(), s[0], s[2]) * M(b.data(), s[2], s[1]);
+          });
+        },
+    .triton_interpret_seconds = 0.239,
+}};
+
+registrar reg_f16{{
+    .name = "matmul_f16",
+    .description = "tiled matmul C = A @ B, f16 inputs and output, fp32 accumulation",
+    .size_help = "M,N,K",
+    .default_size = {130, 200, 77},
+    .bench_size = {256, 256, 256},
+    .run =
+        [](const std::vector<int64_t>& s, uint64_t seed) {
+          auto a = tensor<half>::randn("a", {s[0], s[2]}, seed);
+          auto b = tensor<half>::randn("b", {s[2], s[1]}, seed + 1);
+          auto c = tensor<half>::empty("c", {s[0], s[1]});
+          poison(c);
+          auto r = kernels::matmul(a, b, c);
+          auto o = compare_with(c, kernels::ref::matmul(a, b), 1e-2, {r});
+          o.note = "f16 inputs and output, fp32 accumulation";
+          return o;
+        },
+    .native =
+        [](const std::vector<int64_t>& s, uint64_t seed) {
+          auto a = tensor<half>::randn("a", {s[0], s[2]}, seed);
+          auto b = tensor<half>::randn("b", {s[2], s[1]}, seed + 1);
+          auto c = tensor<half>::empty("c", {s[0], s[1]});
+          using H = Eigen::Map<Eigen::Matrix<half, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
+          return time_it([&] {
+            const RowMat fa = H(a.data(), s[0], s[2]).cast<float>();
+            const RowMat fb = H(b.data(), s[2], s[1]).cast<float>();
+            H(c.data(), s[0], s[1]) = (fa * fb).cast<half>();
+          });
+        },
+}};
+}  // namespace
+}  // namespace bv::cli

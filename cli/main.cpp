@@ -1,0 +1,90 @@
+// blockvec: run, check, benchmark and demonstrate the kernel library on the CPU interpreter.
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include "commands.hpp"
+#include "registry.hpp"
+
+namespace {
+// CLI11 validators that report with the project's own words.
+std::string check_list(const std::string& v) {
+  uint32_t bits;
+  std::string err;
+  return bv::parse_checks(v, bits, err) ? std::string() : err;
+}
+std::string schedule_value(const std::string& v) {
+  bv::schedule s;
+  std::string err;
+  return bv::parse_schedule(v, s, err) ? std::string() : err;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"blockvec: block-level GPU kernels, run and checked on the CPU interpreter"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Help for every subcommand");
+
+  auto* list = app.add_subcommand("list", "Print the kernels it knows, one per line, name first");
+
+  bv::cli::run_request req;
+  std::string size_arg, schedule_arg, check_arg, trace_arg;
+  int threads = -1;
+  auto* run = app.add_subcommand("run", "Run a kernel on random inputs and compare with its reference");
+  run->add_option("kernel", req.kernel, "Kernel name (blockvec list)")->required();
+  run->add_option("--size", size_arg, "Problem size, e.g. 1000 or 256,1024");
+  run->add_option("--seed", req.seed, "Seed of the random inputs (default: fresh, printed)");
+  run->add_option("--schedule", schedule_arg, "sequential | shuffled | parallel")
+      ->check(CLI::Validator(schedule_value, "SCHEDULE"));
+  run->add_option("--threads", threads, "OS threads for the parallel schedule (0: all cores)")
+      ->check(CLI::Range(0, 1024));
+  run->add_option("--check", check_arg, "all | none | default | a list such as bounds,race")
+      ->check(CLI::Validator(check_list, "CHECKS"));
+  run->add_option("--backend", req.backend, "cpu (the interpreter)")
+      ->check(CLI::IsMember({"cpu"}));
+  run->add_flag("--json", req.json, "Print one JSON object");
+
+  std::vector<std::string> bench_kernels;
+  bool bench_json = false;
+  int repeat = 5;
+  auto* bench = app.add_subcommand("bench", "Interpreter vs native C++ for each kernel, as ratios");
+  bench->add_option("kernels", bench_kernels, "Kernels to benchmark (default: all)");
+  bench->add_option("--repeat", repeat, "Runs per measurement; the best counts")->check(CLI::Range(1, 100));
+  bench->add_flag("--json", bench_json, "Print JSON");
+
+  bool demo_json = false;
+  auto* demo = app.add_subcommand("demo", "Run every kernel and print a table");
+  demo->add_flag("--json", demo_json, "Print JSON");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "blockvec: {}\n", e.what());
+    fmt::print(stderr, "usage: blockvec list | run KERNEL [--size N[,M]] [--seed N] "
+                       "[--schedule sequential|shuffled|parallel] [--threads N] "
+                       "[--check all|none|LIST] [--json] | bench [KERNEL...] [--json] | demo\n"
+                       "       blockvec --help and blockvec SUBCOMMAND --help say more\n");
+    return 2;
+  }
+
+  auto& cfg = bv::config();
+  std::string err;
+  if (!schedule_arg.empty()) bv::parse_schedule(schedule_arg, cfg.sched, err);
+  if (!check_arg.empty()) bv::parse_checks(check_arg, cfg.enabled, err);
+  if (threads >= 0) cfg.threads = threads;
+  if (!size_arg.empty() && !bv::cli::parse_size(size_arg, req.size, err)) {
+    fmt::print(stderr, "blockvec run: {}\n", err);
+    return 2;
+  }
+  req.seed_given = run->count("--seed") > 0;
+
+  if (*list) return bv::cli::list_command();
+  if (*run) return bv::cli::run_command(req);
+  if (*bench) return bv::cli::bench_command(bench_kernels, bench_json, repeat);
+  if (*demo) return bv::cli::demo_command(demo_json);
+  return 2;
+}
