@@ -64,5 +64,9 @@ inline constexpr bool broadcasts_to =
     detail::broadcast<From, To>::ok &&
     detail::broadcast<From, To>::type::size == To::size &&
     detail::broadcast<From, To>::type::rank == To::rank;
+// A scalar (no shape) broadcasts to every shape: lets `Scalar<V> || broadcasts_to<shape_of<V>, S>`
+// compile for scalar stores such as store(rstd + row, r).
+template <class To>
+inline constexpr bool broadcasts_to<void, To> = true;
 
 }  // namespace bv

@@ -1,0 +1,115 @@
+// RMSNorm (seed 002): y = x * rstd * w with rstd = 1 / sqrt(mean(x^2) + eps), one program per row,
+// computing in fp32 and casting on store. The forward saves rstd per row for the backward; the
+// fused variant adds a residual first and writes the sum too (one memory round trip saved).
+// Backward: dx per row, dw by a two-stage reduction (per-program partial rows, then col_sum).
+#pragma once
+#include "bv/bv.hpp"
+#include "bv/kernels/col_sum.hpp"
+#include "bv/kernels/launch_util.hpp"
+
+namespace bv::kernels {
+
+template <class T, int BLOCK, int W = 4>
+BV_KERNEL void rmsnorm_fwd_kernel(program<W> p, ptr<const T> x, ptr<const T> w, ptr<T> y,
+                                  ptr<float> rstd, int sx, int sy, int n, float eps) {
+  const int row = p.id(0);
+  auto cols = arange<BLOCK>(p);
+  auto mask = cols < n;
+  auto xv = load(x + row * sx + cols, mask, 0.0f).to(f32);
+  auto wv = load(w + cols, mask, 0.0f).to(f32);
+  const float r = rsqrt(sum(xv * xv) / n + eps);
+  store(rstd + row, r);
+  store(y + row * sy + cols, xv * r * wv, mask);
+}
+
+// h = x + res (stored to hout), y = rmsnorm(h) * w.
+template <class T, int BLOCK, int W = 4>
+BV_KERNEL void add_rmsnorm_fwd_kernel(program<W> p, ptr<const T> x, ptr<const T> res,
+                                      ptr<const T> w, ptr<T> hout, ptr<T> y, ptr<float> rstd,
+                                      int sx, int sr, int sh, int sy, int n, float eps) {
+  const int row = p.id(0);
+  auto cols = arange<BLOCK>(p);
+  auto mask = cols < n;
+  auto xv = load(x + row * sx + cols, mask, 0.0f).to(f32);
+  auto rv = load(res + row * sr + cols, mask, 0.0f).to(f32);
+  auto wv = load(w + cols, mask, 0.0f).to(f32);
+  // Round the sum to T before normalising: the stored residual stream and the normalised output
+  // then agree exactly, as when the two ops run separately.
+  auto h = (xv + rv).to(dtype<T>{}).to(f32);
+  store(hout + row * sh + cols, h, mask);
+  const float r = rsqrt(sum(h * h) / n + eps);
+  store(rstd + row, r);
+  store(y + row * sy + cols, h * r * wv, mask);
+}
+
+// dx = rstd * (dy*w) - x * rstd^3 * mean(dy*w*x); each program walks rows pid, pid+G, ... and
+// keeps its share of dw = sum_rows dy * x * rstd in registers, written once as partial row pid.
+template <class T, int BLOCK, int W = 4>
+BV_KERNEL void rmsnorm_bwd_kernel(program<W> p, ptr<const T> dy, ptr<const T> x, ptr<const T> w,
+                                  ptr<const float> rstd, ptr<T> dx, ptr<float> dw_partial,
+                                  int sdy, int sx, int sdx, int m, int n) {
+  const int pid = p.id(0), programs = p.num_programs(0);
+  auto cols = arange<BLOCK>(p);
+  auto mask = cols < n;
+  auto wv = load(w + cols, mask, 0.0f).to(f32);
+  auto dw = zeros<float, BLOCK>(p);
+  for (int row = pid; row < m; row += programs) {
+    auto xv = load(x + row * sx + cols, mask, 0.0f).to(f32);
+    auto dyv = load(dy + row * sdy + cols, mask, 0.0f).to(f32);
+    const float r = load(rstd + row);
+    auto g = dyv * wv;
+    const float c = sum(g * xv) / n;
+    store(dx + row * sdx + cols, r * g - xv * (r * r * r * c), mask);
+    dw += dyv * xv * r;
+  }
+  store(dw_partial + pid * n + cols, dw, mask);
+}
+
+#if !BV_GPU
+// y = rmsnorm(x) * w over the last dimension of a 2-D x; rstd [rows] (fp32) for the backward.
+template <class T>
+launch_result rmsnorm_fwd(const tensor<T>& x, const tensor<T>& w, tensor<T>& y,
+                          tensor<float>& rstd, float eps = 1e-6f) {
+  const int m = detail::i32(x.size(0)), n = detail::i32(x.size(1));
+  return detail::with_row_block(n, "rmsnorm_fwd", [&](auto b) {
+    return launch<rmsnorm_fwd_kernel<T, decltype(b)::value>>(
+        grid(m), x, w, y, rstd, detail::i32(x.stride(0)), detail::i32(y.stride(0)), n, eps);
+  });
+}
+
+// h = x + res; y = rmsnorm(h) * w (seed 002's fused residual add + RMSNorm).
+template <class T>
+launch_result add_rmsnorm_fwd(const tensor<T>& x, const tensor<T>& res, const tensor<T>& w,
+                              tensor<T>& h, tensor<T>& y, tensor<float>& rstd,
+                              float eps = 1e-6f) {
+  const int m = detail::i32(x.size(0)), n = detail::i32(x.size(1));
+  return detail::with_row_block(n, "add_rmsnorm_fwd", [&](auto b) {
+    return launch<add_rmsnorm_fwd_kernel<T, decltype(b)::value>>(
+        grid(m), x, res, w, h, y, rstd, detail::i32(x.stride(0)), detail::i32(res.stride(0)),
+        detail::i32(h.stride(0)), detail::i32(y.stride(0)), n, eps);
+  });
+}
+
+// Programs of the backward's first stage: enough to fill a GPU, never more than rows.
+inline int norm_bwd_programs(int64_t rows) { return static_cast<int>(rows < 64 ? rows : 64); }
+
+// dx and dw from dy, x, w and the forward's rstd. Two launches: rows, then the dw column sums.
+template <class T>
+std::vector<launch_result> rmsnorm_bwd(const tensor<T>& dy, const tensor<T>& x,
+                                       const tensor<T>& w, const tensor<float>& rstd,
+                                       tensor<T>& dx, tensor<T>& dw) {
+  const int m = detail::i32(x.size(0)), n = detail::i32(x.size(1));
+  const int g = norm_bwd_programs(m);
+  auto partial = tensor<float>::empty("dw_partial", {g, n});
+  std::vector<launch_result> out;
+  out.push_back(detail::with_row_block(n, "rmsnorm_bwd", [&](auto b) {
+    return launch<rmsnorm_bwd_kernel<T, decltype(b)::value>>(
+        grid(g), dy, x, w, rstd, dx, partial, detail::i32(dy.stride(0)), detail::i32(x.stride(0)),
+        detail::i32(dx.stride(0)), m, n);
+  }));
+  out.push_back(col_sum(partial, dw));
+  return out;
+}
+#endif
+
+}  // namespace bv::kernels
