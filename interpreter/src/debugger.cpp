@@ -87,6 +87,14 @@ struct break_spec {
 };
 break_spec g_env_break;
 bool g_env_break_set = false;
+stop_handler g_stop_handler;  // the viewer's live mode; empty: the terminal prompt
+
+void notify(const program_state& s, debug_event::kind k, const std::source_location* loc,
+            std::string_view name, std::string_view text) {
+  if (!s.launch) return;
+  const debug_event e{k, loc, name, text};
+  for (auto& o : s.launch->observers) o->on_debug(s, e);
+}
 
 std::string pid_text(const program_state& s) {
   return "(" + std::to_string(s.pid[0]) + "," + std::to_string(s.pid[1]) + "," +
@@ -110,9 +118,24 @@ void print_state(const program_state& s, const std::source_location* loc) {
   for (auto& [k, v] : s.watched) std::fprintf(stderr, "    %s = %s\n", k.c_str(), v.c_str());
 }
 
-void prompt(program_state& s, const std::source_location* loc, const char* why) {
+void prompt(program_state& s, const std::source_location* loc, const char* why,
+            const access* a = nullptr) {
+  notify(s, debug_event::kind::stop, loc, why, {});
   std::lock_guard lk(g_io);
   s.state = program_state::status::stopped;
+  if (g_stop_handler) {
+    const stop_action act = g_stop_handler(s, loc, why, a);
+    if (act == stop_action::step) {
+      if (!s.stepping) g_stepping.fetch_add(1), hooks.fetch_add(1);
+      s.stepping = true;
+    } else if (s.stepping) {
+      g_stepping.fetch_sub(1), hooks.fetch_sub(1);
+      s.stepping = false;
+    }
+    s.state = program_state::status::running;
+    if (act == stop_action::quit) throw quit_request{};
+    return;
+  }
   std::fprintf(stderr, "blockvec: %s\n", why);
   print_state(s, loc);
   if (!config().interactive) {
@@ -183,6 +206,11 @@ void prompt(program_state& s, const std::source_location* loc, const char* why) 
 
 bool debugger_wants_hooks() { return !config().break_cond.empty(); }
 
+void set_stop_handler(stop_handler h) {
+  std::lock_guard lk(g_io);
+  g_stop_handler = std::move(h);
+}
+
 void debugger_launch_begin(launch_state&) {
   const std::string& b = config().break_cond;
   g_env_break_set = !b.empty();
@@ -202,7 +230,7 @@ void debugger_on_access(const access& a) {
   program_state* s = current();
   if (!s) return;
   if (s->stepping) {
-    prompt(*s, a.loc, "stepped to the next operation");
+    prompt(*s, a.loc, "stepped to the next operation", &a);
     return;
   }
   if (!g_env_break_set || s->state == program_state::status::stopped) return;
@@ -222,7 +250,7 @@ void debugger_on_access(const access& a) {
       if (k == "#bv-break") return;
     s->watched.emplace_back("#bv-break", "hit");
   }
-  prompt(*s, a.loc, ("breakpoint (BV_BREAK=" + config().break_cond + ")").c_str());
+  prompt(*s, a.loc, ("breakpoint (BV_BREAK=" + config().break_cond + ")").c_str(), &a);
 }
 
 void on_op(const std::source_location& loc) {
@@ -235,6 +263,7 @@ void debug_print(const program_state& s, const pid_cond& c, const std::string& t
   std::fprintf(stdout, "[pid %s %s:%u] %s\n", pid_text(s).c_str(), c.loc.file_name(),
                c.loc.line(), text.c_str());
   std::fflush(stdout);
+  notify(s, debug_event::kind::print, &c.loc, {}, text);
 }
 
 void debug_break(program_state& s, const pid_cond& c) {
@@ -242,6 +271,7 @@ void debug_break(program_state& s, const pid_cond& c) {
 }
 
 void debug_watch(program_state& s, const char* name, std::string value) {
+  notify(s, debug_event::kind::watch, s.last_loc, name, value);
   for (auto& [k, v] : s.watched)
     if (k == name) {
       v = std::move(value);

@@ -93,6 +93,7 @@ options read_env() {
   if (const char* s = std::getenv("BV_CHECK"); s && *s)
     if (!parse_checks(s, o.enabled, err)) bad_env("BV_CHECK", s, err);
   if (const char* s = std::getenv("BV_BREAK"); s && *s) o.break_cond = s;
+  if (const char* s = std::getenv("BV_TRACE"); s && *s) o.trace_path = s;
   if (const char* s = std::getenv("BV_STACK"); s && *s) {
     if (parse_int(s, 64, 1 << 20, v))
       o.stack_bytes = static_cast<std::size_t>(v) << 10;

@@ -374,6 +374,9 @@ launch_result run_launch(launch_desc& desc) {
     auto o = f();
     if (o->bit() == 0 || (o->bit() & opt.enabled)) L.observers.push_back(std::move(o));
   }
+  // The trace writer joins only while tracing: an idle observer would turn hooks on for every run.
+  if (!opt.trace_path.empty())
+    if (auto t = make_trace_observer()) L.observers.push_back(std::move(t));
   // Which hooks the memory fast path must call: checks with observers, the shuffled schedule's
   // preemption, breakpoints from BV_BREAK.
   extern void set_hooks_for(launch_state & L);

@@ -3,11 +3,13 @@
 // Traces are written by an observer of the same stream.
 #pragma once
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bv/cpu/launch.hpp"
@@ -30,6 +32,14 @@ struct shadow_state {
       : numel(n), written(static_cast<size_t>(n), initialised ? 1 : 0) {}
 };
 
+// What a debug aid did, for observers that record it (traces): print_if's text, a stop at a
+// breakpoint or a step (name: why it stopped), or a watched value (name, rendered value).
+struct debug_event {
+  enum class kind : uint8_t { print, stop, watch } what = kind::print;
+  const std::source_location* loc = nullptr;
+  std::string_view name, text;
+};
+
 struct observer {
   virtual ~observer() = default;
   // The checks bit that enables this observer (0: always on while registered).
@@ -38,12 +48,27 @@ struct observer {
   // `perform` is null when every active lane is performed, else the lanes that are.
   virtual void on_access(const access&, const bool* /*perform*/, program_state&) {}
   virtual void on_program_end(program_state&) {}
+  // Called on the program's thread, whether or not memory hooks are on.
+  virtual void on_debug(const program_state&, const debug_event&) {}
   virtual void end(launch_state&) {}
 };
 
 using observer_factory = std::unique_ptr<observer> (*)();
 // Registers an observer made afresh for every launch. Called from static initialisers.
 bool register_observer(observer_factory f);
+
+// The trace writer (interpreter/src/trace/): run_launch adds it only while config().trace_path is
+// set, so untraced runs keep the fast path. Null when the file cannot be written (said on stderr).
+std::unique_ptr<observer> make_trace_observer();
+
+// A debugger front end other than the terminal prompt (the viewer's live mode). Called on the
+// program's thread wherever it stops (breakpoint_if, BV_BREAK, a step); `a` is the memory access
+// it stopped at, or null. The program waits until it returns; the result says how it goes on.
+enum class stop_action { resume, step, quit };
+using stop_handler = std::function<stop_action(program_state&, const std::source_location*,
+                                               const char* why, const access* a)>;
+// An empty handler restores the prompt.
+void set_stop_handler(stop_handler h);
 
 struct launch_state {
   launch_desc* desc = nullptr;

@@ -56,9 +56,12 @@ struct options {
   bool interactive = false;  // breakpoints prompt on stdin (a terminal)
   bool progress = false;     // programs done of total, on stderr
   bool quiet = false;        // do not print diagnostics at the end of each launch
+  // BV_TRACE / `blockvec run --trace FILE`: every launch of the process is recorded in this SQLite
+  // trace (docs/trace-format.md); the file is replaced by the first traced launch. Empty: off.
+  std::string trace_path;
 };
 // The process-wide options, read from BV_SCHEDULE, BV_THREADS, BV_SEED, BV_CHECK, BV_BREAK,
-// BV_STACK and BV_WAVE_SIZE the first time they are needed. Bad values are reported once on
+// BV_STACK, BV_WAVE_SIZE and BV_TRACE the first time they are needed. Bad values are reported once on
 // stderr and the default kept.
 options& config();
 
