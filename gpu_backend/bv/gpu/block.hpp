@@ -1,0 +1,428 @@
+// Block values on the GPU: every block is a handful of registers per thread, placed by the maps
+// of bv/gpu/layout.hpp. A 2-D block holds NR x NC registers (row registers x column registers);
+// a 1-D block holds its flat registers `f` and, for free broadcasting, its values at the places a
+// .row() (`r`) or a .col() (`c`) of it needs. Every op computes all three from its operands (a
+// load reloads them, an arange recomputes them); the compiler keeps only the ones a kernel uses.
+#pragma once
+#include <concepts>
+#include <cstdint>
+#include <type_traits>
+
+#include "bv/dtype.hpp"
+#include "bv/gpu/layout.hpp"
+#include "bv/shape.hpp"
+
+namespace bv {
+inline namespace gpu_lang {
+
+template <class T, class S, int W = default_waves>
+struct basic_block;
+
+template <class T, int... D>
+using block = basic_block<T, shape<D...>, default_waves>;
+
+template <class X>
+inline constexpr bool is_block = false;
+template <class T, class S, int W>
+inline constexpr bool is_block<basic_block<T, S, W>> = true;
+
+template <class X>
+concept Block = is_block<std::remove_cvref_t<X>>;
+template <class X>
+concept Scalar = std::is_arithmetic_v<std::remove_cvref_t<X>> ||
+                 std::is_same_v<std::remove_cvref_t<X>, half> ||
+                 std::is_same_v<std::remove_cvref_t<X>, bfloat16>;
+
+// Conversions between element types; 16-bit floats go through float.
+template <class To, class From>
+BV_DI To cvt(const From& x) {
+  if constexpr (std::is_same_v<To, From>) {
+    return x;
+  } else if constexpr (is_16bit_float<To>) {
+    return To(static_cast<float>(x));
+  } else if constexpr (is_16bit_float<From>) {
+    return static_cast<To>(static_cast<float>(x));
+  } else {
+    return static_cast<To>(x);
+  }
+}
+
+namespace detail {
+template <class X>
+struct operand {
+  using elem = X;
+  using shape_type = void;
+  static constexpr int waves = 0;
+};
+template <class T, class S, int W>
+struct operand<basic_block<T, S, W>> {
+  using elem = T;
+  using shape_type = S;
+  static constexpr int waves = W;
+};
+template <class X>
+using elem_of = typename operand<std::remove_cvref_t<X>>::elem;
+template <class X>
+using shape_of = typename operand<std::remove_cvref_t<X>>::shape_type;
+template <class X>
+inline constexpr int waves_of = operand<std::remove_cvref_t<X>>::waves;
+
+template <class A, class B>
+struct shape_join {
+  using type = broadcast_t<A, B>;
+};
+template <class A>
+struct shape_join<A, void> {
+  using type = A;
+};
+template <class B>
+struct shape_join<void, B> {
+  using type = B;
+};
+
+template <class X, class Y>
+struct result_elem {
+  using type = promote_t<elem_of<X>, elem_of<Y>>;
+};
+template <class X, class Y>
+  requires(Block<X> && Scalar<Y>)
+struct result_elem<X, Y> {
+  using type = scalar_promote_t<elem_of<X>, std::remove_cvref_t<Y>>;
+};
+template <class X, class Y>
+  requires(Scalar<X> && Block<Y>)
+struct result_elem<X, Y> {
+  using type = scalar_promote_t<elem_of<Y>, std::remove_cvref_t<X>>;
+};
+
+template <class X, class Y>
+constexpr int join_waves() {
+  constexpr int a = waves_of<X>, b = waves_of<Y>;
+  static_assert(a == 0 || b == 0 || a == b,
+                "These blocks come from programs with different wave counts; a kernel's blocks "
+                "all share its program<W>.");
+  return a ? a : b;
+}
+
+// Which registers a generator fills: a 1-D block's flat, row-role or col-role registers, or a
+// 2-D block's registers.
+struct part_f {};
+struct part_r {};
+struct part_c {};
+struct part_2 {};
+}  // namespace detail
+
+template <class T, int R, int C, int W>
+struct basic_block<T, shape<R, C>, W> {
+  static_assert(is_element<T>,
+                "Block elements are f32, f16 (bv::half), bf16 (bv::bfloat16), i32, i64 or bool.");
+  using value_type = T;
+  using shape_type = shape<R, C>;
+  using layout = gpu::layout2d<R, C, W>;
+  static constexpr int waves = W;
+  static constexpr int size = R * C;
+  static constexpr int rank = 2;
+  static constexpr int rows = R;
+  static constexpr int cols = C;
+  static constexpr int NR = layout::NR, NC = layout::NC;
+
+  T v[NR * NC];
+
+  template <class U>
+  BV_DI basic_block<U, shape<R, C>, W> to(dtype<U>) const {
+    basic_block<U, shape<R, C>, W> out;
+#pragma unroll
+    for (int i = 0; i < NR * NC; ++i) out.v[i] = cvt<U>(v[i]);
+    return out;
+  }
+  template <class Y>
+  BV_DI basic_block& operator+=(const Y& y);
+  template <class Y>
+  BV_DI basic_block& operator-=(const Y& y);
+  template <class Y>
+  BV_DI basic_block& operator*=(const Y& y);
+  template <class Y>
+  BV_DI basic_block& operator/=(const Y& y);
+};
+
+template <class T, int N, int W>
+struct basic_block<T, shape<N>, W> {
+  static_assert(is_element<T>,
+                "Block elements are f32, f16 (bv::half), bf16 (bv::bfloat16), i32, i64 or bool.");
+  using value_type = T;
+  using shape_type = shape<N>;
+  using layout = gpu::layout1d<N, W>;
+  using row_layout = gpu::layout2d<1, N, W>;
+  using col_layout = gpu::layout2d<N, 1, W>;
+  static constexpr int waves = W;
+  static constexpr int size = N;
+  static constexpr int rank = 1;
+  static constexpr int rows = 1;
+  static constexpr int cols = N;
+  static constexpr int NF = layout::regs;
+  static constexpr int NRow = row_layout::NC;  // registers of .row(): columns of a (1, N) block
+  static constexpr int NCol = col_layout::NR;  // registers of .col(): rows of an (N, 1) block
+
+  T f[NF];
+  T r[NRow];
+  T c[NCol];
+
+  template <class U>
+  BV_DI basic_block<U, shape<N>, W> to(dtype<U>) const {
+    basic_block<U, shape<N>, W> out;
+#pragma unroll
+    for (int i = 0; i < NF; ++i) out.f[i] = cvt<U>(f[i]);
+#pragma unroll
+    for (int i = 0; i < NRow; ++i) out.r[i] = cvt<U>(r[i]);
+#pragma unroll
+    for (int i = 0; i < NCol; ++i) out.c[i] = cvt<U>(c[i]);
+    return out;
+  }
+
+  // Triton's x[None, :] and x[:, None]: no data moves.
+  BV_DI basic_block<T, shape<1, N>, W> row() const {
+    basic_block<T, shape<1, N>, W> out;
+    static_assert(decltype(out)::NR == 1 && decltype(out)::NC == NRow, "row(): layout mismatch");
+#pragma unroll
+    for (int i = 0; i < NRow; ++i) out.v[i] = r[i];
+    return out;
+  }
+  BV_DI basic_block<T, shape<N, 1>, W> col() const {
+    using O = basic_block<T, shape<N, 1>, W>;
+    static_assert(O::NR == NCol, "col(): layout mismatch");
+    O out;
+#pragma unroll
+    for (int ri = 0; ri < O::NR; ++ri)
+#pragma unroll
+      for (int ci = 0; ci < O::NC; ++ci) out.v[ri * O::NC + ci] = c[ri];
+    return out;
+  }
+
+  template <class Y>
+  BV_DI basic_block& operator+=(const Y& y);
+  template <class Y>
+  BV_DI basic_block& operator-=(const Y& y);
+  template <class Y>
+  BV_DI basic_block& operator*=(const Y& y);
+  template <class Y>
+  BV_DI basic_block& operator/=(const Y& y);
+};
+
+namespace detail {
+// Fill every register of `out` with f(part, i, j): (part_2, ri, ci) for 2-D blocks, (part_*, i,
+// 0) for the three register sets of 1-D blocks.
+template <class B, class F>
+BV_DI void generate(B& out, F&& f) {
+  if constexpr (B::rank == 2) {
+#pragma unroll
+    for (int ri = 0; ri < B::NR; ++ri)
+#pragma unroll
+      for (int ci = 0; ci < B::NC; ++ci) out.v[ri * B::NC + ci] = f(part_2{}, ri, ci);
+  } else {
+#pragma unroll
+    for (int i = 0; i < B::NF; ++i) out.f[i] = f(part_f{}, i, 0);
+#pragma unroll
+    for (int i = 0; i < B::NRow; ++i) out.r[i] = f(part_r{}, i, 0);
+#pragma unroll
+    for (int i = 0; i < B::NCol; ++i) out.c[i] = f(part_c{}, i, 0);
+  }
+}
+
+// The value of operand x (a scalar or a block broadcastable to the target) at register (a, b) of
+// part P of the target, converted to C.
+template <class C, class P, class X>
+BV_DI C get(const X& x, P, int a, int b) {
+  if constexpr (Scalar<X>) {
+    return cvt<C>(x);
+  } else {
+    using XB = std::remove_cvref_t<X>;
+    if constexpr (std::is_same_v<P, part_2>) {
+      if constexpr (XB::rank == 1)
+        return cvt<C>(x.r[XB::cols == 1 ? 0 : b]);
+      else
+        return cvt<C>(x.v[(XB::rows == 1 ? 0 : a) * XB::NC + (XB::cols == 1 ? 0 : b)]);
+    } else {
+      static_assert(XB::rank == 1, "internal: a 2-D operand cannot feed a 1-D result");
+      const int i = XB::size == 1 ? 0 : a;
+      if constexpr (std::is_same_v<P, part_f>)
+        return cvt<C>(x.f[i]);
+      else if constexpr (std::is_same_v<P, part_r>)
+        return cvt<C>(x.r[i]);
+      else
+        return cvt<C>(x.c[i]);
+    }
+  }
+}
+
+template <class X, class Y>
+concept BinaryOperands = (Block<X> && (Block<Y> || Scalar<Y>)) || (Scalar<X> && Block<Y>);
+
+// Apply f to x and y broadcast to a common shape, computing in compute_t<C> and producing Out
+// (C when Out is void).
+template <class Out, class C, class X, class Y, class F>
+BV_DI auto zip(const X& x, const Y& y, F f) {
+  using S = typename shape_join<shape_of<X>, shape_of<Y>>::type;
+  constexpr int W = join_waves<X, Y>();
+  using O = std::conditional_t<std::is_void_v<Out>, C, Out>;
+  using CC = compute_t<C>;
+  basic_block<O, S, W> out;
+  generate(out, [&](auto p, int a, int b) {
+    return cvt<O>(f(get<CC>(x, p, a, b), get<CC>(y, p, a, b)));
+  });
+  return out;
+}
+
+template <class O, class T, class S, int W, class F>
+BV_DI basic_block<O, S, W> map(const basic_block<T, S, W>& x, F f) {
+  basic_block<O, S, W> out;
+  generate(out, [&](auto p, int a, int b) { return f(get<T>(x, p, a, b)); });
+  return out;
+}
+}  // namespace detail
+
+#define BV_ARITH(op)                                                                           \
+  template <class X, class Y>                                                                  \
+    requires detail::BinaryOperands<X, Y>                                                      \
+  BV_DI auto operator op(const X& x, const Y& y) {                                             \
+    using C = typename detail::result_elem<X, Y>::type;                                        \
+    return detail::zip<void, C>(x, y, [](auto a, auto b) { return a op b; });                  \
+  }
+BV_ARITH(+)
+BV_ARITH(-)
+BV_ARITH(*)
+BV_ARITH(/)
+#undef BV_ARITH
+
+#define BV_CMP(op)                                                                             \
+  template <class X, class Y>                                                                  \
+    requires detail::BinaryOperands<X, Y>                                                      \
+  BV_DI auto operator op(const X& x, const Y& y) {                                             \
+    using C = typename detail::result_elem<X, Y>::type;                                        \
+    return detail::zip<bool, C>(x, y, [](auto a, auto b) { return a op b; });                  \
+  }
+BV_CMP(<)
+BV_CMP(<=)
+BV_CMP(>)
+BV_CMP(>=)
+BV_CMP(==)
+BV_CMP(!=)
+#undef BV_CMP
+
+#define BV_BITWISE(op, name)                                                                   \
+  template <class X, class Y>                                                                  \
+    requires detail::BinaryOperands<X, Y>                                                      \
+  BV_DI auto operator op(const X& x, const Y& y) {                                             \
+    using C = typename detail::result_elem<X, Y>::type;                                        \
+    static_assert(!is_float<C>, name " needs integer or bool blocks, not floating-point ones."); \
+    return detail::zip<void, C>(x, y, [](auto a, auto b) { return static_cast<C>(a op b); });  \
+  }
+BV_BITWISE(&, "&")
+BV_BITWISE(|, "|")
+BV_BITWISE(^, "^")
+BV_BITWISE(<<, "<<")
+BV_BITWISE(>>, ">>")
+#undef BV_BITWISE
+
+template <class X, class Y>
+  requires detail::BinaryOperands<X, Y>
+BV_DI auto operator%(const X& x, const Y& y) {
+  using C = typename detail::result_elem<X, Y>::type;
+  return detail::zip<void, C>(x, y, [](auto a, auto b) {
+    if constexpr (is_float<C>)
+      return fmodf(static_cast<float>(a), static_cast<float>(b));
+    else
+      return a % b;
+  });
+}
+
+template <class X, class Y>
+  requires detail::BinaryOperands<X, Y>
+BV_DI auto operator&&(const X& x, const Y& y) {
+  return x & y;
+}
+template <class X, class Y>
+  requires detail::BinaryOperands<X, Y>
+BV_DI auto operator||(const X& x, const Y& y) {
+  return x | y;
+}
+
+template <class T, class S, int W>
+BV_DI basic_block<T, S, W> operator-(const basic_block<T, S, W>& x) {
+  return detail::map<T>(x, [](T a) { return cvt<T>(-cvt<compute_t<T>>(a)); });
+}
+template <class T, class S, int W>
+BV_DI basic_block<bool, S, W> operator!(const basic_block<T, S, W>& x) {
+  return detail::map<bool>(x, [](T a) { return !cvt<bool>(a); });
+}
+template <class T, class S, int W>
+BV_DI basic_block<T, S, W> operator~(const basic_block<T, S, W>& x) {
+  static_assert(!is_float<T>, "~ needs an integer or bool block.");
+  if constexpr (std::is_same_v<T, bool>)
+    return !x;
+  else
+    return detail::map<T>(x, [](T a) { return static_cast<T>(~a); });
+}
+
+#define BV_COMPOUND(op)                                                        \
+  template <class T, class S, int W>                                           \
+  template <class Y>                                                           \
+  BV_DI basic_block<T, S, W>& basic_block<T, S, W>::operator op##=(const Y& y) { \
+    return *this = (*this op y).to(dtype<T>{});                                \
+  }
+#define BV_COMPOUND_BOTH(op)                                                        \
+  template <class T, int R, int C, int W>                                           \
+  template <class Y>                                                                \
+  BV_DI basic_block<T, shape<R, C>, W>& basic_block<T, shape<R, C>, W>::operator op##=( \
+      const Y& y) {                                                                 \
+    return *this = (*this op y).to(dtype<T>{});                                     \
+  }                                                                                 \
+  template <class T, int N, int W>                                                  \
+  template <class Y>                                                                \
+  BV_DI basic_block<T, shape<N>, W>& basic_block<T, shape<N>, W>::operator op##=(const Y& y) { \
+    return *this = (*this op y).to(dtype<T>{});                                     \
+  }
+BV_COMPOUND_BOTH(+)
+BV_COMPOUND_BOTH(-)
+BV_COMPOUND_BOTH(*)
+BV_COMPOUND_BOTH(/)
+#undef BV_COMPOUND_BOTH
+#undef BV_COMPOUND
+
+// where(mask, a, b): a where the mask is set, b elsewhere; all three broadcast together.
+template <class M, class X, class Y>
+  requires(Block<M> && (Block<X> || Scalar<X>) && (Block<Y> || Scalar<Y>))
+BV_DI auto where(const M& mask, const X& x, const Y& y) {
+  static_assert(std::is_same_v<detail::elem_of<M>, bool>,
+                "where() takes a bool block as its mask; compare first (x > 0).");
+  using C = std::conditional_t<
+      Block<X> && Block<Y>, promote_t<detail::elem_of<X>, detail::elem_of<Y>>,
+      std::conditional_t<Block<X>, detail::elem_of<X>,
+                         std::conditional_t<Block<Y>, detail::elem_of<Y>, promote_t<X, Y>>>>;
+  using S0 = typename detail::shape_join<detail::shape_of<M>, detail::shape_of<X>>::type;
+  using S = typename detail::shape_join<S0, detail::shape_of<Y>>::type;
+  constexpr int W = detail::join_waves<M, X>() ? detail::join_waves<M, X>() : detail::waves_of<Y>;
+  basic_block<C, S, W> out;
+  detail::generate(out, [&](auto p, int a, int b) {
+    return detail::get<bool>(mask, p, a, b) ? detail::get<C>(x, p, a, b)
+                                            : detail::get<C>(y, p, a, b);
+  });
+  return out;
+}
+
+template <class U, class T, class S, int W>
+BV_DI basic_block<U, S, W> cast(const basic_block<T, S, W>& x, dtype<U> d = {}) {
+  return x.to(d);
+}
+
+// broadcast_to<D...>(x): x repeated to a larger shape (tl.broadcast_to); no data moves.
+template <int... D, class T, class S, int W>
+BV_DI basic_block<T, shape<D...>, W> broadcast_to(const basic_block<T, S, W>& x) {
+  static_assert(broadcasts_to<S, shape<D...>>,
+                "broadcast_to: the block's shape cannot be broadcast to the requested shape.");
+  basic_block<T, shape<D...>, W> out;
+  detail::generate(out, [&](auto p, int a, int b) { return detail::get<T>(x, p, a, b); });
+  return out;
+}
+
+}  // namespace gpu_lang
+}  // namespace bv

@@ -1,0 +1,146 @@
+// The debugging aids on the GPU, compiled to cheap equivalents or to nothing, so a kernel runs
+// unchanged: print_if -> device printf behind the program-id test; breakpoint_if and watch ->
+// nothing; device_assert -> a message and a trap; contiguity hints -> the value itself.
+#pragma once
+#include "bv/gpu/block.hpp"
+#include "bv/gpu/program.hpp"
+
+namespace bv {
+inline namespace gpu_lang {
+
+namespace detail {
+// The lecture's condition strings ("=0,>1": pid 0 equals 0 and pid 1 is above 1; also ==, !=,
+// >=, <=, <; an empty part matches any id), evaluated on the device. A malformed part matches
+// nothing.
+BV_DI bool pid_matches(const char* s, int p0, int p1, int p2) {
+  const int pid[3] = {p0, p1, p2};
+  int axis = 0;
+  while (axis < 3) {
+    while (*s == ' ') ++s;
+    if (*s == 0) return true;
+    if (*s == ',') {
+      ++s;
+      ++axis;
+      continue;
+    }
+    int op = 0;  // 0 ==, 1 !=, 2 >, 3 >=, 4 <, 5 <=
+    if (s[0] == '=' ) { s += s[1] == '=' ? 2 : 1; op = 0; }
+    else if (s[0] == '!' && s[1] == '=') { s += 2; op = 1; }
+    else if (s[0] == '>') { op = s[1] == '=' ? 3 : 2; s += s[1] == '=' ? 2 : 1; }
+    else if (s[0] == '<') { op = s[1] == '=' ? 5 : 4; s += s[1] == '=' ? 2 : 1; }
+    else return false;
+    bool neg = false;
+    if (*s == '-') { neg = true; ++s; }
+    if (*s < '0' || *s > '9') return false;
+    int v = 0;
+    while (*s >= '0' && *s <= '9') v = v * 10 + (*s++ - '0');
+    if (neg) v = -v;
+    const int x = pid[axis];
+    const bool ok = op == 0 ? x == v : op == 1 ? x != v : op == 2 ? x > v : op == 3 ? x >= v
+                  : op == 4 ? x < v : x <= v;
+    if (!ok) return false;
+    while (*s == ' ') ++s;
+    if (*s == ',') { ++s; ++axis; } else if (*s == 0) return true; else return false;
+  }
+  return true;
+}
+
+template <class C>
+BV_DI bool cond_holds(const C& c, int p0, int p1, int p2) {
+  if constexpr (std::is_convertible_v<const C&, const char*>)
+    return pid_matches(c, p0, p1, p2);
+  else if constexpr (requires { c(p0, p1, p2); })
+    return static_cast<bool>(c(p0, p1, p2));
+  else
+    return static_cast<bool>(c(p0));
+}
+
+template <class T>
+BV_DI void print_value(const T& x) {
+  if constexpr (std::is_same_v<T, bool>) printf("%s", x ? "true" : "false");
+  else if constexpr (is_float<T>) printf("%g", static_cast<double>(cvt<float>(x)));
+  else if constexpr (std::is_same_v<T, int64_t>) printf("%lld", static_cast<long long>(x));
+  else if constexpr (std::is_convertible_v<const T&, const char*>) printf("%s", static_cast<const char*>(x));
+  else printf("%d", static_cast<int>(x));
+}
+
+template <class X>
+BV_DI void print_one(const X& x, int p0, int p1, int p2) {
+  if constexpr (Block<X>) {
+    using B = std::remove_cvref_t<X>;
+    // Each thread prints the elements it owns: one line per element, in no particular order.
+    if constexpr (B::rank == 1) {
+      for (int i = 0; i < B::NF; ++i)
+        if (gpu::owner1d<B::size, B::waves>(i)) {
+          printf("[pid %d,%d,%d] [%d] = ", p0, p1, p2, gpu::flat_of<B::size, B::waves>(i));
+          print_value(x.f[i]);
+          printf("\n");
+        }
+    } else {
+      for (int ri = 0; ri < B::NR; ++ri)
+        for (int ci = 0; ci < B::NC; ++ci)
+          if (gpu::owner2d<B::rows, B::cols, B::waves>(ri, ci)) {
+            printf("[pid %d,%d,%d] [%d,%d] = ", p0, p1, p2, gpu::row_of<B::rows, B::cols, B::waves>(ri),
+                   gpu::col_of<B::rows, B::cols, B::waves>(ci));
+            print_value(x.v[ri * B::NC + ci]);
+            printf("\n");
+          }
+    }
+  } else if (gpu::prim::thread_id() == 0) {
+    printf("[pid %d,%d,%d] ", p0, p1, p2);
+    print_value(x);
+    printf("\n");
+  }
+}
+}  // namespace detail
+
+// print_if(p, cond, "x", x, ...): device printf of every value for the matching programs.
+template <int W, class C, class... V>
+BV_DI void print_if(const program<W>& p, const C& cond, const V&... values) {
+  const int a = p.id(0), b = p.id(1), c = p.id(2);
+  if (!detail::cond_holds(cond, a, b, c)) return;
+  (detail::print_one(values, a, b, c), ...);
+}
+
+// breakpoint_if and watch: the interpreter's; nothing on the GPU.
+template <int W, class C>
+BV_DI void breakpoint_if(const program<W>&, const C&) {}
+template <int W, class X>
+BV_DI void watch(const program<W>&, const char*, const X&) {}
+
+// device_assert(p, cond, "message"): every element must hold; otherwise a message and a trap.
+template <int W, class X>
+BV_DI void device_assert(const program<W>& p, const X& cond, const char* msg) {
+  bool ok = true;
+  if constexpr (Block<X>) {
+    using B = std::remove_cvref_t<X>;
+    if constexpr (B::rank == 1) {
+#pragma unroll
+      for (int i = 0; i < B::NF; ++i) ok = ok && cvt<bool>(cond.f[i]);
+    } else {
+#pragma unroll
+      for (int i = 0; i < B::NR * B::NC; ++i) ok = ok && cvt<bool>(cond.v[i]);
+    }
+  } else {
+    ok = cvt<bool>(cond);
+  }
+  if (!ok) {
+    printf("device_assert failed in program (%d,%d,%d), thread %d: %s\n", p.id(0), p.id(1),
+           p.id(2), gpu::prim::thread_id(), msg);
+    gpu::prim::trap();
+  }
+}
+
+// Contiguity hints: the interpreter verifies them; the GPU takes them as given.
+template <class X>
+BV_DI X multiple_of(const X& x, int) {
+  return x;
+}
+template <class X>
+  requires Block<X>
+BV_DI X max_contiguous(const X& x, int) {
+  return x;
+}
+
+}  // namespace gpu_lang
+}  // namespace bv

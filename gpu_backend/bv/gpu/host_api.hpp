@@ -1,0 +1,38 @@
+// The GPU backend as a CPU-compiled program sees it: plain C++ (no GPU headers), so a program
+// built with the host compiler (the blockvec CLI, the tests) can run kernels on the GPU next to
+// the interpreter. The definitions come from libblockvec_gpu: built by nvcc (or hipcc) when the
+// project is configured with a GPU compiler, else a stub whose available() is false.
+//
+// Each entry point takes host arrays, copies them to the device, runs the kernel from kernels/
+// (the same source the interpreter runs), copies the outputs back and returns the kernel's device
+// time in milliseconds. Errors (no device, a failed HIP/CUDA call) throw std::runtime_error with
+// the failing call named.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace bv::gpu {
+
+enum class dtype_id : int { f32, f16, bf16 };
+// 16-bit floats cross this interface as their bits (Eigen::half / bv::half on the CPU side).
+
+// Whether this program was built with a GPU backend at all.
+bool built();
+// Whether kernels can run on a GPU now: built with one, a device is present, and BV_INTERPRET
+// is not set to a non-zero value (as TRITON_INTERPRET=1 forces the interpreter).
+bool available();
+// One line: the device (name, architecture, multiprocessors), or why none can be used.
+std::string describe();
+
+// out = x + y over n elements (add_kernel).
+double add(dtype_id t, const void* x, const void* y, void* out, int64_t n);
+// out = x over n elements (copy_kernel).
+double copy(dtype_id t, const void* x, void* out, int64_t n);
+// Row-wise softmax of a contiguous rows x cols matrix (softmax_kernel, or softmax_looped_kernel
+// for rows longer than 8192).
+double softmax(dtype_id t, const void* x, void* out, int rows, int cols);
+// c = a @ b for contiguous row-major a (M x K), b (K x N); c (M x N) of dtype `out`, f32 or t.
+double matmul(dtype_id t, dtype_id out, const void* a, const void* b, void* c, int M, int N,
+              int K);
+
+}  // namespace bv::gpu

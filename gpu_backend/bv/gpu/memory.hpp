@@ -1,0 +1,553 @@
+// Pointers, pointer blocks, masked and vectorised loads and stores, and atomics on the GPU.
+// A ptr_block is a base address and a block of integer offsets (kept in the offsets' own type:
+// i32 offsets stay 32-bit, as in Triton). Loads and stores move each thread's contiguous run of
+// registers with one vector access when, at run time, its offsets are consecutive, aligned and
+// all active; otherwise lane by lane under the mask. Masked-off lanes are never dereferenced.
+#pragma once
+#include "bv/gpu/block.hpp"
+#include "bv/gpu/program.hpp"
+
+namespace bv {
+inline namespace gpu_lang {
+
+template <class T>
+struct ptr {
+  T* p = nullptr;
+  using element_type = T;
+  template <class U = T>
+    requires(!std::is_const_v<U>)
+  BV_HD operator ptr<const U>() const {
+    return {p};
+  }
+};
+
+template <class T, class S, int W, class I = int32_t>
+struct ptr_block {
+  T* p = nullptr;
+  basic_block<I, S, W> off;
+  using element_type = T;
+  using shape_type = S;
+  static constexpr int waves = W;
+  static constexpr int size = S::size;
+  BV_DI operator ptr_block<const T, S, W, I>() const { return {p, off}; }
+};
+
+template <class X>
+inline constexpr bool is_ptr_block = false;
+template <class T, class S, int W, class I>
+inline constexpr bool is_ptr_block<ptr_block<T, S, W, I>> = true;
+
+namespace detail {
+template <class I>
+concept Index = std::is_integral_v<I> && !std::is_same_v<I, bool>;
+template <class B>
+concept IndexBlock = Block<B> && is_int<elem_of<B>>;
+}  // namespace detail
+
+template <class T, detail::Index I>
+BV_DI ptr<T> operator+(ptr<T> a, I k) {
+  return {a.p + k};
+}
+template <class T, detail::Index I>
+BV_DI ptr<T> operator+(I k, ptr<T> a) {
+  return {a.p + k};
+}
+template <class T, detail::Index I>
+BV_DI ptr<T> operator-(ptr<T> a, I k) {
+  return {a.p - k};
+}
+template <class T, detail::IndexBlock B>
+BV_DI auto operator+(ptr<T> a, const B& offs) {
+  using R = std::remove_cvref_t<B>;
+  return ptr_block<T, typename R::shape_type, R::waves, typename R::value_type>{a.p, offs};
+}
+template <class T, detail::IndexBlock B>
+BV_DI auto operator+(const B& offs, ptr<T> a) {
+  return a + offs;
+}
+template <class T, class S, int W, class I, class B>
+  requires(detail::IndexBlock<B> || detail::Index<B>)
+BV_DI auto operator+(const ptr_block<T, S, W, I>& a, const B& offs) {
+  auto o = a.off + offs;
+  using R = decltype(o);
+  return ptr_block<T, typename R::shape_type, W, typename R::value_type>{a.p, o};
+}
+template <class T, class S, int W, class I, class B>
+  requires(detail::IndexBlock<B> || detail::Index<B>)
+BV_DI auto operator+(const B& offs, const ptr_block<T, S, W, I>& a) {
+  return a + offs;
+}
+template <class T, class S, int W, class I, detail::Index K>
+BV_DI ptr_block<T, S, W, I> operator-(const ptr_block<T, S, W, I>& a, K k) {
+  return {a.p, (a.off - static_cast<I>(k)).to(dtype<I>{})};
+}
+template <class T, class S, int W, class I, class B>
+  requires(detail::IndexBlock<B> || detail::Index<B>)
+BV_DI ptr_block<T, S, W, I>& operator+=(ptr_block<T, S, W, I>& a, const B& offs) {
+  a.off = (a.off + offs).to(dtype<I>{});
+  return a;
+}
+template <class T, int N, int W, class I>
+BV_DI ptr_block<T, shape<1, N>, W, I> row(const ptr_block<T, shape<N>, W, I>& a) {
+  return {a.p, a.off.row()};
+}
+template <class T, int N, int W, class I>
+BV_DI ptr_block<T, shape<N, 1>, W, I> col(const ptr_block<T, shape<N>, W, I>& a) {
+  return {a.p, a.off.col()};
+}
+
+namespace detail {
+struct no_mask {};
+struct no_other {};
+
+template <int Bytes>
+using raw_vec = std::conditional_t<
+    Bytes == 16, uint4,
+    std::conditional_t<Bytes == 8, uint2,
+                       std::conditional_t<Bytes == 4, uint32_t,
+                                          std::conditional_t<Bytes == 2, uint16_t, uint8_t>>>>;
+
+// Whether V registers' offsets are consecutive, all lanes active and the address V-aligned.
+template <int V, class T, class I>
+BV_DI bool vector_ok(const T* base, const I* off, const bool* m) {
+  bool ok = (reinterpret_cast<uintptr_t>(base + off[0]) % (V * sizeof(T))) == 0;
+#pragma unroll
+  for (int j = 1; j < V; ++j) ok = ok && off[j] == off[0] + j;
+  if (m) {
+#pragma unroll
+    for (int j = 0; j < V; ++j) ok = ok && m[j];
+  }
+  return ok;
+}
+
+template <int V, class U>
+BV_DI void vload(U* out, const U* addr) {
+  constexpr int bytes = V * sizeof(U);
+  if constexpr (bytes > 16) {
+    vload<V / 2>(out, addr);
+    vload<V / 2>(out + V / 2, addr + V / 2);
+  } else {
+    const raw_vec<bytes> r = *reinterpret_cast<const raw_vec<bytes>*>(addr);
+    __builtin_memcpy(out, &r, bytes);
+  }
+}
+template <int V, class U>
+BV_DI void vstore(U* addr, const U* in) {
+  constexpr int bytes = V * sizeof(U);
+  if constexpr (bytes > 16) {
+    vstore<V / 2>(addr, in);
+    vstore<V / 2>(addr + V / 2, in + V / 2);
+  } else {
+    raw_vec<bytes> r;
+    __builtin_memcpy(&r, in, bytes);
+    *reinterpret_cast<raw_vec<bytes>*>(addr) = r;
+  }
+}
+
+// Load V consecutive registers: one vector access when possible, else lane by lane.
+template <int V, class U, class I>
+BV_DI void load_run(U* out, const U* base, const I* off, const bool* m, const U* other) {
+  if constexpr (V > 1 && (V * sizeof(U)) % 4 == 0) {
+    if (vector_ok<V>(base, off, m)) {
+      vload<V>(out, base + off[0]);
+      return;
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    if (!m || m[j])
+      out[j] = base[off[j]];
+    else
+      out[j] = other[j];
+  }
+}
+template <int V, class U, class I>
+BV_DI void store_run(U* base, const I* off, const bool* m, const bool* own, const U* in) {
+  if constexpr (V > 1 && (V * sizeof(U)) % 4 == 0) {
+    bool ok = vector_ok<V>(base, off, m);
+    if (own) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) ok = ok && own[j];
+    }
+    if (ok) {
+      vstore<V>(base + off[0], in);
+      return;
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < V; ++j)
+    if ((!m || m[j]) && (!own || own[j])) base[off[j]] = in[j];
+}
+
+template <class S, int W>
+constexpr bool has_replicas() {
+  if constexpr (S::rank == 1) {
+    using L = gpu::layout1d<S::size, W>;
+    return S::size < L::v * L::threads;
+  } else {
+    using L = gpu::layout2d<S::rows, S::cols, W>;
+    return S::rows < L::rows::tile() || S::cols < L::cols::tile();
+  }
+}
+
+template <class S, class M>
+constexpr void check_mask() {
+  if constexpr (Block<M>) {
+    static_assert(std::is_same_v<elem_of<M>, bool>,
+                  "A mask is a bool block: write offs < n, not an integer block.");
+    static_assert(broadcasts_to<shape_of<M>, S>,
+                  "The mask's shape does not broadcast to the pointer block's shape.");
+  } else {
+    static_assert(std::is_same_v<M, bool> || std::is_same_v<M, no_mask>,
+                  "A mask is a bool block or a bool.");
+  }
+}
+template <class P, class M>
+BV_DI bool mask_at(const M& m, P p, int a, int b) {
+  if constexpr (std::is_same_v<M, no_mask>)
+    return true;
+  else
+    return get<bool>(m, p, a, b);
+}
+
+template <class T, class S, int W, class I, class M, class O>
+BV_DI auto load_impl(const ptr_block<T, S, W, I>& pb, const M& mask, const O& other) {
+  using U = std::remove_const_t<T>;
+  constexpr bool masked = !std::is_same_v<M, no_mask>;
+  constexpr bool has_other = !std::is_same_v<O, no_other>;
+  static_assert(!has_other || masked, "load: `other` needs a mask.");
+  check_mask<S, M>();
+  basic_block<U, S, W> out;
+  const U* base = pb.p;
+  auto oth = [&](auto p, int a, int b) -> U {
+    if constexpr (has_other)
+      return get<U>(other, p, a, b);
+    else
+      return cvt<U>(0);
+  };
+  if constexpr (S::rank == 1) {
+    using B = basic_block<U, S, W>;
+    constexpr int V = gpu::layout1d<S::size, W>::v;
+#pragma unroll
+    for (int g = 0; g < B::NF; g += V) {
+      I off[V];
+      bool m[V];
+      U o[V];
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        off[j] = pb.off.f[g + j];
+        m[j] = mask_at(mask, part_f{}, g + j, 0);
+        o[j] = oth(part_f{}, g + j, 0);
+      }
+      load_run<V>(out.f + g, base, off, masked ? m : nullptr, o);
+    }
+    // The row and column roles: reloaded (the compiler drops them when no .row()/.col() uses
+    // them).
+#pragma unroll
+    for (int i = 0; i < B::NRow; ++i)
+      out.r[i] = mask_at(mask, part_r{}, i, 0) ? base[pb.off.r[i]] : oth(part_r{}, i, 0);
+#pragma unroll
+    for (int i = 0; i < B::NCol; ++i)
+      out.c[i] = mask_at(mask, part_c{}, i, 0) ? base[pb.off.c[i]] : oth(part_c{}, i, 0);
+  } else {
+    using B = basic_block<U, S, W>;
+    constexpr int V = gpu::tile2d::spt1 <= B::NC ? gpu::tile2d::spt1 : B::NC;
+#pragma unroll
+    for (int ri = 0; ri < B::NR; ++ri)
+#pragma unroll
+      for (int cg = 0; cg < B::NC; cg += V) {
+        I off[V];
+        bool m[V];
+        U o[V];
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          off[j] = pb.off.v[ri * B::NC + cg + j];
+          m[j] = mask_at(mask, part_2{}, ri, cg + j);
+          o[j] = oth(part_2{}, ri, cg + j);
+        }
+        load_run<V>(out.v + ri * B::NC + cg, base, off, masked ? m : nullptr, o);
+      }
+  }
+  return out;
+}
+
+template <class T, class S, int W, class I, class V, class M>
+BV_DI void store_impl(const ptr_block<T, S, W, I>& pb, const V& value, const M& mask) {
+  static_assert(!std::is_const_v<T>,
+                "store: this pointer points to const data; declare the kernel parameter as "
+                "bv::ptr<T>, not bv::ptr<const T>.");
+  static_assert(Scalar<V> || broadcasts_to<shape_of<V>, S>,
+                "store: the value's shape does not broadcast to the pointer block's shape.");
+  check_mask<S, M>();
+  constexpr bool masked = !std::is_same_v<M, no_mask>;
+  constexpr bool replicas = has_replicas<S, W>();
+  if constexpr (S::rank == 1) {
+    using L = gpu::layout1d<S::size, W>;
+    constexpr int VW = L::v;
+#pragma unroll
+    for (int g = 0; g < L::regs; g += VW) {
+      I off[VW];
+      bool m[VW], own[VW];
+      T in[VW];
+#pragma unroll
+      for (int j = 0; j < VW; ++j) {
+        off[j] = pb.off.f[g + j];
+        m[j] = mask_at(mask, part_f{}, g + j, 0);
+        in[j] = get<T>(value, part_f{}, g + j, 0);
+        own[j] = gpu::owner1d<S::size, W>(g + j);
+      }
+      store_run<VW>(pb.p, off, masked ? m : nullptr, replicas ? own : nullptr, in);
+    }
+  } else {
+    using B = basic_block<T, S, W>;
+    constexpr int VW = gpu::tile2d::spt1 <= B::NC ? gpu::tile2d::spt1 : B::NC;
+#pragma unroll
+    for (int ri = 0; ri < B::NR; ++ri)
+#pragma unroll
+      for (int cg = 0; cg < B::NC; cg += VW) {
+        I off[VW];
+        bool m[VW], own[VW];
+        T in[VW];
+#pragma unroll
+        for (int j = 0; j < VW; ++j) {
+          off[j] = pb.off.v[ri * B::NC + cg + j];
+          m[j] = mask_at(mask, part_2{}, ri, cg + j);
+          in[j] = get<T>(value, part_2{}, ri, cg + j);
+          own[j] = gpu::owner2d<S::rows, S::cols, W>(ri, cg + j);
+        }
+        store_run<VW>(pb.p, off, masked ? m : nullptr, replicas ? own : nullptr, in);
+      }
+  }
+}
+}  // namespace detail
+
+template <class T, class S, int W, class I>
+BV_DI auto load(const ptr_block<T, S, W, I>& p) {
+  return detail::load_impl(p, detail::no_mask{}, detail::no_other{});
+}
+template <class T, class S, int W, class I, class M>
+  requires(Block<M> || std::is_same_v<M, bool>)
+BV_DI auto load(const ptr_block<T, S, W, I>& p, const M& mask) {
+  return detail::load_impl(p, mask, detail::no_other{});
+}
+template <class T, class S, int W, class I, class M, class O>
+  requires((Block<M> || std::is_same_v<M, bool>) && (Block<O> || Scalar<O>))
+BV_DI auto load(const ptr_block<T, S, W, I>& p, const M& mask, const O& other) {
+  return detail::load_impl(p, mask, other);
+}
+template <class T>
+BV_DI std::remove_const_t<T> load(ptr<T> p) {
+  return *p.p;
+}
+
+template <class T, class S, int W, class I, class V>
+  requires(Block<V> || Scalar<V>)
+BV_DI void store(const ptr_block<T, S, W, I>& p, const V& value) {
+  detail::store_impl(p, value, detail::no_mask{});
+}
+template <class T, class S, int W, class I, class V, class M>
+  requires((Block<V> || Scalar<V>) && (Block<M> || std::is_same_v<M, bool>))
+BV_DI void store(const ptr_block<T, S, W, I>& p, const V& value, const M& mask) {
+  detail::store_impl(p, value, mask);
+}
+// A scalar store is done once per program (by its first thread).
+template <class T, class V>
+  requires Scalar<V>
+BV_DI void store(ptr<T> p, V value) {
+  static_assert(!std::is_const_v<T>, "store: this pointer points to const data.");
+  if (gpu::prim::thread_id() == 0) *p.p = cvt<T>(value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Atomics: each returns the values memory held before.
+namespace detail {
+enum class rmw { add, max, min, xchg };
+
+template <class To, class From>
+BV_DI To bits(const From& x) {
+  static_assert(sizeof(To) == sizeof(From));
+  To t;
+  __builtin_memcpy(&t, &x, sizeof(To));
+  return t;
+}
+
+// Compare-and-swap loop applying f to the value at a; 2-byte values go through their 4-byte word.
+template <class T, class F>
+BV_DI T cas_loop(T* a, F f) {
+  if constexpr (sizeof(T) == 4) {
+    auto* w = reinterpret_cast<unsigned int*>(a);
+    unsigned int old = *w, assumed;
+    do {
+      assumed = old;
+      old = atomicCAS(w, assumed, bits<unsigned int>(f(bits<T>(assumed))));
+    } while (old != assumed);
+    return bits<T>(old);
+  } else if constexpr (sizeof(T) == 8) {
+    auto* w = reinterpret_cast<unsigned long long*>(a);
+    unsigned long long old = *w, assumed;
+    do {
+      assumed = old;
+      old = atomicCAS(w, assumed, bits<unsigned long long>(f(bits<T>(assumed))));
+    } while (old != assumed);
+    return bits<T>(old);
+  } else {
+    static_assert(sizeof(T) == 2, "atomics work on 2-, 4- and 8-byte elements");
+    auto* w = reinterpret_cast<unsigned int*>(reinterpret_cast<uintptr_t>(a) & ~uintptr_t(3));
+    const int shift = (reinterpret_cast<uintptr_t>(a) & 2) ? 16 : 0;
+    unsigned int old = *w, assumed;
+    do {
+      assumed = old;
+      const T cur = bits<T>(static_cast<uint16_t>(assumed >> shift));
+      const uint16_t nv = bits<uint16_t>(f(cur));
+      const unsigned int repl = (assumed & ~(0xffffu << shift)) | (unsigned int)nv << shift;
+      old = atomicCAS(w, assumed, repl);
+    } while (old != assumed);
+    return bits<T>(static_cast<uint16_t>(old >> shift));
+  }
+}
+
+template <class T>
+BV_DI T atomic_one(rmw op, T* a, T v) {
+  if constexpr (std::is_same_v<T, int32_t>) {
+    switch (op) {
+      case rmw::add: return atomicAdd(a, v);
+      case rmw::max: return atomicMax(a, v);
+      case rmw::min: return atomicMin(a, v);
+      default: return atomicExch(a, v);
+    }
+  } else if constexpr (std::is_same_v<T, float>) {
+    if (op == rmw::add) return atomicAdd(a, v);
+    if (op == rmw::xchg) return atomicExch(a, v);
+  } else if constexpr (std::is_same_v<T, int64_t>) {
+    if (op == rmw::add)
+      return static_cast<int64_t>(atomicAdd(reinterpret_cast<unsigned long long*>(a),
+                                            static_cast<unsigned long long>(v)));
+  }
+  using C = compute_t<T>;
+  return cas_loop(a, [&](T cur) -> T {
+    const C c = cvt<C>(cur), x = cvt<C>(v);
+    switch (op) {
+      case rmw::add: return cvt<T>(c + x);
+      case rmw::max: return (x > c) ? v : cur;
+      case rmw::min: return (x < c) ? v : cur;
+      default: return v;
+    }
+  });
+}
+
+// Broadcast a value thread 0 computed to every thread of the program.
+template <class T>
+BV_DI T from_thread0(T x) {
+  T* slot = gpu::prim::lds<T, 1, 7>();
+  gpu::prim::barrier();
+  if (gpu::prim::thread_id() == 0) *slot = x;
+  gpu::prim::barrier();
+  return *slot;
+}
+
+template <class T, class S, int W, class I, class V, class M>
+BV_DI auto atomic_impl(rmw op, const ptr_block<T, S, W, I>& pb, const V& value, const M& mask) {
+  static_assert(!std::is_const_v<T>, "Atomics write memory: the pointer must not point to const.");
+  static_assert(!std::is_same_v<T, bool>, "Atomics work on numbers, not bool.");
+  check_mask<S, M>();
+  basic_block<T, S, W> old;
+  if constexpr (S::rank == 1) {
+    using B = basic_block<T, S, W>;
+    constexpr int N = S::size;
+    T* slots = gpu::prim::lds<T, N, 8>();
+    gpu::prim::barrier();
+#pragma unroll
+    for (int i = 0; i < B::NF; ++i) {
+      old.f[i] = cvt<T>(0);
+      if (gpu::owner1d<N, W>(i) && mask_at(mask, part_f{}, i, 0)) {
+        old.f[i] = atomic_one(op, pb.p + pb.off.f[i], get<T>(value, part_f{}, i, 0));
+      }
+      if (gpu::owner1d<N, W>(i)) slots[gpu::flat_of<N, W>(i)] = old.f[i];
+    }
+    gpu::prim::barrier();
+#pragma unroll
+    for (int i = 0; i < B::NF; ++i) old.f[i] = slots[gpu::flat_of<N, W>(i)];
+#pragma unroll
+    for (int i = 0; i < B::NRow; ++i) old.r[i] = slots[gpu::col_of<1, N, W>(i)];
+#pragma unroll
+    for (int i = 0; i < B::NCol; ++i) old.c[i] = slots[gpu::row_of<N, 1, W>(i)];
+  } else {
+    using B = basic_block<T, S, W>;
+    constexpr int R = S::rows, C = S::cols;
+    constexpr bool replicas = has_replicas<S, W>();
+    T* slots = gpu::prim::lds<T, (replicas ? R * C : 1), 8>();
+    if constexpr (replicas) gpu::prim::barrier();
+#pragma unroll
+    for (int ri = 0; ri < B::NR; ++ri)
+#pragma unroll
+      for (int ci = 0; ci < B::NC; ++ci) {
+        T& o = old.v[ri * B::NC + ci];
+        o = cvt<T>(0);
+        const bool own = gpu::owner2d<R, C, W>(ri, ci);
+        if (own && mask_at(mask, part_2{}, ri, ci))
+          o = atomic_one(op, pb.p + pb.off.v[ri * B::NC + ci], get<T>(value, part_2{}, ri, ci));
+        if constexpr (replicas)
+          if (own) slots[gpu::row_of<R, C, W>(ri) * C + gpu::col_of<R, C, W>(ci)] = o;
+      }
+    if constexpr (replicas) {
+      gpu::prim::barrier();
+#pragma unroll
+      for (int ri = 0; ri < B::NR; ++ri)
+#pragma unroll
+        for (int ci = 0; ci < B::NC; ++ci)
+          old.v[ri * B::NC + ci] = slots[gpu::row_of<R, C, W>(ri) * C + gpu::col_of<R, C, W>(ci)];
+    }
+  }
+  return old;
+}
+}  // namespace detail
+
+#define BV_ATOMIC(name, op)                                                                  \
+  template <class T, class S, int W, class I, class V>                                       \
+    requires(Block<V> || Scalar<V>)                                                          \
+  BV_DI auto name(const ptr_block<T, S, W, I>& p, const V& v) {                              \
+    return detail::atomic_impl(detail::rmw::op, p, v, detail::no_mask{});                    \
+  }                                                                                          \
+  template <class T, class S, int W, class I, class V, class M>                              \
+    requires((Block<V> || Scalar<V>) && (Block<M> || std::is_same_v<M, bool>))               \
+  BV_DI auto name(const ptr_block<T, S, W, I>& p, const V& v, const M& mask) {               \
+    return detail::atomic_impl(detail::rmw::op, p, v, mask);                                 \
+  }                                                                                          \
+  template <class T, class V>                                                                \
+    requires Scalar<V>                                                                       \
+  BV_DI T name(ptr<T> p, V v) {                                                              \
+    T old{};                                                                                 \
+    if (gpu::prim::thread_id() == 0) old = detail::atomic_one(detail::rmw::op, p.p, cvt<T>(v)); \
+    return detail::from_thread0(old);                                                        \
+  }
+BV_ATOMIC(atomic_add, add)
+BV_ATOMIC(atomic_max, max)
+BV_ATOMIC(atomic_min, min)
+BV_ATOMIC(atomic_xchg, xchg)
+#undef BV_ATOMIC
+
+// atomic_cas(p, expected, desired): if *p == expected, *p = desired; returns the old value. Done
+// once per program; every thread gets the old value (so a spin loop on it stays uniform).
+template <class T, class C, class V>
+  requires(Scalar<C> && Scalar<V>)
+BV_DI T atomic_cas(ptr<T> p, C expected, V desired) {
+  static_assert(!std::is_const_v<T>, "atomic_cas writes memory: the pointer must not be const.");
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "atomic_cas works on 4- and 8-byte elements.");
+  T old{};
+  if (gpu::prim::thread_id() == 0) {
+    if constexpr (sizeof(T) == 4) {
+      old = detail::bits<T>(atomicCAS(reinterpret_cast<unsigned int*>(p.p),
+                                      detail::bits<unsigned int>(cvt<T>(expected)),
+                                      detail::bits<unsigned int>(cvt<T>(desired))));
+    } else {
+      old = detail::bits<T>(atomicCAS(reinterpret_cast<unsigned long long*>(p.p),
+                                      detail::bits<unsigned long long>(cvt<T>(expected)),
+                                      detail::bits<unsigned long long>(cvt<T>(desired))));
+    }
+    __threadfence();
+  }
+  return detail::from_thread0(old);
+}
+
+}  // namespace gpu_lang
+}  // namespace bv

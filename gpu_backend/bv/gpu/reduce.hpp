@@ -1,0 +1,232 @@
+// Reductions on the GPU: each thread folds its registers, a wave folds across lanes with
+// butterfly shuffles, and waves meet in LDS. Replicated registers (a block smaller than its
+// layout's tile) take part once. Axis reductions give a 1-D block in its three register sets.
+#pragma once
+#include "bv/gpu/block.hpp"
+#include "bv/gpu/memory.hpp"
+
+namespace bv {
+inline namespace gpu_lang {
+
+namespace detail {
+template <class T>
+using acc_t = std::conditional_t<std::is_same_v<T, bool>, int32_t, compute_t<T>>;
+
+template <class R>
+BV_DI R lowest() {
+  if constexpr (std::is_same_v<R, float>) return -__builtin_huge_valf();
+  else if constexpr (std::is_same_v<R, double>) return -__builtin_huge_val();
+  else if constexpr (std::is_same_v<R, int64_t>) return static_cast<int64_t>(0x8000000000000000ull);
+  else return static_cast<R>(0x80000000u);
+}
+template <class R>
+BV_DI R highest() {
+  if constexpr (std::is_same_v<R, float>) return __builtin_huge_valf();
+  else if constexpr (std::is_same_v<R, double>) return __builtin_huge_val();
+  else if constexpr (std::is_same_v<R, int64_t>) return static_cast<int64_t>(0x7fffffffffffffffull);
+  else return static_cast<R>(0x7fffffff);
+}
+
+struct op_add {
+  template <class A>
+  BV_DI A operator()(A a, A b) const { return a + b; }
+};
+struct op_max {  // a NaN wins, as on the CPU
+  template <class A>
+  BV_DI A operator()(A a, A b) const { return (a != a || a > b) ? a : b; }
+};
+struct op_min {
+  template <class A>
+  BV_DI A operator()(A a, A b) const { return (a != a || a < b) ? a : b; }
+};
+
+// An (value, index) pair for argmax: the larger value, the smaller index on ties.
+template <class R>
+struct arg_acc {
+  R v;
+  int32_t i;
+};
+struct op_argmax {
+  template <class R>
+  BV_DI arg_acc<R> operator()(arg_acc<R> a, arg_acc<R> b) const {
+    return (b.v > a.v || (b.v == a.v && b.i < a.i)) ? b : a;
+  }
+};
+
+template <class A>
+BV_DI A shuffle_acc(A a, int mask) {
+  if constexpr (sizeof(A) < 4) {
+    return static_cast<A>(gpu::prim::shuffle_xor(static_cast<int32_t>(a), mask));
+  } else if constexpr (requires { a.i; }) {
+    return {gpu::prim::shuffle_xor(a.v, mask), gpu::prim::shuffle_xor(a.i, mask)};
+  } else {
+    return gpu::prim::shuffle_xor(a, mask);
+  }
+}
+
+// Fold across the lanes of a wave whose lane bits are selected by [first, first * count).
+template <int First, int Count, class A, class Op>
+BV_DI A wave_fold(A a, Op op) {
+#pragma unroll
+  for (int m = First; m < First * Count; m <<= 1) a = op(a, shuffle_acc(a, m));
+  return a;
+}
+
+template <class A, class Op, int W>
+BV_DI A program_fold(A a, Op op) {
+  a = wave_fold<1, gpu::prim::wave_size>(a, op);
+  if constexpr (W > 1) {
+    A* s = gpu::prim::lds<A, W, 1>();
+    gpu::prim::barrier();
+    if (gpu::prim::lane_id() == 0) s[gpu::prim::wave_id()] = a;
+    gpu::prim::barrier();
+    a = s[0];
+#pragma unroll
+    for (int w = 1; w < W; ++w) a = op(a, s[w]);
+  }
+  return a;
+}
+
+// Every element of x folded into one value (each thread gets it). f(value, flat index) -> A.
+template <class A, class Op, class T, class S, int W, class F>
+BV_DI A reduce_all(const basic_block<T, S, W>& x, A init, Op op, F make) {
+  A acc = init;
+  if constexpr (S::rank == 1) {
+    using B = basic_block<T, S, W>;
+#pragma unroll
+    for (int i = 0; i < B::NF; ++i)
+      if (gpu::owner1d<S::size, W>(i)) acc = op(acc, make(x.f[i], gpu::flat_of<S::size, W>(i)));
+  } else {
+    using B = basic_block<T, S, W>;
+#pragma unroll
+    for (int ri = 0; ri < B::NR; ++ri)
+#pragma unroll
+      for (int ci = 0; ci < B::NC; ++ci)
+        if (gpu::owner2d<S::rows, S::cols, W>(ri, ci))
+          acc = op(acc, make(x.v[ri * B::NC + ci], gpu::row_of<S::rows, S::cols, W>(ri) * S::cols +
+                                                       gpu::col_of<S::rows, S::cols, W>(ci)));
+  }
+  return program_fold<A, Op, W>(acc, op);
+}
+
+// A 2-D block folded along Axis into a 1-D block of the kept extent. make(value, reduced index).
+template <int Axis, class A, class Op, class T, int R, int C, int W, class F, class Out>
+BV_DI auto reduce_axis(const basic_block<T, shape<R, C>, W>& x, A init, Op op, F make, Out out_of) {
+  using L = gpu::layout2d<R, C, W>;
+  using B = basic_block<T, shape<R, C>, W>;
+  constexpr int K = Axis == 1 ? R : C;                  // kept extent
+  constexpr int NK = Axis == 1 ? B::NR : B::NC;         // kept registers
+  constexpr int NX = Axis == 1 ? B::NC : B::NR;         // reduced registers
+  constexpr int WX = Axis == 1 ? L::WN : L::WM;         // waves along the reduced dimension
+  const int lane = gpu::prim::lane_id(), wave = gpu::prim::wave_id();
+  A acc[NK];
+#pragma unroll
+  for (int k = 0; k < NK; ++k) {
+    acc[k] = init;
+#pragma unroll
+    for (int j = 0; j < NX; ++j) {
+      const int ri = Axis == 1 ? k : j, ci = Axis == 1 ? j : k;
+      const bool own = Axis == 1 ? L::cols::raw(L::lane_col(lane), L::wave_col(wave), ci) < C
+                                 : L::rows::raw(L::lane_row(lane), L::wave_row(wave), ri) < R;
+      if (own)
+        acc[k] = op(acc[k], make(x.v[ri * B::NC + ci], Axis == 1 ? gpu::col_of<R, C, W>(ci)
+                                                                 : gpu::row_of<R, C, W>(ri)));
+    }
+    // lanes along the reduced dimension
+    if constexpr (gpu::tile2d::lanes_cols_first == (Axis == 1))
+      acc[k] = wave_fold<1, (Axis == 1 ? gpu::tile2d::tpw1 : gpu::tile2d::tpw0)>(acc[k], op);
+    else
+      acc[k] = wave_fold<(Axis == 1 ? gpu::tile2d::tpw0 : gpu::tile2d::tpw1),
+                         (Axis == 1 ? gpu::tile2d::tpw1 : gpu::tile2d::tpw0)>(acc[k], op);
+  }
+  // waves along the reduced dimension meet in LDS: s[wave coordinate][kept index]
+  A* s = gpu::prim::lds<A, WX * K, 2>();
+  gpu::prim::barrier();
+  const int lx = Axis == 1 ? L::lane_col(lane) : L::lane_row(lane);
+  const int wx = Axis == 1 ? L::wave_col(wave) : L::wave_row(wave);
+#pragma unroll
+  for (int k = 0; k < NK; ++k) {
+    const bool own_k = Axis == 1 ? L::rows::raw(L::lane_row(lane), L::wave_row(wave), k) < R
+                                 : L::cols::raw(L::lane_col(lane), L::wave_col(wave), k) < C;
+    const int idx = Axis == 1 ? gpu::row_of<R, C, W>(k) : gpu::col_of<R, C, W>(k);
+    if (lx == 0 && own_k) s[wx * K + idx] = acc[k];
+  }
+  gpu::prim::barrier();
+  auto value = [&](int idx) {
+    A a = s[idx];
+#pragma unroll
+    for (int w = 1; w < WX; ++w) a = op(a, s[w * K + idx]);
+    return out_of(a);
+  };
+  using O = decltype(out_of(init));
+  basic_block<O, shape<K>, W> out;
+#pragma unroll
+  for (int i = 0; i < out.NF; ++i) out.f[i] = value(gpu::flat_of<K, W>(i));
+#pragma unroll
+  for (int i = 0; i < out.NRow; ++i) out.r[i] = value(gpu::col_of<1, K, W>(i));
+#pragma unroll
+  for (int i = 0; i < out.NCol; ++i) out.c[i] = value(gpu::row_of<K, 1, W>(i));
+  return out;
+}
+
+template <int Axis, class S>
+constexpr void check_axis() {
+  static_assert(Axis >= 0 && Axis < S::rank,
+                "The reduction axis must be 0 for a 1-D block, or 0 (over rows) or 1 (over "
+                "columns) for a 2-D block.");
+}
+
+struct ident {
+  template <class A>
+  BV_DI A operator()(A a) const { return a; }
+};
+}  // namespace detail
+
+#define BV_REDUCE(name, opname, init_expr)                                                     \
+  template <class T, class S, int W>                                                           \
+  BV_DI auto name(const basic_block<T, S, W>& x) {                                             \
+    using R = detail::acc_t<T>;                                                                \
+    return detail::reduce_all(x, init_expr, detail::opname{},                                  \
+                              [](T v, int) { return cvt<R>(v); });                             \
+  }                                                                                            \
+  template <int Axis, class T, class S, int W>                                                 \
+  BV_DI auto name(const basic_block<T, S, W>& x) {                                             \
+    detail::check_axis<Axis, S>();                                                             \
+    using R = detail::acc_t<T>;                                                                \
+    if constexpr (S::rank == 1)                                                                \
+      return name(x);                                                                          \
+    else                                                                                       \
+      return detail::reduce_axis<Axis>(x, init_expr, detail::opname{},                         \
+                                       [](T v, int) { return cvt<R>(v); }, detail::ident{});   \
+  }
+BV_REDUCE(sum, op_add, R(0))
+BV_REDUCE(max, op_max, detail::lowest<R>())
+BV_REDUCE(min, op_min, detail::highest<R>())
+#undef BV_REDUCE
+
+// argmax: the index of the largest element (the first one on ties), as i32.
+template <class T, class S, int W>
+BV_DI int32_t argmax(const basic_block<T, S, W>& x) {
+  static_assert(S::rank == 1, "argmax without an axis takes a 1-D block; use argmax<AXIS>.");
+  using R = detail::acc_t<T>;
+  return detail::reduce_all(x, detail::arg_acc<R>{detail::lowest<R>(), 0x7fffffff},
+                            detail::op_argmax{},
+                            [](T v, int i) { return detail::arg_acc<R>{cvt<R>(v), i}; })
+      .i;
+}
+template <int Axis, class T, class S, int W>
+BV_DI auto argmax(const basic_block<T, S, W>& x) {
+  detail::check_axis<Axis, S>();
+  if constexpr (S::rank == 1) {
+    return argmax(x);
+  } else {
+    using R = detail::acc_t<T>;
+    return detail::reduce_axis<Axis>(
+        x, detail::arg_acc<R>{detail::lowest<R>(), 0x7fffffff}, detail::op_argmax{},
+        [](T v, int i) { return detail::arg_acc<R>{cvt<R>(v), i}; },
+        [](detail::arg_acc<R> a) { return a.i; });
+  }
+}
+
+}  // namespace gpu_lang
+}  // namespace bv

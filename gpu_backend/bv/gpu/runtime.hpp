@@ -1,0 +1,246 @@
+// The GPU runtime, host side: status checks with clear errors, device tensors, and
+// bv::launch<kernel>(grid, args...) through a `template <auto K> __global__` trampoline that
+// starts W * wave_size threads per program. Only GPU-compiled translation units see this header.
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <source_location>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "bv/gpu/hip_compat.hpp"
+#include "bv/gpu/memory.hpp"
+#include "bv/gpu/program.hpp"
+
+namespace bv {
+namespace gpu {
+
+// Thrown when a HIP/CUDA call fails: names the call, the error and where it was made.
+struct error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+inline void check(hipError_t e, const char* what,
+                  std::source_location loc = std::source_location::current()) {
+  if (e != hipSuccess)
+    throw error(std::string("blockvec GPU: ") + what + " failed: " + hipGetErrorName(e) + " (" +
+                hipGetErrorString(e) + ") at " + loc.file_name() + ":" +
+                std::to_string(loc.line()));
+}
+
+// Number of GPUs the runtime sees (0 when none, or no driver).
+inline int device_count() {
+  int n = 0;
+  if (hipGetDeviceCount(&n) != hipSuccess) {
+    (void)hipGetLastError();  // clear the sticky "no device" error
+    return 0;
+  }
+  return n;
+}
+
+inline void synchronize() { check(hipDeviceSynchronize(), "hipDeviceSynchronize"); }
+
+// Milliseconds between two events around fn(), after a synchronize.
+template <class F>
+double time_ms(F&& fn) {
+  hipEvent_t a, b;
+  check(hipEventCreate(&a), "hipEventCreate");
+  check(hipEventCreate(&b), "hipEventCreate");
+  check(hipEventRecord(a, 0), "hipEventRecord");
+  fn();
+  check(hipEventRecord(b, 0), "hipEventRecord");
+  check(hipEventSynchronize(b), "hipEventSynchronize");
+  float ms = 0;
+  check(hipEventElapsedTime(&ms, a, b), "hipEventElapsedTime");
+  check(hipEventDestroy(a), "hipEventDestroy");
+  check(hipEventDestroy(b), "hipEventDestroy");
+  return ms;
+}
+}  // namespace gpu
+
+inline namespace gpu_lang {
+
+struct grid {
+  int x = 1, y = 1, z = 1;
+  grid(int x_, int y_ = 1, int z_ = 1) : x(x_), y(y_), z(z_) {}
+  template <class I>
+    requires(std::is_integral_v<I> && !std::is_same_v<I, int>)
+  grid(I x_, I y_ = 1, I z_ = 1)
+      : x(static_cast<int>(x_)), y(static_cast<int>(y_)), z(static_cast<int>(z_)) {}
+  int64_t count() const { return int64_t(x) * y * z; }
+};
+
+struct launch_result {
+  std::string kernel;
+  int64_t programs = 0;
+  int threads_per_program = 0;
+  double seconds = 0;  // filled by launches made with timing on (bv::gpu::timed)
+  bool ok() const { return true; }  // a failed launch throws bv::gpu::error
+};
+
+// A tensor in device memory: a shared buffer, a shape and row-major strides.
+template <class T>
+class device_tensor {
+ public:
+  using value_type = T;
+  device_tensor() = default;
+  static device_tensor empty(std::string name, std::vector<int64_t> shape) {
+    device_tensor t;
+    t.name_ = std::move(name);
+    t.shape_ = std::move(shape);
+    t.strides_.assign(t.shape_.size(), 1);
+    for (int d = static_cast<int>(t.shape_.size()) - 2; d >= 0; --d)
+      t.strides_[d] = t.strides_[d + 1] * t.shape_[d + 1];
+    T* p = nullptr;
+    const size_t bytes = static_cast<size_t>(t.numel()) * sizeof(T);
+    gpu::check(hipMalloc(reinterpret_cast<void**>(&p), bytes > 0 ? bytes : 1),
+               ("hipMalloc of " + std::to_string(bytes) + " bytes for tensor '" + t.name_ + "'").c_str());
+    t.data_ = std::shared_ptr<T>(p, [](T* q) { (void)hipFree(q); });
+    return t;
+  }
+  static device_tensor from_host(std::string name, std::vector<int64_t> shape, const T* host) {
+    device_tensor t = empty(std::move(name), std::move(shape));
+    t.copy_from_host(host);
+    return t;
+  }
+  void copy_from_host(const T* host) {
+    gpu::check(hipMemcpy(data_.get(), host, bytes(), hipMemcpyHostToDevice),
+               ("hipMemcpy to tensor '" + name_ + "'").c_str());
+  }
+  void copy_to_host(T* host) const {
+    gpu::check(hipMemcpy(host, data_.get(), bytes(), hipMemcpyDeviceToHost),
+               ("hipMemcpy from tensor '" + name_ + "'").c_str());
+  }
+  std::vector<T> to_host() const {
+    std::vector<T> v(static_cast<size_t>(numel()));
+    copy_to_host(v.data());
+    return v;
+  }
+  // Fill every byte with b (0xff makes floats NaN: the poison tests use).
+  void fill_bytes(int b) {
+    gpu::check(hipMemset(data_.get(), b, bytes()), ("hipMemset of tensor '" + name_ + "'").c_str());
+  }
+
+  const std::string& name() const { return name_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  int64_t size(int d) const { return shape_.at(d); }
+  int64_t stride(int d) const { return strides_.at(d); }
+  int dim() const { return static_cast<int>(shape_.size()); }
+  int64_t numel() const {
+    int64_t n = 1;
+    for (auto s : shape_) n *= s;
+    return n;
+  }
+  size_t bytes() const { return static_cast<size_t>(numel()) * sizeof(T); }
+  bool is_contiguous() const { return true; }
+  T* data() const { return data_.get(); }
+  operator ptr<T>() const { return {data_.get()}; }
+  operator ptr<const T>() const { return {data_.get()}; }
+
+ private:
+  std::shared_ptr<T> data_;
+  std::string name_;
+  std::vector<int64_t> shape_, strides_;
+};
+// Host code written against bv::tensor reads the same in a GPU translation unit.
+template <class T>
+using tensor = device_tensor<T>;
+
+template <class X>
+inline constexpr bool is_device_tensor = false;
+template <class T>
+inline constexpr bool is_device_tensor<device_tensor<T>> = true;
+
+// check_tensors_ready(a, b, ...): every tensor allocated and contiguous (device tensors always
+// live on the device). Prints what is wrong and returns false.
+template <class... T>
+bool check_tensors_ready(const device_tensor<T>&... ts) {
+  bool ok = true;
+  auto one = [&](const auto& t) {
+    if (!t.data()) {
+      fprintf(stderr, "blockvec GPU: tensor '%s' has no device memory\n", t.name().c_str());
+      ok = false;
+    } else if (!t.is_contiguous()) {
+      fprintf(stderr, "blockvec GPU: tensor '%s' is not contiguous\n", t.name().c_str());
+      ok = false;
+    }
+  };
+  (one(ts), ...);
+  return ok;
+}
+
+namespace detail {
+template <auto K>
+struct kernel_traits;
+template <int W, class... P, void (*K)(program<W>, P...)>
+struct kernel_traits<K> {
+  static constexpr int waves = W;
+  static constexpr int threads = W * gpu::prim::wave_size;
+  using params = std::tuple<P...>;
+};
+
+template <auto K, class... P>
+__global__ void __launch_bounds__(kernel_traits<K>::threads) trampoline(P... args) {
+  K(program<kernel_traits<K>::waves>{}, args...);
+}
+
+template <class P, class A>
+P to_param(const A& a) {
+  using D = std::remove_cvref_t<A>;
+  if constexpr (is_device_tensor<D>) {
+    using V = typename D::value_type;
+    static_assert(std::is_same_v<P, ptr<V>> || std::is_same_v<P, ptr<const V>>,
+                  "launch: a tensor<T> argument must meet a bv::ptr<T> or bv::ptr<const T> "
+                  "kernel parameter of the same element type.");
+    return static_cast<P>(a);
+  } else if constexpr (std::is_arithmetic_v<P> && std::is_arithmetic_v<D>) {
+    return static_cast<P>(a);
+  } else {
+    static_assert(std::is_convertible_v<const A&, P>,
+                  "launch: an argument does not convert to the kernel's parameter type.");
+    return P(a);
+  }
+}
+
+template <auto K>
+constexpr std::string_view kernel_name_of() {
+  std::string_view f = __PRETTY_FUNCTION__;
+  auto b = f.find("K = ");
+  if (b == std::string_view::npos) return "kernel";
+  b += 4;
+  auto e = f.find_first_of(";]", b);
+  return f.substr(b, e - b);
+}
+
+template <auto K, class... P, class... A>
+launch_result launch_impl(std::tuple<P...>*, grid g, A&&... args) {
+  static_assert(sizeof...(P) == sizeof...(A),
+                "launch: pass exactly one argument for every kernel parameter after the program "
+                "handle.");
+  launch_result r;
+  r.kernel = std::string(kernel_name_of<K>());
+  r.programs = g.count();
+  r.threads_per_program = kernel_traits<K>::threads;
+  if (g.count() == 0) return r;
+  trampoline<K, P...><<<dim3(g.x, g.y, g.z), dim3(kernel_traits<K>::threads), 0, 0>>>(
+      to_param<P>(args)...);
+  gpu::check(hipGetLastError(), ("launch of " + r.kernel).c_str());
+  return r;
+}
+}  // namespace detail
+
+// launch<kernel>(grid, args...): the interpreter's spelling; asynchronous on the GPU (use
+// bv::gpu::synchronize() or copy results back). Device tensors become pointers.
+template <auto K, class... A>
+launch_result launch(grid g, A&&... args) {
+  using params = typename detail::kernel_traits<K>::params;
+  return detail::launch_impl<K>(static_cast<params*>(nullptr), g, std::forward<A>(args)...);
+}
+
+}  // namespace gpu_lang
+}  // namespace bv

@@ -1,0 +1,123 @@
+// The wave primitives the whole device lowering is written against: lane and wave ids, program
+// ids, a butterfly shuffle inside a wave, LDS (shared memory) buffers, the workgroup barrier, and
+// the matrix multiply-accumulate instructions. Everything else in gpu_backend/bv/gpu/ builds on
+// these alone, so a CPU emulation of this file (lane by lane) can run the same lowering.
+#pragma once
+#include <cstdint>
+#include <type_traits>
+
+#include "bv/gpu/half.hpp"
+#include "bv/gpu/hip_compat.hpp"
+
+#define BV_DI __device__ __forceinline__
+
+namespace bv::gpu::prim {
+
+#if BV_NVIDIA
+inline constexpr int wave_size = 32;
+#else
+inline constexpr int wave_size = 64;
+#endif
+
+BV_DI int thread_id() { return static_cast<int>(threadIdx.x); }
+BV_DI int lane_id() { return static_cast<int>(threadIdx.x) & (wave_size - 1); }
+BV_DI int wave_id() { return static_cast<int>(threadIdx.x) / wave_size; }
+BV_DI int program_id(int axis) {
+  return static_cast<int>(axis == 0 ? blockIdx.x : (axis == 1 ? blockIdx.y : blockIdx.z));
+}
+BV_DI int num_programs(int axis) {
+  return static_cast<int>(axis == 0 ? gridDim.x : (axis == 1 ? gridDim.y : gridDim.z));
+}
+
+// The value `v` of lane (lane_id() ^ mask) of the same wave.
+template <class T>
+BV_DI T shuffle_xor(T v, int mask) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "shuffle_xor moves 4- or 8-byte values.");
+  if constexpr (sizeof(T) == 8) {
+    uint64_t u;
+    __builtin_memcpy(&u, &v, 8);
+    uint32_t lo = static_cast<uint32_t>(u), hi = static_cast<uint32_t>(u >> 32);
+    lo = shuffle_xor(lo, mask);
+    hi = shuffle_xor(hi, mask);
+    u = (static_cast<uint64_t>(hi) << 32) | lo;
+    __builtin_memcpy(&v, &u, 8);
+    return v;
+  } else {
+    uint32_t u;
+    __builtin_memcpy(&u, &v, 4);
+#if BV_NVIDIA
+    u = __shfl_xor_sync(0xffffffffu, u, mask);
+#else
+    // ds_swizzle / DPP would serve masks < 32; bpermute is the general wave-wide permute.
+    u = static_cast<uint32_t>(
+        __builtin_amdgcn_ds_bpermute((lane_id() ^ mask) << 2, static_cast<int>(u)));
+#endif
+    __builtin_memcpy(&v, &u, 4);
+    return v;
+  }
+}
+
+// The workgroup barrier: every wave of the program reaches it, and LDS writes before it are
+// visible to LDS reads after it.
+BV_DI void barrier() { __syncthreads(); }
+
+// A static LDS buffer of N elements of T. Every (T, N, Tag) names one buffer per kernel; an op
+// that uses one brackets its use with barriers, so ops that share a buffer never overlap.
+template <class T, int N, int Tag = 0>
+BV_DI T* lds() {
+  __shared__ alignas(16) unsigned char buf[N * sizeof(T)];
+  return reinterpret_cast<T*>(buf);
+}
+
+// Matrix multiply-accumulate on one wave.
+#if BV_NVIDIA
+// mma.sync m16n8k16: a = 4 x 32-bit (A 16x16 row fragment), b = 2 x 32-bit (B 16x8 col
+// fragment), c = 4 floats (C 16x8); lane = 4 * group + thread_in_group (PTX ISA's layout).
+template <class T>
+BV_DI void mma_16x8x16(float (&c)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if constexpr (std::is_same_v<T, half>) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+#else
+  (void)c, (void)a, (void)b;
+  __trap();  // unreachable: dot only picks mma on sm_80 and later
+#endif
+}
+inline constexpr bool has_mma =
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    false;
+#else
+    true;
+#endif
+#else
+// MFMA 32x32 on CDNA (gfx90a, gfx94x): lane l supplies A[l % 32][k0 + ...] and B[k0 + ...][l % 32]
+// with k0 = (l / 32) * KPL; lane l holds D[8 * (i / 4) + 4 * (l / 32) + i % 4][l % 32] in acc[i].
+typedef float f32x16 __attribute__((ext_vector_type(16)));
+typedef _Float16 f16x4 __attribute__((ext_vector_type(4)));
+typedef short i16x4 __attribute__((ext_vector_type(4)));
+BV_DI void mfma_32x32x8_f16(f32x16& c, f16x4 a, f16x4 b) {
+  c = __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, 0, 0, 0);
+}
+BV_DI void mfma_32x32x8_bf16(f32x16& c, i16x4 a, i16x4 b) {
+  c = __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(a, b, c, 0, 0, 0);
+}
+BV_DI void mfma_32x32x2_f32(f32x16& c, float a, float b) {
+  c = __builtin_amdgcn_mfma_f32_32x32x2f32(a, b, c, 0, 0, 0);
+}
+inline constexpr bool has_mma = true;
+#endif
+
+BV_DI void trap() { __builtin_trap(); }
+
+}  // namespace bv::gpu::prim

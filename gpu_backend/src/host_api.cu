@@ -1,0 +1,114 @@
+// libblockvec_gpu: the CPU-callable entry points of bv/gpu/host_api.hpp, compiled by nvcc (or
+// hipcc) together with the kernels from kernels/.
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "bv/gpu/host_api.hpp"
+#include "bv/gpu/kernels_gpu.hpp"
+
+namespace bv::gpu {
+
+bool built() { return true; }
+
+bool available() {
+  if (const char* e = std::getenv("BV_INTERPRET"); e && *e && std::strcmp(e, "0") != 0) return false;
+  return device_count() > 0;
+}
+
+std::string describe() {
+  const int n = device_count();
+  if (n == 0) return "no GPU device found (the GPU tests and --backend gpu are skipped)";
+  hipDeviceProp_t p;
+  check(hipGetDeviceProperties(&p, 0), "hipGetDeviceProperties");
+#if BV_NVIDIA
+  const std::string arch = "sm_" + std::to_string(p.major) + std::to_string(p.minor);
+#else
+  const std::string arch = p.gcnArchName;
+#endif
+  return std::string(p.name) + ", " + arch + ", " + std::to_string(p.multiProcessorCount) +
+         " multiprocessors, " + std::to_string(p.totalGlobalMem >> 20) + " MiB" +
+         (n > 1 ? " (" + std::to_string(n) + " devices)" : "");
+}
+
+namespace {
+void require() {
+  if (device_count() == 0) throw error("blockvec GPU: no GPU device found");
+}
+
+template <class F>
+decltype(auto) by_dtype(dtype_id t, F&& f) {
+  switch (t) {
+    case dtype_id::f16: return f(half{});
+    case dtype_id::bf16: return f(bfloat16{});
+    default: return f(float{});
+  }
+}
+
+template <class T>
+device_tensor<T> upload(const char* name, std::vector<int64_t> shape, const void* host) {
+  return device_tensor<T>::from_host(name, std::move(shape), static_cast<const T*>(host));
+}
+
+template <class F>
+double timed(F&& f) {
+  const double ms = time_ms(f);
+  synchronize();
+  return ms;
+}
+}  // namespace
+
+double add(dtype_id t, const void* x, const void* y, void* out, int64_t n) {
+  require();
+  return by_dtype(t, [&](auto z) {
+    using T = decltype(z);
+    auto dx = upload<T>("x", {n}, x), dy = upload<T>("y", {n}, y);
+    auto dout = device_tensor<T>::empty("out", {n});
+    const double ms = timed([&] { kernels::add(dx, dy, dout); });
+    dout.copy_to_host(static_cast<T*>(out));
+    return ms;
+  });
+}
+
+double copy(dtype_id t, const void* x, void* out, int64_t n) {
+  require();
+  return by_dtype(t, [&](auto z) {
+    using T = decltype(z);
+    auto dx = upload<T>("x", {n}, x);
+    auto dout = device_tensor<T>::empty("out", {n});
+    const double ms = timed([&] { kernels::copy(dx, dout); });
+    dout.copy_to_host(static_cast<T*>(out));
+    return ms;
+  });
+}
+
+double softmax(dtype_id t, const void* x, void* out, int rows, int cols) {
+  require();
+  return by_dtype(t, [&](auto z) {
+    using T = decltype(z);
+    auto dx = upload<T>("x", {rows, cols}, x);
+    auto dout = device_tensor<T>::empty("out", {rows, cols});
+    const double ms = timed([&] { kernels::softmax(dx, dout); });
+    dout.copy_to_host(static_cast<T*>(out));
+    return ms;
+  });
+}
+
+double matmul(dtype_id t, dtype_id out, const void* a, const void* b, void* c, int M, int N, int K) {
+  require();
+  return by_dtype(t, [&](auto z) {
+    using T = decltype(z);
+    auto da = upload<T>("a", {M, K}, a), db = upload<T>("b", {K, N}, b);
+    auto run = [&](auto o) {
+      using O = decltype(o);
+      auto dc = device_tensor<O>::empty("c", {M, N});
+      const double ms = timed([&] { kernels::matmul(da, db, dc); });
+      dc.copy_to_host(static_cast<O*>(c));
+      return ms;
+    };
+    if (out == dtype_id::f32) return run(float{});
+    return run(T{});
+  });
+}
+
+}  // namespace bv::gpu

@@ -1,0 +1,21 @@
+// libblockvec_gpu for builds without a GPU compiler: the interface exists, no GPU does.
+#include <stdexcept>
+
+#include "bv/gpu/host_api.hpp"
+
+namespace bv::gpu {
+namespace {
+[[noreturn]] void none() {
+  throw std::runtime_error(
+      "blockvec GPU: this program was built without a GPU backend (configure with "
+      "-DBV_GPU_NVCC=ON on a machine with nvcc, or use --backend cpu)");
+}
+}  // namespace
+bool built() { return false; }
+bool available() { return false; }
+std::string describe() { return "no GPU backend in this build (configure with -DBV_GPU_NVCC=ON)"; }
+double add(dtype_id, const void*, const void*, void*, int64_t) { none(); }
+double copy(dtype_id, const void*, void*, int64_t) { none(); }
+double softmax(dtype_id, const void*, void*, int, int) { none(); }
+double matmul(dtype_id, dtype_id, const void*, const void*, void*, int, int, int) { none(); }
+}  // namespace bv::gpu
