@@ -1,0 +1,150 @@
+// LayerNorm in the shape of Triton's tutorial: the forward saves mean and rstd per row; the
+// backward computes dx per row and accumulates dw/db across programs in one of two ways:
+//  - lock: rows hash onto GROUP partial rows; a program takes that group's spin lock
+//    (atomic_cas, released with atomic_xchg), adds its dw/db into the partial row and lets go.
+//    The interpreter's scheduler yields on a failed compare-and-swap, so the spin survives the
+//    sequential and shuffled schedules as it does on a GPU.
+//  - two-stage: each program walks a strided set of rows, keeps dw/db in registers and writes one
+//    partial row of its own: no lock, no atomics.
+// Both finish with col_sum over the partial rows.
+#pragma once
+#include "bv/bv.hpp"
+#include "bv/kernels/col_sum.hpp"
+#include "bv/kernels/launch_util.hpp"
+
+namespace bv::kernels {
+
+template <class T, int BLOCK, int W = 4>
+BV_KERNEL void layernorm_fwd_kernel(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T> b,
+                                    ptr<T> y, ptr<float> mean, ptr<float> rstd, int sx, int sy,
+                                    int n, float eps) {
+  const int row = p.id(0);
+  auto cols = arange<BLOCK>(p);
+  auto mask = cols < n;
+  auto xv = load(x + row * sx + cols, mask, 0.0f).to(f32);
+  const float mu = sum(xv) / n;
+  // Masked lanes must not add (0 - mu)^2 to the variance.
+  auto xc = where(mask, xv - mu, 0.0f);
+  const float r = rsqrt(sum(xc * xc) / n + eps);
+  store(mean + row, mu);
+  store(rstd + row, r);
+  auto wv = load(w + cols, mask, 0.0f).to(f32);
+  auto bv_ = load(b + cols, mask, 0.0f).to(f32);
+  store(y + row * sy + cols, xc * r * wv + bv_, mask);
+}
+
+// dx for one row: with xhat = (x - mean) * rstd and g = dy * w,
+// dx = (g - (xhat * mean(xhat * g) + mean(g))) * rstd.
+template <class T, int BLOCK, int W = 4>
+BV_KERNEL void layernorm_bwd_lock_kernel(program<W> p, ptr<const T> dy, ptr<const T> x,
+                                         ptr<const T> w, ptr<const float> mean,
+                                         ptr<const float> rstd, ptr<T> dx, ptr<float> dw_partial,
+                                         ptr<float> db_partial, ptr<int32_t> locks, int sdy,
+                                         int sx, int sdx, int n, int groups) {
+  const int row = p.id(0);
+  auto cols = arange<BLOCK>(p);
+  auto mask = cols < n;
+  auto xv = load(x + row * sx + cols, mask, 0.0f).to(f32);
+  auto dyv = load(dy + row * sdy + cols, mask, 0.0f).to(f32);
+  auto wv = load(w + cols, mask, 0.0f).to(f32);
+  const float mu = load(mean + row), r = load(rstd + row);
+  auto xhat = where(mask, (xv - mu) * r, 0.0f);
+  auto g = dyv * wv;
+  const float c1 = sum(xhat * g) / n, c2 = sum(g) / n;
+  store(dx + row * sdx + cols, (g - (xhat * c1 + c2)) * r, mask);
+  auto pdw = dyv * xhat;
+  auto pdb = dyv;
+  // Accumulate into this row's group under the group's lock. locks[0, groups) are the locks,
+  // locks[groups, 2 * groups) say whether the group's partial rows hold data yet.
+  const int group = row % groups;
+  auto lock = locks + group;
+  auto count = locks + groups + group;
+  while (atomic_cas(lock, 0, 1) == 1) {
+  }
+  if (atomic_xchg(count, 1) != 0) {
+    // Another program wrote this group first: add to what it left.
+    pdw += load(dw_partial + group * n + cols, mask, 0.0f);
+    pdb += load(db_partial + group * n + cols, mask, 0.0f);
+  }
+  store(dw_partial + group * n + cols, pdw, mask);
+  store(db_partial + group * n + cols, pdb, mask);
+  atomic_xchg(lock, 0);
+}
+
+template <class T, int BLOCK, int W = 4>
+BV_KERNEL void layernorm_bwd_twostage_kernel(program<W> p, ptr<const T> dy, ptr<const T> x,
+                                             ptr<const T> w, ptr<const float> mean,
+                                             ptr<const float> rstd, ptr<T> dx,
+                                             ptr<float> dw_partial, ptr<float> db_partial,
+                                             int sdy, int sx, int sdx, int m, int n) {
+  const int pid = p.id(0), programs = p.num_programs(0);
+  auto cols = arange<BLOCK>(p);
+  auto mask = cols < n;
+  auto wv = load(w + cols, mask, 0.0f).to(f32);
+  auto dw = zeros<float, BLOCK>(p);
+  auto db = zeros<float, BLOCK>(p);
+  for (int row = pid; row < m; row += programs) {
+    auto xv = load(x + row * sx + cols, mask, 0.0f).to(f32);
+    auto dyv = load(dy + row * sdy + cols, mask, 0.0f).to(f32);
+    const float mu = load(mean + row), r = load(rstd + row);
+    auto xhat = where(mask, (xv - mu) * r, 0.0f);
+    auto g = dyv * wv;
+    const float c1 = sum(xhat * g) / n, c2 = sum(g) / n;
+    store(dx + row * sdx + cols, (g - (xhat * c1 + c2)) * r, mask);
+    dw += dyv * xhat;
+    db += dyv;
+  }
+  store(dw_partial + pid * n + cols, dw, mask);
+  store(db_partial + pid * n + cols, db, mask);
+}
+
+#if !BV_GPU
+template <class T>
+launch_result layernorm_fwd(const tensor<T>& x, const tensor<T>& w, const tensor<T>& b,
+                            tensor<T>& y, tensor<float>& mean, tensor<float>& rstd,
+                            float eps = 1e-5f) {
+  const int m = detail::i32(x.size(0)), n = detail::i32(x.size(1));
+  return detail::with_row_block(n, "layernorm_fwd", [&](auto blk) {
+    return launch<layernorm_fwd_kernel<T, decltype(blk)::value>>(
+        grid(m), x, w, b, y, mean, rstd, detail::i32(x.stride(0)), detail::i32(y.stride(0)), n,
+        eps);
+  });
+}
+
+enum class reduction { lock, two_stage };
+
+// dx, dw, db from dy and the forward's saved statistics. Two launches: rows, then col_sum of dw
+// and db (a third launch).
+template <class T>
+std::vector<launch_result> layernorm_bwd(const tensor<T>& dy, const tensor<T>& x,
+                                         const tensor<T>& w, const tensor<float>& mean,
+                                         const tensor<float>& rstd, tensor<T>& dx, tensor<T>& dw,
+                                         tensor<T>& db, reduction how = reduction::lock) {
+  const int m = detail::i32(x.size(0)), n = detail::i32(x.size(1));
+  // The tutorial's GROUP_SIZE_M: more groups, less lock contention, more partial rows to sum.
+  const int groups = n <= 1024 ? 64 : (n <= 4096 ? 32 : 16);
+  const int g = how == reduction::lock ? (m < groups ? m : groups) : (m < 64 ? m : 64);
+  auto dw_partial = tensor<float>::empty("dw_partial", {g, n});
+  auto db_partial = tensor<float>::empty("db_partial", {g, n});
+  std::vector<launch_result> out;
+  if (how == reduction::lock) {
+    auto locks = tensor<int32_t>::zeros("locks", {2 * g});
+    out.push_back(detail::with_row_block(n, "layernorm_bwd", [&](auto blk) {
+      return launch<layernorm_bwd_lock_kernel<T, decltype(blk)::value>>(
+          grid(m), dy, x, w, mean, rstd, dx, dw_partial, db_partial, locks,
+          detail::i32(dy.stride(0)), detail::i32(x.stride(0)), detail::i32(dx.stride(0)), n, g);
+    }));
+  } else {
+    out.push_back(detail::with_row_block(n, "layernorm_bwd", [&](auto blk) {
+      return launch<layernorm_bwd_twostage_kernel<T, decltype(blk)::value>>(
+          grid(g), dy, x, w, mean, rstd, dx, dw_partial, db_partial, detail::i32(dy.stride(0)),
+          detail::i32(x.stride(0)), detail::i32(dx.stride(0)), m, n);
+    }));
+  }
+  out.push_back(col_sum(dw_partial, dw));
+  out.push_back(col_sum(db_partial, db));
+  return out;
+}
+#endif
+
+}  // namespace bv::kernels

@@ -1,0 +1,74 @@
+// LayerNorm forward and backward (lock and two-stage dw/db reductions) against the double
+// reference, on ragged shapes and every schedule: the lock's atomic_cas spin must survive the
+// sequential and shuffled schedules too.
+#include <bv/testing.hpp>
+
+#include "bv/kernels/layernorm.hpp"
+#include "bv/kernels/ref/layernorm.hpp"
+
+using namespace bv;
+using namespace bv::testing;
+
+namespace {
+
+template <class T>
+void check_layernorm(int m, int n, uint64_t seed) {
+  CAPTURE(m);
+  CAPTURE(n);
+  CAPTURE(seed);
+  auto x = tensor<T>::randn("x", {m, n}, seed, 2.0);
+  auto w = tensor<T>::randn("w", {n}, seed + 1);
+  auto b = tensor<T>::randn("b", {n}, seed + 2);
+  auto dy = tensor<T>::randn("dy", {m, n}, seed + 3);
+  const auto ref = kernels::ref::layernorm_fwd(x, w, b);
+  const auto g = kernels::ref::layernorm_bwd(dy, x, w);
+  for (auto s : all_schedules()) {
+    CAPTURE(schedule_name(s));
+    schedule_scope scope(s, seed);
+    auto y = tensor<T>::empty("y", {m, n});
+    auto mean = tensor<float>::empty("mean", {m});
+    auto rstd = tensor<float>::empty("rstd", {m});
+    poison(y);
+    poison(mean);
+    poison(rstd);
+    CHECK(kernels::layernorm_fwd(x, w, b, y, mean, rstd).ok());
+    BV_CHECK_CLOSE(y, ref.y, tolerance<T>());
+    BV_CHECK_CLOSE(mean, ref.mean, 1e-5);
+    BV_CHECK_CLOSE(rstd, ref.rstd, 1e-5);
+
+    for (auto how : {kernels::reduction::lock, kernels::reduction::two_stage}) {
+      CAPTURE(how == kernels::reduction::lock ? "lock" : "two-stage");
+      auto dx = tensor<T>::empty("dx", {m, n});
+      auto dw = tensor<T>::empty("dw", {n});
+      auto db = tensor<T>::empty("db", {n});
+      poison(dx);
+      poison(dw);
+      poison(db);
+      for (auto& r : kernels::layernorm_bwd(dy, x, w, mean, rstd, dx, dw, db, how))
+        CHECK(r.ok());
+      BV_CHECK_CLOSE(dx, g.dx, tolerance<T>());
+      BV_CHECK_CLOSE(dw, g.dw, tolerance<T>());
+      BV_CHECK_CLOSE(db, g.db, tolerance<T>());
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("layernorm f32: ragged shapes, more rows than lock groups") {
+  const uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  check_layernorm<float>(ragged(rng, 3, 30), ragged(rng, 20, 250), seed);
+  check_layernorm<float>(ragged(rng, 150, 200), ragged(rng, 300, 1500), seed + 10);
+}
+
+TEST_CASE("layernorm f16 and bf16") {
+  const uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  check_layernorm<half>(ragged(rng, 70, 100), ragged(rng, 100, 1000), seed);
+  check_layernorm<bfloat16>(ragged(rng, 5, 40), ragged(rng, 100, 1000), seed + 20);
+}
+
+TEST_CASE("layernorm: a row wider than 2048 takes the 8192 block") {
+  check_layernorm<float>(40, 3000, fresh_seed());
+}
