@@ -153,8 +153,8 @@ class database {
  private:
   explicit database(const std::string& path) : path_(path) {
     std::remove(path.c_str());  // a trace describes one run: never append to an old one
-    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                        nullptr) != SQLITE_OK) {
+    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+        SQLITE_OK) {
       std::fprintf(stderr, "blockvec: cannot write the trace '%s': %s\n", path.c_str(),
                    db_ ? sqlite3_errmsg(db_) : "out of memory");
       if (db_) sqlite3_close(db_);
@@ -176,9 +176,12 @@ class database {
     std::time_t now = std::time(nullptr);
     char when[64];
     std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    const std::string meta = "INSERT INTO meta VALUES('format','blockvec-trace'),('schema_version','" +
-                             std::to_string(schema_version) + "'),('writer','blockvec 0.1.0'),"
-                             "('created','" + when + "');";
+    const std::string meta =
+        "INSERT INTO meta VALUES('format','blockvec-trace'),('schema_version','" +
+        std::to_string(schema_version) +
+        "'),('writer','blockvec 0.1.0'),"
+        "('created','" +
+        when + "');";
     sqlite3_exec(db_, meta.c_str(), nullptr, nullptr, nullptr);
     thread_ = std::thread([this] { run(); });
   }
@@ -251,8 +254,8 @@ class database {
       else
         sqlite3_bind_null(ins_op, 17);
       // A zero-length blob, not NULL, for a one-lane op: addrs is NOT NULL.
-      sqlite3_bind_blob(ins_op, 18, r.addr_len ? b.arena.data() + r.addr_at : "", static_cast<int>(r.addr_len),
-                        SQLITE_STATIC);
+      sqlite3_bind_blob(ins_op, 18, r.addr_len ? b.arena.data() + r.addr_at : "",
+                        static_cast<int>(r.addr_len), SQLITE_STATIC);
       if (sqlite3_step(ins_op) != SQLITE_DONE) return fail("inserting an op");
     }
     for (const event_row& e : b.events) {

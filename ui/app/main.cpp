@@ -1,0 +1,98 @@
+// blockvec-viewer [TRACE] [--screenshot FILE.png [--program X,Y,Z] [--op N] [--tab NAME]
+//                 [--diagnostic N] [--size WxH]]
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTabWidget>
+#include <cstdio>
+#include <cstdlib>
+
+#include "live/live_panel.hpp"
+#include "main_window.hpp"
+
+int main(int argc, char** argv) {
+  // A screenshot needs no display: choose the offscreen platform before Qt picks one.
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--screenshot" && !std::getenv("QT_QPA_PLATFORM"))
+      setenv("QT_QPA_PLATFORM", "offscreen", 1);
+  QApplication app(argc, argv);
+  QApplication::setApplicationName("blockvec-viewer");
+  QCommandLineParser cl;
+  cl.setApplicationDescription(
+      "The blockvec viewer: programs, ops, masks and memory accesses of a trace.");
+  cl.addHelpOption();
+  cl.addPositionalArgument("trace",
+                           "a trace recorded with BV_TRACE=FILE or blockvec run --trace FILE");
+  QCommandLineOption shot("screenshot", "render the main window offscreen to FILE.png and exit",
+                          "FILE");
+  QCommandLineOption prog("program", "select the program with this id (X or X,Y,Z)", "X,Y,Z");
+  QCommandLineOption op("op", "select the N-th op of the selected program", "N");
+  QCommandLineOption diag("diagnostic", "select the N-th diagnostic (from 0)", "N");
+  QCommandLineOption tab("tab", "show this tab: memory, charts or live", "NAME");
+  QCommandLineOption size("size", "window size for the screenshot", "WxH", "1500x900");
+  cl.addOptions({shot, prog, op, diag, tab, size});
+  cl.process(app);
+
+  bvv::main_window w;
+  auto* live = new bvv::live_panel;
+  w.add_tab(live, QObject::tr("Live"));
+  QObject::connect(live, &bvv::live_panel::trace_ready, &w, &bvv::main_window::open_trace);
+  const QStringList wh = cl.value(size).split('x');
+  if (wh.size() == 2) w.resize(wh[0].toInt(), wh[1].toInt());
+  if (cl.isSet(tab)) {
+    const QString t = cl.value(tab).toLower();
+    for (int i = 0; i < w.tabs()->count(); ++i)
+      if (w.tabs()->tabText(i).toLower() == t) w.tabs()->setCurrentIndex(i);
+  }
+  const QStringList args = cl.positionalArguments();
+  if (!cl.isSet(shot)) {
+    w.show();
+    if (!args.isEmpty()) w.open_trace(args[0]);
+    return app.exec();
+  }
+  if (args.isEmpty()) {
+    std::fprintf(stderr, "blockvec-viewer: --screenshot needs a TRACE to open\n");
+    return 2;
+  }
+  w.show();
+  w.open_trace(args[0]);
+  bvv::trace_document* doc = w.document();
+  if (!w.wait_idle() || !doc->error().isEmpty() || !doc->launch()) {
+    std::fprintf(
+        stderr, "blockvec-viewer: %s\n",
+        doc->error().isEmpty() ? "the trace did not load in time" : qPrintable(doc->error()));
+    return 1;
+  }
+  if (cl.isSet(diag)) {
+    const int n = cl.value(diag).toInt();
+    if (n < 0 || n >= static_cast<int>(doc->launch()->diagnostics.size())) {
+      std::fprintf(stderr, "blockvec-viewer: the launch has %zu diagnostic(s); no number %d\n",
+                   doc->launch()->diagnostics.size(), n);
+      return 2;
+    }
+    doc->select_diagnostic(doc->launch()->diagnostics[static_cast<size_t>(n)].id);
+    w.wait_idle();
+  }
+  if (cl.isSet(prog)) {
+    const QStringList p = cl.value(prog).split(',');
+    int xyz[3] = {0, 0, 0};
+    for (int i = 0; i < p.size() && i < 3; ++i) xyz[i] = p[i].trimmed().toInt();
+    if (!doc->select_program_pid(xyz[0], xyz[1], xyz[2])) {
+      std::fprintf(stderr, "blockvec-viewer: no program (%d,%d,%d) in this launch\n", xyz[0],
+                   xyz[1], xyz[2]);
+      return 2;
+    }
+    w.wait_idle();
+  }
+  if (cl.isSet(op)) {
+    doc->select_op_seq(cl.value(op).toLongLong());
+    w.wait_idle();
+  }
+  w.wait_idle();
+  const QString file = cl.value(shot);
+  if (!w.grab().save(file)) {
+    std::fprintf(stderr, "blockvec-viewer: cannot write %s\n", qPrintable(file));
+    return 1;
+  }
+  std::printf("%s\n", qPrintable(file));
+  return 0;
+}

@@ -1,0 +1,66 @@
+// Live mode: runs a library kernel on the interpreter inside the viewer, on a worker thread, with
+// breakpoints. Where a program stops, the interpreter's stop handler hands a snapshot of the block
+// it stopped at to the UI and waits for Continue, Step or Stop. When the launch ends, its trace
+// opens in the other views. This module links the interpreter and the kernels; the rest of ui/
+// reads traces only.
+#pragma once
+#include <QWidget>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "app/views.hpp"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+class QPlainTextEdit;
+
+namespace bvv {
+
+class live_panel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit live_panel(QWidget* parent = nullptr);
+  ~live_panel() override;
+  static QStringList kernels();
+
+  // For tests and scripts: the same as the buttons.
+  void run(const QString& kernel, int size, const QString& break_cond, int break_line);
+  void resume_with(int action);  // 0 continue, 1 step, 2 stop
+  bool stopped() const { return waiting_; }
+  bool running() const { return worker_.joinable() && !finished_; }
+  int stops() const { return stops_; }
+  const block_picture& picture() const { return pic_; }
+
+ signals:
+  void stopped_at(int line);
+  void trace_ready(const QString& path);
+
+ private:
+  void show_stop(const block_picture& pic, const QString& where, const QString& watched);
+  void finish(const QString& summary);
+  void set_buttons();
+
+  QComboBox* kernel_;
+  QSpinBox* size_;
+  QLineEdit* cond_;
+  QSpinBox* line_;
+  QPushButton *run_, *cont_, *step_, *stop_;
+  QLabel* status_;
+  block_grid* grid_;
+  QPlainTextEdit* watched_;
+  block_picture pic_;
+  QString trace_path_;
+
+  std::thread worker_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int action_ = -1;
+  bool waiting_ = false, finished_ = true;
+  int stops_ = 0;
+};
+
+}  // namespace bvv
