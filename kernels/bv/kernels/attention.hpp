@@ -1,0 +1,196 @@
+// Flash attention over q, k, v of shape [B, H, S, D] (contiguous), D = 64 or 128, causal or not.
+// Forward (FlashAttention-2 as in Triton's tutorial): one program per (BM query rows, batch*head)
+// streams the keys in BN blocks with an online softmax (running row max m and sum l, the
+// accumulator rescaled by exp(m_old - m_new)), and saves lse = m + log(l) per row.
+// Backward: a preprocess computes delta = rowsum(dO * O); one kernel per key block accumulates
+// dK and dV over the query blocks, another per query block accumulates dQ over the key blocks
+// (no atomics: each program owns its output tile), both recomputing P = exp(S - lse).
+// Scores and softmax are fp32; P is cast to the input dtype before the P @ V product, as Triton
+// does for the matrix cores.
+#pragma once
+#include <cmath>
+
+#include "bv/bv.hpp"
+#include "bv/kernels/launch_util.hpp"
+
+namespace bv::kernels {
+
+template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
+BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k, ptr<const T> v,
+                                    ptr<T> o, ptr<float> lse, int s, float scale) {
+  const int start_m = p.id(0) * BM, bh = p.id(1);
+  const int base = bh * s * D;
+  auto rm = start_m + arange<BM>(p);
+  auto rn = arange<BN>(p);
+  auto rd = arange<D>(p);
+  auto qb = load(q + base + rm.col() * D + rd.row(), rm.col() < s, 0.0f);
+  auto m_i = full<float, BM>(p, -INFINITY);
+  auto l_i = zeros<float, BM>(p);
+  auto acc = zeros<float, BM, D>(p);
+  // Causal: keys past this block's last query row are all masked; stop there.
+  const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
+  for (int start_n = 0; start_n < end; start_n += BN) {
+    auto cols = start_n + rn;
+    auto kv_mask = cols.col() < s;
+    auto kb = load(k + base + cols.col() * D + rd.row(), kv_mask, 0.0f);
+    auto qk = dot(qb, trans(kb)) * scale;
+    auto valid = (cols.row() < s) & ((cols.row() <= rm.col()) | !CAUSAL);
+    qk = where(valid, qk, -INFINITY);
+    // Every row has a finite score in the first block (key 0), so m_new is finite from there on
+    // and exp(m_i - m_new) is exp(-inf) = 0 only on the first step.
+    auto m_new = maximum(m_i, max<1>(qk));
+    auto alpha = exp(m_i - m_new);
+    auto pm = exp(qk - m_new.col());
+    l_i = l_i * alpha + sum<1>(pm);
+    auto vb = load(v + base + cols.col() * D + rd.row(), kv_mask, 0.0f);
+    acc = dot(pm.to(dtype<T>{}), vb, acc * alpha.col());
+    m_i = m_new;
+  }
+  store(o + base + rm.col() * D + rd.row(), acc / l_i.col(), rm.col() < s);
+  store(lse + bh * s + rm, m_i + log(l_i), rm < s);
+}
+
+template <class T, int D, int BM, int W = 4>
+BV_KERNEL void attention_bwd_preprocess_kernel(program<W> p, ptr<const T> o, ptr<const T> dout,
+                                               ptr<float> delta, int s) {
+  const int bh = p.id(1);
+  auto rm = p.id(0) * BM + arange<BM>(p);
+  auto rd = arange<D>(p);
+  auto offs = bh * s * D + rm.col() * D + rd.row();
+  auto ob = load(o + offs, rm.col() < s, 0.0f).to(f32);
+  auto dob = load(dout + offs, rm.col() < s, 0.0f).to(f32);
+  store(delta + bh * s + rm, sum<1>(ob * dob), rm < s);
+}
+
+template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
+BV_KERNEL void attention_bwd_dkdv_kernel(program<W> p, ptr<const T> q, ptr<const T> k,
+                                         ptr<const T> v, ptr<const T> dout, ptr<const float> lse,
+                                         ptr<const float> delta, ptr<T> dk, ptr<T> dv, int s,
+                                         float scale) {
+  const int start_n = p.id(0) * BN, bh = p.id(1);
+  const int base = bh * s * D;
+  auto rn = start_n + arange<BN>(p);
+  auto rd = arange<D>(p);
+  auto kv_offs = base + rn.col() * D + rd.row();
+  auto kb = load(k + kv_offs, rn.col() < s, 0.0f);
+  auto vb = load(v + kv_offs, rn.col() < s, 0.0f);
+  auto dk_acc = zeros<float, BN, D>(p);
+  auto dv_acc = zeros<float, BN, D>(p);
+  // Causal: query blocks wholly above this key block see none of it.
+  const int first_m = CAUSAL ? (start_n / BM) * BM : 0;
+  for (int start_m = first_m; start_m < s; start_m += BM) {
+    auto rm = start_m + arange<BM>(p);
+    auto q_offs = base + rm.col() * D + rd.row();
+    auto qb = load(q + q_offs, rm.col() < s, 0.0f);
+    auto dob = load(dout + q_offs, rm.col() < s, 0.0f);
+    auto l = load(lse + bh * s + rm, rm < s, 0.0f);
+    auto dl = load(delta + bh * s + rm, rm < s, 0.0f);
+    auto qk = dot(qb, trans(kb)) * scale;
+    auto valid = (rn.row() < s) & (rm.col() < s) & ((rn.row() <= rm.col()) | !CAUSAL);
+    auto pm = where(valid, exp(qk - l.col()), 0.0f);
+    dv_acc = dot(trans(pm.to(dtype<T>{})), dob, dv_acc);
+    auto dp = dot(dob, trans(vb));
+    auto ds = pm * (dp - dl.col());
+    dk_acc = dot(trans(ds.to(dtype<T>{})), qb, dk_acc);
+  }
+  store(dk + kv_offs, dk_acc * scale, rn.col() < s);
+  store(dv + kv_offs, dv_acc, rn.col() < s);
+}
+
+template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
+BV_KERNEL void attention_bwd_dq_kernel(program<W> p, ptr<const T> q, ptr<const T> k,
+                                       ptr<const T> v, ptr<const T> dout, ptr<const float> lse,
+                                       ptr<const float> delta, ptr<T> dq, int s, float scale) {
+  const int start_m = p.id(0) * BM, bh = p.id(1);
+  const int base = bh * s * D;
+  auto rm = start_m + arange<BM>(p);
+  auto rn = arange<BN>(p);
+  auto rd = arange<D>(p);
+  auto q_offs = base + rm.col() * D + rd.row();
+  auto qb = load(q + q_offs, rm.col() < s, 0.0f);
+  auto dob = load(dout + q_offs, rm.col() < s, 0.0f);
+  auto l = load(lse + bh * s + rm, rm < s, 0.0f);
+  auto dl = load(delta + bh * s + rm, rm < s, 0.0f);
+  auto dq_acc = zeros<float, BM, D>(p);
+  const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
+  for (int start_n = 0; start_n < end; start_n += BN) {
+    auto cols = start_n + rn;
+    auto kv_offs = base + cols.col() * D + rd.row();
+    auto kb = load(k + kv_offs, cols.col() < s, 0.0f);
+    auto vb = load(v + kv_offs, cols.col() < s, 0.0f);
+    auto qk = dot(qb, trans(kb)) * scale;
+    auto valid = (cols.row() < s) & (rm.col() < s) & ((cols.row() <= rm.col()) | !CAUSAL);
+    auto pm = where(valid, exp(qk - l.col()), 0.0f);
+    auto dp = dot(dob, trans(vb));
+    auto ds = pm * (dp - dl.col());
+    dq_acc = dot(ds.to(dtype<T>{}), kb, dq_acc);
+  }
+  store(dq + q_offs, dq_acc * scale, rm.col() < s);
+}
+
+#if !BV_GPU
+namespace detail {
+// Tiles: 64x64 for D = 64; 32x32 for D = 128 keeps the [BM, D] fp32 tiles at 16 KB on the
+// interpreter's fiber stacks (and in a GPU's registers).
+template <int D>
+inline constexpr int attn_block = D == 64 ? 64 : 32;
+
+template <class T>
+void check_attention_shapes(const tensor<T>& q, const char* what) {
+  if (q.dim() != 4 || !q.is_contiguous())
+    throw std::invalid_argument(std::string(what) + ": q, k, v must be contiguous [B, H, S, D]");
+  if (q.size(3) != 64 && q.size(3) != 128)
+    throw std::invalid_argument(std::string(what) + ": head dim must be 64 or 128");
+}
+
+template <class F>
+auto with_head_dim(int64_t d, bool causal, F&& f) {
+  using C = std::true_type;
+  using N = std::false_type;
+  if (d == 64) return causal ? f(std::integral_constant<int, 64>{}, C{}) : f(std::integral_constant<int, 64>{}, N{});
+  return causal ? f(std::integral_constant<int, 128>{}, C{}) : f(std::integral_constant<int, 128>{}, N{});
+}
+}  // namespace detail
+
+// o = softmax(q k^T / sqrt(D) [+ causal mask]) v; lse [B*H, S] fp32 for the backward.
+template <class T>
+launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
+                            tensor<T>& o, tensor<float>& lse, bool causal) {
+  detail::check_attention_shapes(q, "attention_fwd");
+  const int bh = detail::i32(q.size(0) * q.size(1)), s = detail::i32(q.size(2));
+  const float scale = 1.0f / std::sqrt(static_cast<float>(q.size(3)));
+  return detail::with_head_dim(q.size(3), causal, [&](auto d, auto c) {
+    constexpr int D = decltype(d)::value, B = detail::attn_block<D>;
+    return launch<attention_fwd_kernel<T, D, B, B, decltype(c)::value>>(grid(cdiv(s, B), bh), q,
+                                                                        k, v, o, lse, s, scale);
+  });
+}
+
+// dq, dk, dv from dout and the forward's o and lse. Three launches.
+template <class T>
+std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k,
+                                         const tensor<T>& v, const tensor<T>& o,
+                                         const tensor<float>& lse, const tensor<T>& dout,
+                                         tensor<T>& dq, tensor<T>& dk, tensor<T>& dv,
+                                         bool causal) {
+  detail::check_attention_shapes(q, "attention_bwd");
+  const int bh = detail::i32(q.size(0) * q.size(1)), s = detail::i32(q.size(2));
+  const float scale = 1.0f / std::sqrt(static_cast<float>(q.size(3)));
+  auto delta = tensor<float>::empty("delta", {bh, s});
+  std::vector<launch_result> out;
+  detail::with_head_dim(q.size(3), causal, [&](auto d, auto c) {
+    constexpr int D = decltype(d)::value, B = detail::attn_block<D>;
+    constexpr bool C = decltype(c)::value;
+    out.push_back(launch<attention_bwd_preprocess_kernel<T, D, B>>(grid(cdiv(s, B), bh), o, dout,
+                                                                   delta, s));
+    out.push_back(launch<attention_bwd_dkdv_kernel<T, D, B, B, C>>(
+        grid(cdiv(s, B), bh), q, k, v, dout, lse, delta, dk, dv, s, scale));
+    out.push_back(launch<attention_bwd_dq_kernel<T, D, B, B, C>>(grid(cdiv(s, B), bh), q, k, v,
+                                                                 dout, lse, delta, dq, s, scale));
+    return 0;
+  });
+  return out;
+}
+#endif
+
+}  // namespace bv::kernels
