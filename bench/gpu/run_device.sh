@@ -1,0 +1,32 @@
+#!/bin/bash
+# One device run: the GPU tests, the GPU bench and the Triton peer, back to back on the same GPU.
+# Builds nothing: expects prebuilt binaries (nvcc -arch=sm_90, static runtime) and the peer script
+# in the carried folder $1 (default .gpu-carry). Writes logs to $OUT (or ./gpu-out).
+set -u
+C=${1:-.gpu-carry}
+O=${OUT:-gpu-out}
+mkdir -p "$O"
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
+  nvcc --version 2>/dev/null | tail -1
+  python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)'
+} 2>&1 | tee "$O/env.txt"
+echo "== tests"; "$C/bv_gpu_tests" -s 2>&1 | tail -400 > "$O/tests.txt"; echo "tests rc=$?" | tee -a "$O/tests.txt"; tail -5 "$O/tests.txt"
+echo "== bench"; "$C/bv_gpu_bench" 2>&1 | tee "$O/bench.txt"
+echo "== peer"; PYTHONUNBUFFERED=1 timeout 300 python3 "$C/triton_peer.py" gpu > "$O/peer.json" 2> "$O/peer.err"; echo "peer rc=$?"
+python3 - "$O" <<'PY'
+import json, re, sys
+o = sys.argv[1]
+try:
+    peer = json.load(open(o + "/peer.json"))["results"]
+    line = [l for l in open(o + "/bench.txt") if l.startswith("BENCH_JSON")][0]
+    b = json.loads(line[len("BENCH_JSON "):])
+    p = json.load(open(o + "/peer.json"))
+    print("peer copy ceiling TB/s %.2f" % p["results"]["copy_ceiling_TBps"])
+    print("add    ours %.3f ms  triton %.3f ms  ratio(triton/ours) %.2f" % (b["add_s"]*1e3, peer["add"]["triton"]*1e3, peer["add"]["triton"]/b["add_s"]))
+    print("softmax ours %.3f ms triton %.3f ms  ratio %.2f  torch %.3f ms" % (b["softmax_s"]*1e3, peer["softmax"]["triton"]*1e3, peer["softmax"]["triton"]/b["softmax_s"], peer["softmax"]["torch"]*1e3))
+    print("matmul ours %.3f ms  triton %.3f ms  ratio %.2f  torch %.3f ms" % (b["matmul_s"]*1e3, peer["matmul"]["triton"]*1e3, peer["matmul"]["triton"]/b["matmul_s"], peer["matmul"]["torch"]*1e3))
+except Exception as e:
+    print("summary failed:", e)
+PY
