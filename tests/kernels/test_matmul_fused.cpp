@@ -53,7 +53,7 @@ TEST_CASE("matmul + bias + GELU, f16 and bf16") {
 TEST_CASE("split-K matmul: atomics from every K slice add up") {
   const uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);
-  const int m = ragged(rng, 20, 90), n = ragged(rng, 20, 90), k = ragged(rng, 300, 700);
+  const int m = ragged(rng, 20, 70), n = ragged(rng, 20, 70), k = ragged(rng, 150, 400);
   CAPTURE(m);
   CAPTURE(n);
   CAPTURE(k);
@@ -67,7 +67,7 @@ TEST_CASE("split-K matmul: atomics from every K slice add up") {
   for (auto s : all_schedules()) {
     CAPTURE(schedule_name(s));
     schedule_scope scope(s, seed);
-    for (int splits : {1, 3, 8}) {
+    for (int splits : {1, 5}) {
       CAPTURE(splits);
       auto c = tensor<float>::empty("c", {m, n});
       poison(c);
@@ -76,7 +76,7 @@ TEST_CASE("split-K matmul: atomics from every K slice add up") {
     }
     auto ch = tensor<float>::empty("ch", {m, n});
     poison(ch);
-    for (auto& r : kernels::matmul_splitk(ah, bh, ch, 4)) CHECK(r.ok());
+    for (auto& r : kernels::matmul_splitk(ah, bh, ch, 3)) CHECK(r.ok());
     // f16 inputs, fp32 accumulation and output: the products are exact in fp32.
     BV_CHECK_CLOSE(ch, ref_h, 1e-5);
   }
