@@ -20,7 +20,8 @@ double best_of(int n, const std::function<void()>& f) {
   for (int i = 0; i < n; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     f();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    best = std::min(best,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   return best;
 }
@@ -29,7 +30,8 @@ int64_t accesses_in(const std::string& path) {
   int64_t n = 0;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
     sqlite3_stmt* s = nullptr;
-    if (sqlite3_prepare_v2(db, "SELECT sum(accesses) FROM launches", -1, &s, nullptr) == SQLITE_OK &&
+    if (sqlite3_prepare_v2(db, "SELECT sum(accesses) FROM launches", -1, &s, nullptr) ==
+            SQLITE_OK &&
         sqlite3_step(s) == SQLITE_ROW)
       n = sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
@@ -54,12 +56,14 @@ void measure(const char* name, const std::string& dir, const std::function<void(
   run();
   cfg.trace_path.clear();
   run();  // closes nothing, but moves the writer off the measured file
-  struct stat st{};
+  struct stat st {};
   stat((path + "size").c_str(), &st);
   const int64_t acc = accesses_in(path + "size");
-  std::printf("%-8s untraced %8.1f ms  traced %8.1f ms  x%.2f   trace %9lld bytes, %10lld accesses, %.3f bytes/access\n",
-              name, plain * 1e3, traced * 1e3, traced / plain, static_cast<long long>(st.st_size),
-              static_cast<long long>(acc), acc ? double(st.st_size) / acc : 0.0);
+  std::printf(
+      "%-8s untraced %8.1f ms  traced %8.1f ms  x%.2f   trace %9lld bytes, %10lld accesses, %.3f "
+      "bytes/access\n",
+      name, plain * 1e3, traced * 1e3, traced / plain, static_cast<long long>(st.st_size),
+      static_cast<long long>(acc), acc ? double(st.st_size) / acc : 0.0);
   for (int i = 0; i < 3; ++i) std::remove((path + std::to_string(i)).c_str());
 }
 }  // namespace
@@ -83,7 +87,8 @@ int main(int argc, char** argv) {
     measure("softmax", dir, [&] { bv::kernels::softmax(x, o); });
   }
   {
-    auto a = bv::tensor<float>::randn("a", {256, 256}, 4), b = bv::tensor<float>::randn("b", {256, 256}, 5);
+    auto a = bv::tensor<float>::randn("a", {256, 256}, 4),
+         b = bv::tensor<float>::randn("b", {256, 256}, 5);
     auto c = bv::tensor<float>::zeros("c", {256, 256});
     measure("matmul", dir, [&] { bv::kernels::matmul<64, 64, 32, 8>(a, b, c); });
   }
