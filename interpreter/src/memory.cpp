@@ -14,6 +14,7 @@ void debugger_on_access(const access& a);
 bool debugger_wants_hooks();
 
 std::atomic<uint32_t> hooks{0};
+std::atomic<uint32_t> value_checks{0};
 
 std::vector<observer_factory>& observer_registry() {
   static std::vector<observer_factory> r;
@@ -29,9 +30,46 @@ void set_hooks_for(launch_state& L) {
     hooks.fetch_add(1);
   else
     L.enabled |= 1u << 31;  // marks "no hook taken" for clear_hooks_for
+  // Value-level checks work inside block operations; they need the hooks (their reports go
+  // through the observers), so they are on only with them.
+  uint32_t vc = 0;
+  for (auto& o : L.observers) vc |= o->bit();
+  value_checks.store(L.enabled & vc & (checks::uninit | checks::masked | checks::nan | checks::overflow));
 }
 void clear_hooks_for(launch_state& L) {
+  value_checks.store(0);
   if (!(L.enabled & (1u << 31))) hooks.fetch_sub(1);
+}
+
+void on_value(const value_event& e) {
+  program_state* s = current();
+  if (!s) return;
+  for (auto& o : s->launch->observers) o->on_value(e, *s);
+}
+
+void note_i32_overflow(char op, int64_t a, int64_t b, int lanes) {
+  program_state* s = current();
+  if (!s || s->chk.overflow_op) return;  // the first one until it is reported
+  s->chk.overflow_op = op;
+  s->chk.overflow_a = a;
+  s->chk.overflow_b = b;
+  s->chk.overflow_lanes = lanes;
+}
+
+void on_lock(const void* addr, bool acquire) {
+  program_state* s = current();
+  if (!s) return;
+  auto& c = s->chk;
+  if (acquire) {
+    if (c.nlocks < static_cast<int>(c.locks.size())) c.locks[static_cast<size_t>(c.nlocks++)] = addr;
+    return;
+  }
+  for (int i = 0; i < c.nlocks; ++i)
+    if (c.locks[static_cast<size_t>(i)] == addr) {
+      for (int j = i + 1; j < c.nlocks; ++j) c.locks[static_cast<size_t>(j - 1)] = c.locks[static_cast<size_t>(j)];
+      --c.nlocks;
+      return;
+    }
 }
 
 int64_t next_alloc_id() {
@@ -45,6 +83,7 @@ void mark_initialised(const alloc_info& a) {
   if (!a.shadow) return;
   std::lock_guard lk(a.shadow->mu);
   std::fill(a.shadow->written.begin(), a.shadow->written.end(), 1);
+  a.shadow->unwritten.store(0);
 }
 
 namespace {
@@ -117,7 +156,34 @@ const bool* on_access(const access& a, bool in_bounds) {
   if (s) s->last_loc = a.loc;
   if (a.loc) record_kernel_name(*a.loc);
   const bool* result = nullptr;
-  if (!in_bounds) {
+  if (a.misaligned) {
+    // Every lane shares the base's misalignment: perform none, report once.
+    perform.assign(static_cast<size_t>(a.lanes), 0);
+    if (config().enabled & checks::bounds) {
+      diagnostic d;
+      d.kind = "misaligned";
+      int active = 0;
+      for (int i = 0; i < a.lanes; ++i)
+        if (!a.mask || a.mask[i]) d.lanes.push_back(i), ++active;
+      const int size = a.alloc ? a.alloc->elem_bytes : 0;
+      d.headline = std::string("Misaligned ") + (a.kind == access_kind::load ? "read" : "write") +
+                   " of size " + std::to_string(size) + " by " + std::to_string(active) +
+                   " active lane" + (active == 1 ? "" : "s") + " (" + a.op + ")";
+      d.waves = waves_of_lanes(a, d.lanes);
+      if (a.alloc) {
+        d.has_tensor = true;
+        d.tensor = a.alloc->describe();
+        d.detail = "buffer address " +
+                   std::to_string(reinterpret_cast<uintptr_t>(a.alloc->buffer)) +
+                   " is not a multiple of " + std::to_string(size);
+      }
+      d.hint = "the data pointer is not aligned to its element size (a reinterpret_cast of a "
+               "byte buffer, or a view at an odd byte offset): GPUs fault or return wrong data";
+      complete(d, a.loc);
+      report(std::move(d));
+    }
+    result = reinterpret_cast<const bool*>(perform.data());
+  } else if (!in_bounds) {
     perform.assign(static_cast<size_t>(a.lanes), 0);
     std::vector<int> bad;
     int active = 0;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "bv/cpu/runtime.hpp"
 #include "bv/dtype.hpp"
 #include "bv/shape.hpp"
 
@@ -186,20 +187,55 @@ auto zip(const X& x, const Y& y, F f) {
 
 template <class T>
 using cmp_t = T;
+
+// i32 +, -, *: computed with two's-complement wrap-around, as the GPU does (and without the
+// undefined behaviour of signed overflow in the interpreter). While the overflow check is on, the
+// exact result is computed in i64 too; lanes where they differ are noted on the program and
+// reported, with a source line, at its next memory operation (operators have no
+// source_location of their own).
+template <char Op, class X, class Y>
+auto i32_arith(const X& x, const Y& y) {
+  using S = typename shape_join<shape_of<X>, shape_of<Y>>::type;
+  constexpr int W = join_waves<X, Y>();
+  const auto a = as_array<int32_t, S>(x).eval();
+  const auto b = as_array<int32_t, S>(y).eval();
+  const auto wrap = [](auto p, auto q) {
+    if constexpr (Op == '+') return p + q;
+    else if constexpr (Op == '-') return p - q;
+    else return p * q;
+  };
+  auto out = basic_block<int32_t, S, W>::from(
+      a.binaryExpr(b, [&](int32_t p, int32_t q) {
+         return static_cast<int32_t>(wrap(static_cast<uint32_t>(p), static_cast<uint32_t>(q)));
+       }));
+  if (value_checks.load(std::memory_order_relaxed) & checks::overflow) [[unlikely]] {
+    const auto wide = wrap(a.template cast<int64_t>(), b.template cast<int64_t>()).eval();
+    const auto bad = (wide != out.v.template cast<int64_t>()).eval();
+    if (bad.any()) {
+      int first = 0;
+      while (!bad[first]) ++first;
+      note_i32_overflow(Op, a[first], b[first], static_cast<int>(bad.count()));
+    }
+  }
+  return out;
+}
 }  // namespace detail
 
 // Arithmetic, comparisons and bitwise operators: blocks with blocks or scalars, broadcasting.
-#define BV_ARITH(op)                                                                     \
+#define BV_ARITH(op, ch)                                                                 \
   template <class X, class Y>                                                            \
     requires detail::BinaryOperands<X, Y>                                                \
   auto operator op(const X& x, const Y& y) {                                             \
     using C = typename detail::result_elem<X, Y>::type;                                  \
-    return detail::zip<void, C>(x, y, [](const auto& a, const auto& b) { return a op b; }); \
+    if constexpr (std::is_same_v<C, int32_t> && ch != '/')                               \
+      return detail::i32_arith<ch>(x, y);                                                \
+    else                                                                                 \
+      return detail::zip<void, C>(x, y, [](const auto& a, const auto& b) { return a op b; }); \
   }
-BV_ARITH(+)
-BV_ARITH(-)
-BV_ARITH(*)
-BV_ARITH(/)
+BV_ARITH(+, '+')
+BV_ARITH(-, '-')
+BV_ARITH(*, '*')
+BV_ARITH(/, '/')
 #undef BV_ARITH
 
 #define BV_CMP(op)                                                                        \

@@ -28,8 +28,19 @@ struct shadow_state {
   int64_t numel = 0;
   std::mutex mu;
   std::vector<uint8_t> written;  // 1 once an element was written (the uninit check)
+  std::atomic<int64_t> unwritten{0};  // elements still 0 in `written`: 0 lets uninit skip
+  // The race check's per-element record of one launch (checks/race.cpp), cleared lazily per
+  // chunk of 1024 elements when a new launch first touches it.
+  struct race_cell {
+    int32_t writer = 0, reader = 0;  // linear program id + 1; reader -1: several programs
+    uint16_t wloc = 0, rloc = 0;     // source locations (the launch's table) of those accesses
+    uint32_t guard = 0;              // lock that guarded every access; 0 none yet, ~0u none
+  };
+  std::vector<race_cell> race;
+  std::vector<uint64_t> race_chunk;  // launch serial that last cleared each chunk
   explicit shadow_state(int64_t n, bool initialised)
-      : numel(n), written(static_cast<size_t>(n), initialised ? 1 : 0) {}
+      : numel(n), written(static_cast<size_t>(n), initialised ? 1 : 0),
+        unwritten(initialised ? 0 : n) {}
 };
 
 // What a debug aid did, for observers that record it (traces): print_if's text, a stop at a
@@ -48,6 +59,8 @@ struct observer {
   // `perform` is null when every active lane is performed, else the lanes that are.
   virtual void on_access(const access&, const bool* /*perform*/, program_state&) {}
   virtual void on_program_end(program_state&) {}
+  // A reduction or math function's result that a value check may care about.
+  virtual void on_value(const value_event&, program_state&) {}
   // Called on the program's thread, whether or not memory hooks are on.
   virtual void on_debug(const program_state&, const debug_event&) {}
   virtual void end(launch_state&) {}
@@ -70,8 +83,17 @@ using stop_handler = std::function<stop_action(program_state&, const std::source
 // An empty handler restores the prompt.
 void set_stop_handler(stop_handler h);
 
+// Links the checks of interpreter/src/checks/ into the registry (run_launch calls it once), so a
+// static library cannot drop their registrars.
+void register_builtin_checks();
+// Records a diagnostic in a launch from outside its programs (observers' begin/end), with the
+// same per-kind cap as report().
+void report_in(launch_state& L, diagnostic d);
+
 struct launch_state {
   launch_desc* desc = nullptr;
+  uint64_t serial = 0;  // unique per launch in this process (shadow state keyed by launch)
+  std::atomic<bool> kernel_named{false};  // `kernel` is final: accesses skip record_kernel_name
   std::string kernel;
   std::mutex mu;  // guards kernel, diags, counts
   std::vector<program_state> programs;

@@ -142,11 +142,15 @@ template <class X>
 X multiple_of(const X& x, int n, std::source_location loc = std::source_location::current()) {
   if (detail::hooks.load(std::memory_order_relaxed) && (config().enabled & checks::contiguity)) {
     if constexpr (Block<X>) {
-      for (int i = 0; i < X::size; ++i)
-        if (static_cast<int64_t>(x.v[i]) % n != 0) {
+      // Triton's meaning: the first element of every contiguous run (x[i] != x[i-1] + 1) is a
+      // multiple of n, which is what lets the compiler issue aligned vector loads.
+      for (int i = 0; i < X::size; ++i) {
+        const bool run_start = i == 0 || x.v[i] != x.v[i - 1] + 1;
+        if (run_start && static_cast<int64_t>(x.v[i]) % n != 0) {
           detail::hint_violated("multiple_of", n, i, static_cast<int64_t>(x.v[i]), loc);
           break;
         }
+      }
     } else if (static_cast<int64_t>(x) % n != 0) {
       detail::hint_violated("multiple_of", n, 0, static_cast<int64_t>(x), loc);
     }

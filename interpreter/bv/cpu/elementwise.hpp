@@ -3,24 +3,31 @@
 #include <cmath>
 
 #include "bv/cpu/block.hpp"
+#include "bv/cpu/values.hpp"
 
 namespace bv {
 
 namespace detail {
 template <class T, class S, int W, class F>
-basic_block<T, S, W> unary_float(const basic_block<T, S, W>& x, F f) {
+basic_block<T, S, W> unary_float(const basic_block<T, S, W>& x, F f, const char* op,
+                                 const std::source_location& loc) {
   static_assert(is_float<T>,
                 "This math function takes a floating-point block; convert first with "
                 ".to(bv::f32).");
   using C = compute_t<T>;
-  return basic_block<T, S, W>::from(f(x.v.template cast<C>()).template cast<T>());
+  auto out = basic_block<T, S, W>::from(f(x.v.template cast<C>()).template cast<T>());
+  // The nan check wants the op that turned finite values into NaN/Inf (log(0), sqrt(-1)).
+  if (value_checks_on()) [[unlikely]]
+    check_result(out.v.data(), S::size, all_finite(x.v.data(), S::size), op, loc);
+  return out;
 }
 }  // namespace detail
 
 #define BV_UNARY(name, expr)                                                \
   template <class T, class S, int W>                                        \
-  basic_block<T, S, W> name(const basic_block<T, S, W>& x) {                \
-    return detail::unary_float(x, [](const auto& a) { return expr; });      \
+  basic_block<T, S, W> name(const basic_block<T, S, W>& x,                  \
+                            std::source_location loc = std::source_location::current()) { \
+    return detail::unary_float(x, [](const auto& a) { return expr; }, #name, loc); \
   }                                                                         \
   template <class T>                                                        \
     requires Scalar<T>                                                      \

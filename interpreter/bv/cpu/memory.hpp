@@ -8,6 +8,7 @@
 #include "bv/cpu/block.hpp"
 #include "bv/cpu/ptr.hpp"
 #include "bv/cpu/runtime.hpp"
+#include "bv/cpu/values.hpp"
 
 namespace bv {
 
@@ -66,7 +67,8 @@ access make_access(access_kind kind, const ptr_block<T, S, W>& p, const bool* ma
 // Decide which lanes to perform; null means "every active lane".
 template <class T, class S, int W, class MA>
 const bool* admit(access_kind kind, const ptr_block<T, S, W>& p, const MA* mask,
-                  const std::source_location& loc, const char* op, bool has_other) {
+                  const std::source_location& loc, const char* op, bool has_other,
+                  const uint8_t* value_class = nullptr) {
   if (!p.alloc) {
     // A pointer that was never bound to a tensor: nothing can be checked or performed.
     access a = make_access(kind, p, mask ? mask->data() : nullptr, loc, op);
@@ -74,11 +76,44 @@ const bool* admit(access_kind kind, const ptr_block<T, S, W>& p, const MA* mask,
     return on_access(a, false);
   }
   const int64_t base = static_cast<int64_t>(p.p - static_cast<T*>(p.alloc->buffer));
-  const bool inb = all_in_bounds(p.off, base, p.alloc->numel, mask);
+  // Offsets count whole elements, so every lane shares the base's alignment: one test.
+  const bool misaligned = reinterpret_cast<uintptr_t>(p.p) % alignof(T) != 0;
+  const bool inb = !misaligned && all_in_bounds(p.off, base, p.alloc->numel, mask);
   if (inb && hooks.load(std::memory_order_relaxed) == 0) return nullptr;
   access a = make_access(kind, p, mask ? mask->data() : nullptr, loc, op);
   a.has_other = has_other;
+  a.value_class = value_class;
+  a.misaligned = misaligned;
   return on_access(a, inb);
+}
+
+// Stores and atomics: classify the values written when a value check is on (null: all clean).
+template <class A>
+const uint8_t* classify_values(const A& vals, const bool* mask) {
+  if (!value_checks_on()) return nullptr;
+  using T = typename A::Scalar;
+  thread_local std::vector<uint8_t> buf;
+  buf.resize(static_cast<size_t>(vals.size()));
+  return classify<T>(vals.data(), static_cast<int>(vals.size()), mask, buf.data()) ? buf.data()
+                                                                                  : nullptr;
+}
+
+// After a masked load without `other`: give the masked-off lanes a tracked poison (masked check),
+// and note NaN/Inf read from memory so the nan check does not blame the kernel for them.
+template <class U, int N, class MA>
+void after_load(Eigen::Array<U, N, 1>& v, const MA* mask, bool has_other) {
+  const uint32_t vc = value_checks.load(std::memory_order_relaxed);
+  if (!vc) return;
+  if (mask && !has_other && (vc & checks::masked) && !std::is_same_v<U, bool>)
+    v = mask->select(v, masked_value<U>());
+  if constexpr (is_float<U>)
+    if ((vc & checks::nan) && !all_finite(v.data(), N)) {
+      thread_local std::vector<uint8_t> buf;
+      buf.resize(N);
+      if (classify(v.data(), N, mask ? mask->data() : nullptr, buf.data()) &
+          (1u << vc_nonfinite))
+        if (program_state* s = current()) s->chk.saw_nonfinite = true;
+    }
 }
 
 template <class T, class S, int W, class M, class O>
@@ -98,6 +133,7 @@ auto load_impl(const ptr_block<T, S, W>& p, const M& mask, const O& other,
     const bool* ok = admit(access_kind::load, p, &m, loc, "load", has_other);
     for (int i = 0; i < S::size; ++i)
       if (m[i] && (!ok || ok[i])) out.v[i] = p.p[p.off.v[i]];
+    after_load(out.v, &m, has_other);
   } else {
     const Eigen::Array<bool, S::size, 1>* none = nullptr;
     const bool* ok = admit(access_kind::load, p, none, loc, "load", false);
@@ -107,6 +143,8 @@ auto load_impl(const ptr_block<T, S, W>& p, const M& mask, const O& other,
       for (int i = 0; i < S::size; ++i)
         if (ok[i]) out.v[i] = p.p[p.off.v[i]];
     }
+    const Eigen::Array<bool, S::size, 1>* no_mask_arr = nullptr;
+    after_load(out.v, no_mask_arr, false);
   }
   return out;
 }
@@ -122,12 +160,14 @@ void store_impl(const ptr_block<T, S, W>& p, const V& value, const M& mask,
   const auto vals = as_array<T, S>(value).eval();
   if constexpr (!std::is_same_v<M, no_mask>) {
     const auto m = mask_array<S>(mask);
-    const bool* ok = admit(access_kind::store, p, &m, loc, "store", false);
+    const bool* ok = admit(access_kind::store, p, &m, loc, "store", false,
+                           classify_values(vals, m.data()));
     for (int i = 0; i < S::size; ++i)
       if (m[i] && (!ok || ok[i])) p.p[p.off.v[i]] = vals[i];
   } else {
     const Eigen::Array<bool, S::size, 1>* none = nullptr;
-    const bool* ok = admit(access_kind::store, p, none, loc, "store", false);
+    const bool* ok =
+        admit(access_kind::store, p, none, loc, "store", false, classify_values(vals, nullptr));
     for (int i = 0; i < S::size; ++i)
       if (!ok || ok[i]) p.p[p.off.v[i]] = vals[i];
   }
@@ -201,7 +241,11 @@ auto atomic_impl(rmw op, const ptr_block<T, S, W>& p, const V& value, const M& m
     m.setConstant(true);
   else
     m = mask_array<S>(mask);
-  const bool* ok = admit(access_kind::atomic, p, &m, loc, name, false);
+  const bool* ok = admit(access_kind::atomic, p, &m, loc, name, false,
+                         classify_values(vals, m.data()));
+  // atomic_xchg on one address is how a lock taken with atomic_cas is released (race check).
+  if (op == rmw::xchg && S::size == 1 && hooks.load(std::memory_order_relaxed))
+    on_lock(p.p + p.off.v[0], false);
   for (int i = 0; i < S::size; ++i) {
     if (!m[i] || (ok && !ok[i])) continue;
     T* a = p.p + p.off.v[i];
@@ -262,6 +306,8 @@ T atomic_cas(ptr<T> p, C expected, V desired,
   const bool swapped = old == static_cast<T>(expected);
   if (swapped) *p.p = static_cast<T>(desired);
   detail::atomic_unlock(p.p);
+  if (swapped && old != static_cast<T>(desired) && detail::hooks.load(std::memory_order_relaxed))
+    detail::on_lock(p.p, true);
   if (swapped)
     detail::note_progress();
   else

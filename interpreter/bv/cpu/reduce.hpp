@@ -2,8 +2,10 @@
 // 16-bit floats accumulate in fp32 and the result stays fp32, as tl.sum does.
 #pragma once
 #include <limits>
+#include <source_location>
 
 #include "bv/cpu/block.hpp"
+#include "bv/cpu/values.hpp"
 
 namespace bv {
 
@@ -50,6 +52,23 @@ R highest() {
                                               : std::numeric_limits<R>::max();
 }
 inline constexpr auto add = [](auto a, auto b) { return a + b; };
+
+// The value checks look at what a reduction produced: a tagged lane in the input reaches the
+// result (uninit, masked), or finite inputs gave NaN/Inf (nan).
+template <class T, class S, int W, class R>
+R checked(const basic_block<T, S, W>& x, R r, const char* op, const std::source_location& loc) {
+  if (value_checks_on()) [[unlikely]]
+    check_result(&r, 1, all_finite(x.v.data(), S::size), op, loc);
+  return r;
+}
+template <class T, class S, int W, class B>
+B checked(const basic_block<T, S, W>& x, B r, const char* op, const std::source_location& loc)
+  requires Block<B>
+{
+  if (value_checks_on()) [[unlikely]]
+    check_result(r.v.data(), B::size, all_finite(x.v.data(), S::size), op, loc);
+  return r;
+}
 inline constexpr auto max2 = [](auto a, auto b) { return (a != a || a > b) ? a : b; };
 inline constexpr auto min2 = [](auto a, auto b) { return (a != a || a < b) ? a : b; };
 }  // namespace detail
@@ -57,19 +76,21 @@ inline constexpr auto min2 = [](auto a, auto b) { return (a != a || a < b) ? a :
 // sum(x): every element; sum<AXIS>(x): along one axis, giving a block one rank lower
 // (a 1-D block reduced along axis 0 gives a scalar).
 template <class T, class S, int W>
-auto sum(const basic_block<T, S, W>& x) {
+auto sum(const basic_block<T, S, W>& x,
+         std::source_location loc = std::source_location::current()) {
   using R = detail::acc_t<T>;
   if constexpr (std::is_same_v<R, float> && S::size >= 8)
-    return x.v.template cast<float>().sum();
+    return detail::checked(x, R(x.v.template cast<float>().sum()), "sum", loc);
   else
-    return detail::reduce_all(x, R(0), detail::add);
+    return detail::checked(x, detail::reduce_all(x, R(0), detail::add), "sum", loc);
 }
 template <int Axis, class T, class S, int W>
-auto sum(const basic_block<T, S, W>& x) {
+auto sum(const basic_block<T, S, W>& x,
+         std::source_location loc = std::source_location::current()) {
   using R = detail::acc_t<T>;
   if constexpr (S::rank == 1) {
     static_assert(Axis == 0, "A 1-D block has only axis 0.");
-    return sum(x);
+    return sum(x, loc);
   } else if constexpr (std::is_same_v<R, float> && !std::is_same_v<T, bool>) {
     using RS = typename detail::reduced_shape<Axis, S>::type;
     basic_block<float, RS, W> out;
@@ -77,40 +98,48 @@ auto sum(const basic_block<T, S, W>& x) {
       out.v = x.grid().template cast<float>().rowwise().sum().transpose().transpose();
     else
       out.v = x.grid().template cast<float>().colwise().sum().transpose();
-    return out;
+    return detail::checked(x, out, "sum", loc);
   } else {
-    return detail::reduce_axis<Axis>(x, R(0), detail::add);
+    return detail::checked(x, detail::reduce_axis<Axis>(x, R(0), detail::add), "sum", loc);
   }
 }
 
 template <class T, class S, int W>
-auto max(const basic_block<T, S, W>& x) {
+auto max(const basic_block<T, S, W>& x,
+         std::source_location loc = std::source_location::current()) {
   using R = detail::acc_t<T>;
-  return detail::reduce_all(x, detail::lowest<R>(), detail::max2);
+  return detail::checked(x, detail::reduce_all(x, detail::lowest<R>(), detail::max2), "max",
+                         loc);
 }
 template <int Axis, class T, class S, int W>
-auto max(const basic_block<T, S, W>& x) {
+auto max(const basic_block<T, S, W>& x,
+         std::source_location loc = std::source_location::current()) {
   using R = detail::acc_t<T>;
   if constexpr (S::rank == 1) {
     static_assert(Axis == 0, "A 1-D block has only axis 0.");
-    return max(x);
+    return max(x, loc);
   } else {
-    return detail::reduce_axis<Axis>(x, detail::lowest<R>(), detail::max2);
+    return detail::checked(x, detail::reduce_axis<Axis>(x, detail::lowest<R>(), detail::max2),
+                           "max", loc);
   }
 }
 template <class T, class S, int W>
-auto min(const basic_block<T, S, W>& x) {
+auto min(const basic_block<T, S, W>& x,
+         std::source_location loc = std::source_location::current()) {
   using R = detail::acc_t<T>;
-  return detail::reduce_all(x, detail::highest<R>(), detail::min2);
+  return detail::checked(x, detail::reduce_all(x, detail::highest<R>(), detail::min2), "min",
+                         loc);
 }
 template <int Axis, class T, class S, int W>
-auto min(const basic_block<T, S, W>& x) {
+auto min(const basic_block<T, S, W>& x,
+         std::source_location loc = std::source_location::current()) {
   using R = detail::acc_t<T>;
   if constexpr (S::rank == 1) {
     static_assert(Axis == 0, "A 1-D block has only axis 0.");
-    return min(x);
+    return min(x, loc);
   } else {
-    return detail::reduce_axis<Axis>(x, detail::highest<R>(), detail::min2);
+    return detail::checked(x, detail::reduce_axis<Axis>(x, detail::highest<R>(), detail::min2),
+                           "min", loc);
   }
 }
 

@@ -132,6 +132,26 @@ struct access {
   int rows = 1, cols = 1, waves = 1;
   const std::source_location* loc = nullptr;
   const char* op = "load";
+  // Stores and atomics: per-lane class of the value written (value_class below), or null when
+  // every value is an ordinary finite number (or no value check is on).
+  const uint8_t* value_class = nullptr;
+  // The base address is not aligned to the element size: no lane is performed.
+  bool misaligned = false;
+};
+
+// What a value check found in one lane of a block (checks/values.hpp classifies): a value derived
+// from never-written memory or from a masked-off lane loaded without `other` (both carry a tagged
+// NaN payload for floats), or a NaN/Inf of the kernel's own making.
+enum value_class : uint8_t { vc_ok = 0, vc_uninit = 1, vc_masked = 2, vc_nonfinite = 3 };
+
+// A value-level event that is not a memory access: a reduction or a math function whose result
+// the value checks look at (uninit, masked, nan).
+struct value_event {
+  const char* op = "sum";
+  const uint8_t* value_class = nullptr;  // per element of the result
+  int lanes = 0;
+  const std::source_location* loc = nullptr;
+  bool inputs_finite = false;  // every input was finite: a NaN/Inf here was produced by `op`
 };
 
 struct launch_state;
@@ -146,6 +166,18 @@ struct program_state {
   bool stepping = false;
   uint64_t waited_epoch = 0;
   std::vector<std::pair<std::string, std::string>> watched;  // name -> rendered value
+  // Scratch state of the checks (interpreter/src/checks/), per program.
+  struct check_scratch {
+    std::array<const void*, 4> locks{};  // addresses of locks taken with atomic_cas (race check)
+    int nlocks = 0;
+    bool nan_reported = false;  // the nan check reports the first producing op per program
+    bool saw_nonfinite = false;  // a load read NaN/Inf from memory: later NaNs may be propagated
+    // int32 overflow noted by block arithmetic, reported at the next memory op (overflow check)
+    char overflow_op = 0;
+    int overflow_lanes = 0;
+    int64_t overflow_a = 0, overflow_b = 0;
+    std::source_location last_access;  // for a report at the program's end
+  } chk;
 };
 
 // The program running on this OS thread (set by the scheduler whenever it resumes a fiber).
@@ -164,6 +196,15 @@ void wait_for_progress(const std::source_location& loc);
 void on_op(const std::source_location& loc);
 void report(diagnostic d);
 void record_kernel_name(const std::source_location& loc);
+// Which value-level checks (uninit, masked, nan, overflow bits) the running launch wants: block
+// arithmetic, loads, reductions and math functions test it before doing any checking work.
+extern std::atomic<uint32_t> value_checks;
+// A reduction or math function produced values the checks look at (see value_event).
+void on_value(const value_event& e);
+// i32 block arithmetic wrapped in `lanes` lanes; the first one computed a `op` b.
+void note_i32_overflow(char op, int64_t a, int64_t b, int lanes);
+// A program took (atomic_cas that swapped) or released (atomic_xchg) a lock at addr.
+void on_lock(const void* addr, bool acquire);
 // Striped locks that make atomics atomic across the parallel schedule's threads.
 void atomic_lock(const void* addr);
 void atomic_unlock(const void* addr);

@@ -10,6 +10,7 @@
 
 #include "bv/cpu/ptr.hpp"
 #include "bv/cpu/runtime.hpp"
+#include "bv/cpu/values.hpp"
 #include "bv/dtype.hpp"
 
 namespace bv {
@@ -147,16 +148,10 @@ class tensor {
     info_->shadow = detail::make_shadow(n, initialised);
   }
   void poison() {
-    // Unwritten memory reads as NaN (floats) or a loud pattern (integers), never as zero.
-    for (int64_t i = 0; i < info_->numel; ++i) {
-      T& x = data_[i];
-      if constexpr (is_float<T>)
-        x = static_cast<T>(std::numeric_limits<float>::quiet_NaN());
-      else if constexpr (std::is_same_v<T, bool>)
-        x = true;
-      else
-        x = static_cast<T>(-0x2a2a2a2a);
-    }
+    // Unwritten memory reads as a tagged NaN (floats) or a loud pattern (integers), never as
+    // zero; the uninit check follows the tag to where the value is used (bv/cpu/values.hpp).
+    const T poison = detail::uninit_value<T>();
+    for (int64_t i = 0; i < info_->numel; ++i) data_[i] = poison;
   }
   int64_t flat_to_offset(int64_t i) const {
     int64_t off = 0;

@@ -1,0 +1,129 @@
+// uninit: reads of memory never written. The precise rule (docs/diagnostics.md):
+//  - a float value read from never-written memory carries the "uninit" NaN tag; it is reported
+//    where it is used: stored (the store's line), reduced (sum/max/min) or passed to a math
+//    function; values it does not reach (masked-off store lanes, where() dropping it) are never
+//    reported;
+//  - integer and bool reads, and atomics of any type, are reported at the access itself, since
+//    integers cannot carry a tag: a lane is uninitialised when the shadow `written` bit of its
+//    element is clear and the element still holds the fill pattern of tensor::empty (memory the
+//    host filled by hand without mark_initialised() is therefore not reported).
+// Stores and atomics set the `written` bits.
+#include <cstring>
+
+#include "bv/cpu/values.hpp"
+#include "checks/common.hpp"
+
+namespace bv::detail {
+namespace {
+
+// The bytes tensor::empty filled an element of this dtype with.
+bool fill_pattern(const alloc_info& a, uint64_t& out) {
+  const std::string d = a.dtype;
+  out = 0;
+  if (d == "f32") {
+    const float v = uninit_value<float>();
+    std::memcpy(&out, &v, 4);
+  } else if (d == "f16") {
+    const half v = uninit_value<half>();
+    std::memcpy(&out, &v, 2);
+  } else if (d == "bf16") {
+    const bfloat16 v = uninit_value<bfloat16>();
+    std::memcpy(&out, &v, 2);
+  } else if (d == "i32") {
+    const int32_t v = uninit_value<int32_t>();
+    std::memcpy(&out, &v, 4);
+  } else if (d == "i64") {
+    const int64_t v = uninit_value<int64_t>();
+    std::memcpy(&out, &v, 8);
+  } else if (d == "bool") {
+    const bool v = uninit_value<bool>();
+    std::memcpy(&out, &v, 1);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+struct uninit_check final : observer {
+  uint32_t bit() const override { return checks::uninit; }
+
+  void on_access(const access& a, const bool* perform, program_state&) override {
+    if (!a.alloc || !a.alloc->shadow) return;
+    shadow_state& sh = *a.alloc->shadow;
+    const bool is_float_t = a.alloc->dtype[0] == 'f' || (a.alloc->dtype[0] == 'b' &&
+                                                           a.alloc->dtype[1] == 'f');
+    if (a.kind == access_kind::store && a.value_class) {
+      std::vector<int> bad;
+      for (int i = 0; i < a.lanes; ++i)
+        if (performed(a, perform, i) && a.value_class[i] == vc_uninit) bad.push_back(i);
+      if (!bad.empty()) {
+        diagnostic d = access_diag("uninit", a, bad);
+        d.headline = "Uninitialised value stored: " + plural(static_cast<int>(bad.size()), "lane") +
+                     " of " + std::to_string(active_lanes(a)) +
+                     " active write values derived from memory never written (" + a.op + ")";
+        d.hint = "the value was loaded from memory no kernel or host code wrote (tensor::empty); "
+                 "check that the producer covers every element, or create it with zeros/full";
+        report(std::move(d));
+      }
+    }
+    if (sh.unwritten.load(std::memory_order_relaxed) == 0) return;
+    uint64_t pattern = 0;
+    const int eb = a.alloc->elem_bytes;
+    const bool check_read = (a.kind == access_kind::atomic || (a.kind == access_kind::load && !is_float_t)) &&
+                            fill_pattern(*a.alloc, pattern);
+    std::vector<int> bad;
+    {
+      std::lock_guard lk(sh.mu);
+      const auto* bytes = static_cast<const unsigned char*>(a.alloc->buffer);
+      for (int i = 0; i < a.lanes; ++i) {
+        if (!performed(a, perform, i)) continue;
+        const int64_t e = a.base + a.off[i];
+        uint8_t& w = sh.written[static_cast<size_t>(e)];
+        if (w) continue;
+        if (check_read) {
+          uint64_t v = 0;
+          std::memcpy(&v, bytes + e * eb, static_cast<size_t>(eb));
+          if (v == pattern) bad.push_back(i);
+        }
+        if (a.kind != access_kind::load) {
+          w = 1;
+          sh.unwritten.fetch_sub(1, std::memory_order_relaxed);
+        }
+      }
+    }
+    if (!bad.empty()) {
+      diagnostic d = access_diag("uninit", a, bad);
+      d.headline = std::string("Read of uninitialised memory") + (a.kind == access_kind::atomic ? " by an atomic" : "") +
+                   " of size " + std::to_string(eb) + " by " +
+                   plural(static_cast<int>(bad.size()), "lane") + " of " +
+                   std::to_string(active_lanes(a)) + " active (" + a.op + ")";
+      d.hint = "tensor '" + a.alloc->name +
+               "' was made with tensor::empty and these elements were never written before this "
+               "read; write them first (or create it with zeros/full, or mark_initialised())";
+      report(std::move(d));
+    }
+  }
+
+  void on_value(const value_event& e, program_state&) override {
+    std::vector<int> bad;
+    for (int i = 0; i < e.lanes; ++i)
+      if (e.value_class[i] == vc_uninit) bad.push_back(i);
+    if (bad.empty()) return;
+    diagnostic d;
+    d.kind = "uninit";
+    d.headline = std::string("Uninitialised value used by ") + e.op + ": " +
+                 plural(static_cast<int>(bad.size()), "result element") +
+                 " derive from memory never written";
+    d.lanes = bad;
+    d.hint = "a value loaded from never-written memory (tensor::empty) reaches this " +
+             std::string(e.op) + "; write the memory first or mask the load with an `other`";
+    complete(d, e.loc);
+    report(std::move(d));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<observer> make_uninit_check() { return std::make_unique<uninit_check>(); }
+
+}  // namespace bv::detail

@@ -1,0 +1,182 @@
+// Corpus: contiguity (arguments and hints), int32 overflow, NaN/Inf production, deadlock,
+// device_assert, and the wavefront warnings (uncoalesced access, low lane utilisation).
+#include "corpus.hpp"
+
+using namespace bv;
+
+namespace {
+
+// Indexes a 2-D tensor as row-major with its row length: wrong for a transposed view.
+template <int B>
+void row_major_copy(program<1> p, ptr<const float> x, ptr<float> out, int cols) {
+  auto c = arange<B>(p);
+  auto v = load(x + p.id(0) * cols + c, c < cols);
+  store(out + p.id(0) * cols + c, v, c < cols);
+}
+
+template <int B>
+void hinted_copy(program<4> p, ptr<const float> x, ptr<float> out, int start) {
+  auto offs = multiple_of(start + arange<B>(p), 16);  // @mult
+  store(out + offs, load(x + offs));
+}
+
+template <int B>
+void contiguous_claim(program<4> p, ptr<const float> x, ptr<float> out) {
+  auto offs = max_contiguous(arange<B>(p) * 2, B);  // @contig
+  store(out + arange<B>(p), load(x + offs));
+}
+
+template <int B>
+void good_hints(program<4> p, ptr<const float> x, ptr<float> out) {
+  auto offs = max_contiguous(multiple_of(p.id(0) * B + arange<B>(p), 16), B);
+  store(out + offs, load(x + offs));
+}
+
+// Row offsets times a large stride in i32: wraps for the later rows.
+template <int B>
+void strided_rows_i32(program<4> p, ptr<const float> x, ptr<float> out, int stride, int rows) {
+  auto r = arange<B>(p);
+  auto off = r * stride;                          // wraps from row 32 on
+  auto v = load(x + off, r < rows, 0.0f);         // @ovf
+  store(out + r, v, r < rows);
+}
+
+// Clean: the same with i64 offsets.
+template <int B>
+void strided_rows_i64(program<4> p, ptr<const float> x, ptr<float> out, int64_t stride, int rows) {
+  auto r = arange<B>(p);
+  auto off = r.to(i64) * stride;
+  auto v = load(x + off, r < rows, 0.0f);
+  store(out + r, v, r < rows);
+}
+
+template <int B>
+void log_of(program<4> p, ptr<const float> x, ptr<float> out) {
+  auto offs = arange<B>(p);
+  auto y = log(load(x + offs));  // @log
+  store(out + offs, y);
+}
+
+template <int B>
+void ratio(program<4> p, ptr<const float> x, ptr<const float> y, ptr<float> out) {
+  auto offs = p.id(0) * B + arange<B>(p);
+  store(out + offs, load(x + offs) / load(y + offs));  // @div
+}
+
+// Clean for the nan check: NaN in the input is passed through, not produced.
+template <int B>
+void pass_through(program<4> p, ptr<const float> x, ptr<float> out) {
+  auto offs = arange<B>(p);
+  store(out + offs, exp(load(x + offs)) * 0.0f + load(x + offs));
+}
+
+// Program 0 takes the lock and never releases it.
+void lock_forever(program<1> p, ptr<int32_t> lock, ptr<float> out) {
+  while (atomic_cas(lock, 0, 1) != 0) {  // @spin
+  }
+  store(out + p.id(0), 1.0f);
+}
+
+template <int B>
+void assert_positive(program<4> p, ptr<const float> x) {
+  auto v = load(x + p.id(0) * B + arange<B>(p));
+  device_assert(p, v > 0.0f, "inputs must be positive");  // @assert
+}
+
+// Reads a column block of a row-major matrix: every lane in its own segment.
+template <int B>
+void column_read(program<4> p, ptr<const float> x, ptr<float> out, int ld) {
+  auto r = arange<B>(p);
+  store(out + p.id(0) * B + r, load(x + r * ld + p.id(0)));  // @column
+}
+
+// A 16-element block in a program of 4 waves of 64 lanes.
+void tiny_block(program<4> p, ptr<const float> x, ptr<float> out) {
+  auto offs = p.id(0) * 16 + arange<16>(p);
+  store(out + offs, load(x + offs) + 1.0f);  // @tiny
+}
+
+}  // namespace
+
+BV_DIAG_CASE(noncontiguous_argument) {
+  auto x = tensor<float>::randn("x", {64, 32}, 7);
+  auto xt = x.transposed();
+  auto out = tensor<float>::zeros("out", {32, 64});
+  launch<row_major_copy<64>>(grid(32), xt, out, 64);
+}
+
+BV_DIAG_CASE(hint_multiple_of_false) {
+  auto x = tensor<float>::randn("x", {300}, 8);
+  auto out = tensor<float>::zeros("out", {300});
+  launch<hinted_copy<256>>(grid(1), x, out, 3);
+}
+
+BV_DIAG_CASE(hint_max_contiguous_false) {
+  auto x = tensor<float>::randn("x", {512}, 8);
+  auto out = tensor<float>::zeros("out", {256});
+  launch<contiguous_claim<256>>(grid(1), x, out);
+}
+
+BV_DIAG_CASE(clean_hints_hold) {
+  auto x = tensor<float>::randn("x", {1024}, 8);
+  auto out = tensor<float>::zeros("out", {1024});
+  launch<good_hints<256>>(grid(4), x, out);
+}
+
+BV_DIAG_CASE(overflow_i32_row_offsets) {
+  auto x = tensor<float>::randn("x", {64}, 9);
+  auto out = tensor<float>::zeros("out", {64});
+  launch<strided_rows_i32<64>>(grid(1), x, out, 1 << 26, 1);
+}
+
+BV_DIAG_CASE(clean_i64_row_offsets) {
+  auto x = tensor<float>::randn("x", {64}, 9);
+  auto out = tensor<float>::zeros("out", {64});
+  launch<strided_rows_i64<64>>(grid(1), x, out, int64_t(1) << 26, 1);
+}
+
+BV_DIAG_CASE(nan_log_of_zero) {
+  auto x = tensor<float>::full("x", {256}, 1.0f);
+  x(17) = 0.0f;
+  auto out = tensor<float>::zeros("out", {256});
+  launch<log_of<256>>(grid(1), x, out);
+}
+
+BV_DIAG_CASE(nan_division_by_zero) {
+  auto x = tensor<float>::full("x", {512}, 1.0f);
+  auto y = tensor<float>::full("y", {512}, 2.0f);
+  y(300) = 0.0f;
+  auto out = tensor<float>::zeros("out", {512});
+  launch<ratio<256>>(grid(2), x, y, out);
+}
+
+BV_DIAG_CASE(clean_nan_input_passed_through) {
+  auto x = tensor<float>::full("x", {256}, 1.0f);
+  x(3) = NAN;
+  auto out = tensor<float>::zeros("out", {256});
+  launch<pass_through<256>>(grid(1), x, out);
+}
+
+BV_DIAG_CASE(deadlock_lock_never_released) {
+  auto lock = tensor<int32_t>::zeros("lock", {1});
+  auto out = tensor<float>::zeros("out", {4});
+  launch<lock_forever>(grid(4), lock, out);
+}
+
+BV_DIAG_CASE(device_assert_fails) {
+  auto x = tensor<float>::full("x", {512}, 1.0f);
+  x(300) = -1.0f;
+  launch<assert_positive<256>>(grid(2), x);
+}
+
+BV_DIAG_CASE_ALL(uncoalesced_column_read) {
+  auto x = tensor<float>::randn("x", {256, 256}, 10);
+  auto out = tensor<float>::zeros("out", {256 * 256});
+  launch<column_read<256>>(grid(256), x, out, 256);
+}
+
+BV_DIAG_CASE_ALL(low_lane_utilisation) {
+  auto x = tensor<float>::randn("x", {64}, 11);
+  auto out = tensor<float>::zeros("out", {64});
+  launch<tiny_block>(grid(4), x, out);
+}

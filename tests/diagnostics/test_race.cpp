@@ -1,0 +1,113 @@
+// Corpus: races between programs of one launch, and the patterns that look like races but are
+// not (atomics, a lock, a program reading what it wrote itself, disjoint tiles).
+#include "corpus.hpp"
+
+using namespace bv;
+
+namespace {
+
+// Every program writes the same BLOCK elements.
+template <int B>
+void all_write_same(program<4> p, ptr<float> out) {
+  store(out + arange<B>(p), full<float, B>(p, p.id(0)));  // @ww
+}
+
+// In-place 3-point smoothing: program i reads its neighbours' elements, which they overwrite.
+template <int B>
+void smooth_in_place(program<4> p, ptr<float> x, int n) {
+  auto offs = p.id(0) * B + arange<B>(p);
+  auto l = load(x + offs - 1, (offs >= 1) & (offs - 1 < n), 0.0f);  // @left
+  auto r = load(x + offs + 1, offs + 1 < n, 0.0f);                   // @right
+  store(x + offs, (l + r) * 0.5f, offs < n);                          // @smooth_store
+}
+
+// A sum into one accumulator with plain load and store: the lost-update race.
+template <int B>
+void racy_total(program<4> p, ptr<const float> x, ptr<float> total) {
+  auto v = load(x + p.id(0) * B + arange<B>(p));
+  const float t = load(total);   // @racy_load
+  store(total, t + sum(v));      // @racy_store
+}
+
+// Clean: the same with atomic_add, from many programs.
+template <int B>
+void atomic_total(program<4> p, ptr<const float> x, ptr<float> total, ptr<int32_t> hist) {
+  auto v = load(x + p.id(0) * B + arange<B>(p));
+  atomic_add(total, sum(v));
+  atomic_add(hist + (arange<B>(p) % 8), 1);
+}
+
+// Clean: the same under a lock taken with atomic_cas and released with atomic_xchg.
+template <int B>
+void locked_total(program<4> p, ptr<const float> x, ptr<float> total, ptr<int32_t> lock) {
+  auto v = load(x + p.id(0) * B + arange<B>(p));
+  const float s = sum(v);
+  while (atomic_cas(lock, 0, 1) != 0) {
+  }
+  store(total, load(total) + s);
+  atomic_xchg(lock, 0);
+}
+
+// Clean: each program writes its block, reads it back and writes it again.
+template <int B>
+void read_own_write(program<4> p, ptr<float> out) {
+  auto offs = p.id(0) * B + arange<B>(p);
+  store(out + offs, offs.to(f32));
+  auto v = load(out + offs);
+  store(out + offs, v * 2.0f);
+}
+
+// Clean: a 2-D grid, each program its own tile.
+template <int BM, int BN>
+void tile_fill(program<4> p, ptr<float> out, int ld) {
+  auto r = p.id(0) * BM + arange<BM>(p);
+  auto c = p.id(1) * BN + arange<BN>(p);
+  store(out + (r.col() * ld + c.row()), 1.0f);
+}
+
+}  // namespace
+
+BV_DIAG_CASE(race_write_write) {
+  auto out = tensor<float>::zeros("out", {256});
+  launch<all_write_same<256>>(grid(4), out);
+}
+
+BV_DIAG_CASE(race_in_place_stencil) {
+  auto x = tensor<float>::randn("x", {512}, 5);
+  launch<smooth_in_place<128>>(grid(4), x, 512);
+}
+
+BV_DIAG_CASE(race_lost_update) {
+  auto x = tensor<float>::randn("x", {1024}, 6);
+  auto total = tensor<float>::zeros("total", {1});
+  launch<racy_total<256>>(grid(4), x, total);
+}
+
+BV_DIAG_CASE(clean_atomics_many_programs) {
+  auto x = tensor<float>::full("x", {16 * 256}, 1.0f);
+  auto total = tensor<float>::zeros("total", {1});
+  auto hist = tensor<int32_t>::zeros("hist", {8});
+  launch<atomic_total<256>>(grid(16), x, total, hist);
+  REQUIRE(total(0) == 4096.0f);
+  REQUIRE(hist(3) == 16 * 32);
+}
+
+BV_DIAG_CASE(clean_lock_protected_sum) {
+  auto x = tensor<float>::full("x", {16 * 256}, 1.0f);
+  auto total = tensor<float>::zeros("total", {1});
+  auto lock = tensor<int32_t>::zeros("lock", {1});
+  launch<locked_total<256>>(grid(16), x, total, lock);
+  REQUIRE(total(0) == 4096.0f);
+}
+
+BV_DIAG_CASE(clean_reads_own_writes) {
+  auto out = tensor<float>::zeros("out", {1024});
+  launch<read_own_write<256>>(grid(4), out);
+  REQUIRE(out(1023) == 2046.0f);
+}
+
+BV_DIAG_CASE(clean_disjoint_tiles) {
+  auto out = tensor<float>::zeros("out", {128, 128});
+  launch<tile_fill<32, 64>>(grid(4, 2), out, 128);
+  REQUIRE(out(127, 127) == 1.0f);
+}
