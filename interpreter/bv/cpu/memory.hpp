@@ -5,6 +5,7 @@
 #include <cstring>
 #include <source_location>
 
+#include "bv/cpu/access_path.hpp"
 #include "bv/cpu/block.hpp"
 #include "bv/cpu/ptr.hpp"
 #include "bv/cpu/runtime.hpp"
@@ -34,16 +35,19 @@ auto mask_array(const M& m) {
 template <class S, int W, class MA>
 bool all_in_bounds(const basic_block<int64_t, S, W>& off, int64_t base, int64_t numel,
                    const MA* mask) {
-  int64_t lo, hi;
-  if (mask) {
-    if (!mask->any()) return true;
-    lo = mask->select(off.v, std::numeric_limits<int64_t>::max()).minCoeff();
-    hi = mask->select(off.v, std::numeric_limits<int64_t>::min()).maxCoeff();
-  } else {
-    lo = off.v.minCoeff();
-    hi = off.v.maxCoeff();
+  if (!mask || all_set(mask->data(), S::size)) {
+    const span_info sp = analyse<S::rows, S::cols>(off.v.data());
+    t_last_span = {off.v.data(), sp.row_contiguous};
+    return sp.lo + base >= 0 && sp.hi + base < numel;
   }
-  return lo + base >= 0 && hi + base < numel;
+  t_last_span = {};
+  int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
+  for (int i = 0; i < S::size; ++i)
+    if ((*mask)[i]) {
+      lo = off.v[i] < lo ? off.v[i] : lo;
+      hi = off.v[i] > hi ? off.v[i] : hi;
+    }
+  return lo > hi || (lo + base >= 0 && hi + base < numel);
 }
 
 template <class T, class S, int W>
@@ -131,14 +135,17 @@ auto load_impl(const ptr_block<T, S, W>& p, const M& mask, const O& other,
   if constexpr (masked) {
     const auto m = mask_array<S>(mask);
     const bool* ok = admit(access_kind::load, p, &m, loc, "load", has_other);
-    for (int i = 0; i < S::size; ++i)
-      if (m[i] && (!ok || ok[i])) out.v[i] = p.p[p.off.v[i]];
+    if (!ok && all_set(m.data(), S::size))
+      gather_all<S::rows, S::cols>(out.v.data(), p.p, p.off.v.data());
+    else
+      for (int i = 0; i < S::size; ++i)
+        if (m[i] && (!ok || ok[i])) out.v[i] = p.p[p.off.v[i]];
     after_load(out.v, &m, has_other);
   } else {
     const Eigen::Array<bool, S::size, 1>* none = nullptr;
     const bool* ok = admit(access_kind::load, p, none, loc, "load", false);
     if (!ok) {
-      for (int i = 0; i < S::size; ++i) out.v[i] = p.p[p.off.v[i]];
+      gather_all<S::rows, S::cols>(out.v.data(), p.p, p.off.v.data());
     } else {
       for (int i = 0; i < S::size; ++i)
         if (ok[i]) out.v[i] = p.p[p.off.v[i]];
@@ -162,14 +169,20 @@ void store_impl(const ptr_block<T, S, W>& p, const V& value, const M& mask,
     const auto m = mask_array<S>(mask);
     const bool* ok = admit(access_kind::store, p, &m, loc, "store", false,
                            classify_values(vals, m.data()));
-    for (int i = 0; i < S::size; ++i)
-      if (m[i] && (!ok || ok[i])) p.p[p.off.v[i]] = vals[i];
+    if (!ok && all_set(m.data(), S::size))
+      scatter_all<S::rows, S::cols>(p.p, p.off.v.data(), vals.data());
+    else
+      for (int i = 0; i < S::size; ++i)
+        if (m[i] && (!ok || ok[i])) p.p[p.off.v[i]] = vals[i];
   } else {
     const Eigen::Array<bool, S::size, 1>* none = nullptr;
     const bool* ok =
         admit(access_kind::store, p, none, loc, "store", false, classify_values(vals, nullptr));
-    for (int i = 0; i < S::size; ++i)
-      if (!ok || ok[i]) p.p[p.off.v[i]] = vals[i];
+    if (!ok)
+      scatter_all<S::rows, S::cols>(p.p, p.off.v.data(), vals.data());
+    else
+      for (int i = 0; i < S::size; ++i)
+        if (ok[i]) p.p[p.off.v[i]] = vals[i];
   }
   note_progress();
 }
