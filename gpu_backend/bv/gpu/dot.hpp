@@ -110,7 +110,7 @@ BV_DI void dot_acc(const basic_block<A, shape<M, K>, W>& a, const basic_block<B,
     }
 #else
     constexpr int KPL = std::is_same_v<A, float> ? 1 : 4;  // k values per lane per step
-    const int half = lane / 32, l32 = lane % 32;
+    const int hi = lane / 32, l32 = lane % 32;
     const int colbase = L::wave_col(wave) * 8 + 4 * ((l32 / 4) % 2) + l32 % 4;
 #pragma unroll
     for (int r0 = 0; r0 < O::NR; ++r0)
@@ -124,7 +124,7 @@ BV_DI void dot_acc(const basic_block<A, shape<M, K>, W>& a, const basic_block<B,
         const int arow = gpu::row_of<M, N, W>(r0);
 #pragma unroll 2
         for (int kk = 0; kk < K; kk += 2 * KPL) {
-          const int k = kk + KPL * half;
+          const int k = kk + KPL * hi;
           if constexpr (std::is_same_v<A, float>) {
             gpu::prim::mfma_32x32x2_f32(c, Bs[bcol * ldb + k], As[arow * lda + k]);
           } else if constexpr (std::is_same_v<A, half>) {

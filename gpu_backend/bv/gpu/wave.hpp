@@ -65,7 +65,7 @@ BV_DI void barrier() { __syncthreads(); }
 // that uses one brackets its use with barriers, so ops that share a buffer never overlap.
 template <class T, int N, int Tag = 0>
 BV_DI T* lds() {
-  __shared__ alignas(16) unsigned char buf[N * sizeof(T)];
+  __shared__ unsigned char buf[N * sizeof(T)] __attribute__((aligned(16)));
   return reinterpret_cast<T*>(buf);
 }
 
