@@ -10,6 +10,8 @@
 #pragma once
 #include <doctest/doctest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -111,6 +113,9 @@ inline void run_case(const std::string& name, const std::string& source,
     clear_diagnostics();
     body();
     const auto diags = diagnostics();  // a copy: the next run clears them
+    // BV_DIAG_PRINT=1 prints the reports as a user sees them (docs/diagnostics.md shows these).
+    if (rc.sched == schedule::sequential && std::getenv("BV_DIAG_PRINT"))
+      for (const auto& d : diags) std::printf("%s\n", d.text().c_str());
     std::ostringstream all;
     for (const auto& d : diags)
       all << "  " << d.kind << " line " << d.line << " program " << pid_of(d) << " tensor "

@@ -2,7 +2,7 @@
 // active lanes could touch, and how many (lane, register) slots of the program do useful work.
 // Which wave holds which element comes from layout::default_blocked for the access's shape, its
 // element size, the program's waves and config().wave_size: the layout the GPU backend uses.
-// Warnings, one per memory op (source line) per launch, from the first 32 executions of that op
+// Warnings, one per memory op (source line) per launch, from the first 8 executions of that op
 // (a sample keeps the cost flat): "uncoalesced" when touched/ideal >= 2, "low-utilisation" when
 // fewer than 20% of the slots hold an active element (blocks far smaller than the program's
 // lanes, masks that switch most lanes off; a 256-element block on 4 waves of 64 with 16-byte
@@ -19,7 +19,7 @@ namespace bv::detail {
 namespace {
 
 constexpr int k_segment = 64;
-constexpr int k_samples = 32;
+constexpr int k_samples = 8;
 
 struct layout_map {
   std::vector<int> owner;  // wave of each element (its first holder)

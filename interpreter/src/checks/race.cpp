@@ -117,7 +117,7 @@ struct race_check final : observer {
   }
 
   void report_race(int k, const access& a, const program_state& s, const std::vector<int>& lanes,
-                   int32_t other, uint16_t other_li, uint16_t li) {
+                   int32_t other, uint16_t other_li, uint16_t /*li*/) {
     std::source_location other_copy;
     {
       std::lock_guard lk(mu);
