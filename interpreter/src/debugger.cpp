@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <iostream>
 #include <mutex>
+#include <set>
 #include <sstream>
 
 #include "bv/cpu/check.hpp"
@@ -60,8 +61,17 @@ bool pid_cond::matches(const std::array<int, 3>& pid) const {
   bool r = false;
   std::string err;
   if (!parse_pid_cond(text, pid, r, err)) {
-    static std::once_flag once;
-    std::call_once(once, [&] {
+    // Once per launch and condition, not once per program; but every launch that uses a bad
+    // condition hears about it (a process-wide once would stay silent after the first).
+    static std::mutex mu;
+    static std::set<std::pair<uint64_t, std::string>> reported;
+    const detail::launch_state* L = detail::current_launch();
+    bool first = true;
+    if (L) {
+      std::lock_guard lk(mu);
+      first = reported.insert({L->serial, text}).second;
+    }
+    if (first) {
       diagnostic d;
       d.kind = "bad-condition";
       d.sev = severity::error;
@@ -69,7 +79,7 @@ bool pid_cond::matches(const std::array<int, 3>& pid) const {
       d.hint = "write one comparison per axis, separated by commas: \"=0,>1\"";
       detail::complete(d, &loc);
       detail::report(d);
-    });
+    }
     return false;
   }
   return r;
