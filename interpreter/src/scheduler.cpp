@@ -26,6 +26,22 @@ namespace ctx = boost::context;
 #define BV_TSAN_FIBERS 1
 #endif
 #endif
+// AddressSanitizer likewise needs each switch announced (Debian's Boost.Context is built with
+// fcontext, which has no ASan support, and its ucontext variant needs symbols that library lacks).
+#if defined(__SANITIZE_ADDRESS__)
+#define BV_ASAN_FIBERS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BV_ASAN_FIBERS 1
+#endif
+#endif
+#ifdef BV_ASAN_FIBERS
+extern "C" {
+void __sanitizer_start_switch_fiber(void** fake_stack_save, const void* bottom, size_t size);
+void __sanitizer_finish_switch_fiber(void* fake_stack_save, const void** bottom_old,
+                                     size_t* size_old);
+}
+#endif
 #ifdef BV_TSAN_FIBERS
 extern "C" {
 void* __tsan_get_current_fiber(void);
@@ -83,9 +99,11 @@ stack_pool& pool_for(std::size_t bytes) {
   return *p;
 }
 
+thread_local ctx::stack_context t_last_stack;  // the stack start() just gave a fiber
+
 struct pooled_stack {
   stack_pool* pool;
-  ctx::stack_context allocate() { return pool->get(); }
+  ctx::stack_context allocate() { return t_last_stack = pool->get(); }
   void deallocate(ctx::stack_context& sc) noexcept { pool->put(sc); }
 };
 
@@ -93,6 +111,12 @@ struct fiber_slot {
   ctx::fiber self;  // the program
   ctx::fiber sink;  // the scheduler, while the program runs
   bool finished = false;
+#ifdef BV_ASAN_FIBERS
+  ctx::stack_context stack{};
+  const void* caller_bottom = nullptr;  // the scheduler's stack, to switch back to
+  size_t caller_size = 0;
+  void* caller_fake = nullptr;
+#endif
 #ifdef BV_TSAN_FIBERS
   void* tsan_self = __tsan_create_fiber(0);
   void* tsan_caller = nullptr;
@@ -100,7 +124,40 @@ struct fiber_slot {
 #endif
 };
 
-// Around every switch into a program's fiber and back out of it (no-ops without TSan).
+// Around every switch into a program's fiber and back out of it (no-ops without sanitizers).
+// ASan: the scheduler side starts a switch to the fiber's stack and finishes the switch back; the
+// fiber side finishes the switch in (learning the scheduler's stack) and starts the switch out.
+inline void asan_to_fiber(fiber_slot* slot) {
+#ifdef BV_ASAN_FIBERS
+  __sanitizer_start_switch_fiber(&slot->caller_fake,
+                                 static_cast<char*>(slot->stack.sp) - slot->stack.size,
+                                 slot->stack.size);
+#else
+  (void)slot;
+#endif
+}
+inline void asan_back_in_scheduler(fiber_slot* slot) {
+#ifdef BV_ASAN_FIBERS
+  __sanitizer_finish_switch_fiber(slot->caller_fake, nullptr, nullptr);
+#else
+  (void)slot;
+#endif
+}
+inline void asan_in_fiber(fiber_slot* slot) {
+#ifdef BV_ASAN_FIBERS
+  __sanitizer_finish_switch_fiber(nullptr, &slot->caller_bottom, &slot->caller_size);
+#else
+  (void)slot;
+#endif
+}
+inline void asan_out_of_fiber(fiber_slot* slot, bool exiting) {
+#ifdef BV_ASAN_FIBERS
+  void* fake = nullptr;
+  __sanitizer_start_switch_fiber(exiting ? nullptr : &fake, slot->caller_bottom, slot->caller_size);
+#else
+  (void)slot, (void)exiting;
+#endif
+}
 inline void tsan_enter(fiber_slot* slot) {
 #ifdef BV_TSAN_FIBERS
   slot->tsan_caller = __tsan_get_current_fiber();
@@ -122,6 +179,7 @@ void start(launch_state& L, program_state& s, stack_pool& pool) {
   s.fiber = slot;
   slot->self = ctx::fiber(std::allocator_arg, pooled_stack{&pool},
                           [&L, &s, slot](ctx::fiber&& sink) {
+                            asan_in_fiber(slot);
                             slot->sink = std::move(sink);
                             try {
                               L.desc->body(&s);
@@ -137,8 +195,12 @@ void start(launch_state& L, program_state& s, stack_pool& pool) {
                             }
                             slot->finished = true;
                             tsan_leave(slot);
+                            asan_out_of_fiber(slot, true);
                             return std::move(slot->sink);
                           });
+#ifdef BV_ASAN_FIBERS
+  slot->stack = t_last_stack;
+#endif
 }
 
 // Runs the program until it finishes or yields; true when it finished.
@@ -148,7 +210,9 @@ bool resume(program_state& s) {
   t_current = &s;
   s.state = program_state::status::running;
   tsan_enter(slot);
+  asan_to_fiber(slot);
   slot->self = std::move(slot->self).resume();
+  asan_back_in_scheduler(slot);
   t_current = prev;
   if (slot->finished) {
     s.state = program_state::status::done;
@@ -331,7 +395,9 @@ void wait_for_progress(const std::source_location& loc) {
   s->state = program_state::status::waiting;
   auto* slot = static_cast<fiber_slot*>(s->fiber);
   tsan_leave(slot);
+  asan_out_of_fiber(slot, false);
   slot->sink = std::move(slot->sink).resume();
+  asan_in_fiber(slot);
   t_current = s;
   s->state = program_state::status::running;
 }
@@ -346,7 +412,9 @@ void maybe_preempt() {
   s->state = program_state::status::waiting;
   auto* slot = static_cast<fiber_slot*>(s->fiber);
   tsan_leave(slot);
+  asan_out_of_fiber(slot, false);
   slot->sink = std::move(slot->sink).resume();
+  asan_in_fiber(slot);
   t_current = s;
   s->state = program_state::status::running;
 }
