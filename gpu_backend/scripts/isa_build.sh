@@ -21,7 +21,7 @@ else
   echo "hipcc not found: gfx90a/gfx940 not checked" >&2
 fi
 if [ -n "$CLANG19" ]; then
-  "$CLANG19" "${FLAGS[@]}" --offload-arch=gfx942 -nogpulib -isystem /usr/include \
+  "$CLANG19" "${FLAGS[@]}" --offload-arch=gfx942 -nogpulib \
     "$SRC/gpu_backend/src/host_api.cu" -o "$B/gfx942.s" &
   pids+=($!); inputs+=("gfx942=$B/gfx942.s")
 else

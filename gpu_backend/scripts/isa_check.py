@@ -19,7 +19,7 @@ VGPRS_PER_SIMD_LANE = 512  # the unified VGPR+AGPR file of CDNA2/CDNA3
 
 
 def demangle(names):
-    tool = shutil.which("llvm-cxxfilt-19") or shutil.which("c++filt")
+    tool = shutil.which("llvm-cxxfilt-19") or shutil.which("llvm-cxxfilt") or shutil.which("c++filt")
     if not tool or not names:
         return {n: n for n in names}
     out = subprocess.run([tool], input="\n".join(names), capture_output=True, text=True).stdout
@@ -30,6 +30,31 @@ def short(d):
     m = re.search(r"bv::kernels::(\w+)<([^()]*?)>\(", d)
     if m:
         return f"{m.group(1)}<{m.group(2)}>"
+    # A mangled name the demangler did not know (clang-19's C++20 template-argument mangling):
+    # read the kernel's name and template arguments off it.
+    m = re.search(r"7kernels(\d+)", d)
+    if m:
+        n = int(m.group(1))
+        start = m.end()
+        name = d[start:start + n]
+        rest = d[start + n:]
+        args, subs = [], []
+        if rest.startswith("I"):
+            for t in re.finditer(r"DF16_|NS_8bfloat16E|S\d*_|Li(\d+)E|f|E", rest[1:]):
+                tok = t.group(0)
+                if tok == "E":
+                    break
+                if tok == "DF16_":
+                    args.append("_Float16"); subs.append("_Float16")
+                elif tok == "NS_8bfloat16E":
+                    args.append("bv::bfloat16"); subs.append("bv::bfloat16")
+                elif tok == "f":
+                    args.append("float")
+                elif tok.startswith("S"):
+                    args.append(subs[-1] if subs else "?")
+                else:
+                    args.append(t.group(1))
+        return f"{name}<{', '.join(args)}>"
     return d[:120]
 
 
@@ -37,12 +62,21 @@ def parse(path):
     text = open(path).read()
     kernels = {}
     # function bodies: instruction counts
-    for m in re.finditer(r"^(\S+):\s*(?:;.*)?\n(.*?)^\.Lfunc_end\d+:", text, re.S | re.M):
-        name, body = m.group(1), m.group(2)
-        if name.startswith(".") or name.startswith("__"):
+    current = None
+    for line in text.splitlines():
+        m = re.match(r"^(_Z\S+):", line)
+        if m:
+            current = kernels.setdefault(m.group(1), {})
+            current.setdefault("mfma", 0)
+            current.setdefault("instructions", 0)
             continue
-        kernels.setdefault(name, {})["mfma"] = len(re.findall(r"^\s+v_mfma", body, re.M))
-        kernels[name]["instructions"] = len(re.findall(r"^\s+[sv]_\w+", body, re.M))
+        if line.startswith(".Lfunc_end"):
+            current = None
+            continue
+        if current is not None and re.match(r"^\s+[sv]_\w+", line):
+            current["instructions"] += 1
+            if re.match(r"^\s+v_mfma", line):
+                current["mfma"] += 1
     # kernel descriptors
     for m in re.finditer(r"\.amdhsa_kernel (\S+)\n(.*?)\.end_amdhsa_kernel", text, re.S):
         k = kernels.setdefault(m.group(1), {})

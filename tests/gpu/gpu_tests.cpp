@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <random>
 
+#include "bv/gpu/dispatch.hpp"
 #include "bv/gpu/host_api.hpp"
 #include "bv/kernels/add.hpp"
 #include "bv/kernels/copy.hpp"
@@ -161,6 +162,22 @@ TEST_CASE("gpu matmul: f32, f16 and bf16 with f32 output, ragged") {
                                    bv::testing::ragged(rng, 129, 300),
                                    bv::testing::ragged(rng, 33, 300), s + 4);
   matmul_case<bv::half, bv::half>(256, 256, 256, s + 5);
+}
+
+TEST_CASE("backend choice: automatic picks the GPU, BV_INTERPRET=1 forces the interpreter") {
+  auto x = tensor<float>::randn("x", {5000}, 3), y = tensor<float>::randn("y", {5000}, 4);
+  tensor<float> a("a", {5000}), b("b", {5000});
+  const auto ra = bv::gpu::add(x, y, a);  // automatic
+  CHECK(ra.kernel.find("(gpu)") != std::string::npos);
+  setenv("BV_INTERPRET", "1", 1);
+  const auto rb = bv::gpu::add(x, y, b);
+  unsetenv("BV_INTERPRET");
+  CHECK(rb.kernel.find("(gpu)") == std::string::npos);
+  CHECK(rb.ok());
+  for (int64_t i = 0; i < 5000; ++i) REQUIRE(a(i) == b(i));
+  auto m = tensor<float>::randn("m", {50, 100}, 5);
+  tensor<float> mo("mo", {100, 50});
+  CHECK_THROWS_AS(bv::gpu::copy(m.transposed(), mo, bv::gpu::backend::gpu), std::runtime_error);
 }
 
 int main(int argc, char** argv) {

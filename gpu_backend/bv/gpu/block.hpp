@@ -160,12 +160,17 @@ struct basic_block<T, shape<N>, W> {
   static constexpr int rows = 1;
   static constexpr int cols = N;
   static constexpr int NF = layout::regs;
-  static constexpr int NRow = row_layout::NC;  // registers of .row(): columns of a (1, N) block
-  static constexpr int NCol = col_layout::NR;  // registers of .col(): rows of an (N, 1) block
+  // The row and column roles are kept while they are small (a block that large could not be
+  // broadcast into a 2-D block in registers anyway); beyond that .row()/.col() go through LDS.
+  static constexpr int role_limit = 64;
+  static constexpr bool row_role = row_layout::NC <= role_limit;
+  static constexpr bool col_role = col_layout::NR <= role_limit;
+  static constexpr int NRow = row_role ? row_layout::NC : 0;  // registers of .row()
+  static constexpr int NCol = col_role ? col_layout::NR : 0;  // registers of .col()
 
   T f[NF];
-  T r[NRow];
-  T c[NCol];
+  T r[NRow > 0 ? NRow : 1];
+  T c[NCol > 0 ? NCol : 1];
 
   template <class U>
   BV_DI basic_block<U, shape<N>, W> to(dtype<U>) const {
@@ -181,21 +186,46 @@ struct basic_block<T, shape<N>, W> {
 
   // Triton's x[None, :] and x[:, None]: no data moves.
   BV_DI basic_block<T, shape<1, N>, W> row() const {
-    basic_block<T, shape<1, N>, W> out;
-    static_assert(decltype(out)::NR == 1 && decltype(out)::NC == NRow, "row(): layout mismatch");
+    using O = basic_block<T, shape<1, N>, W>;
+    O out;
+    if constexpr (row_role) {
+      static_assert(O::NR == 1 && O::NC == NRow, "row(): layout mismatch");
 #pragma unroll
-    for (int i = 0; i < NRow; ++i) out.v[i] = r[i];
+      for (int i = 0; i < NRow; ++i) out.v[i] = r[i];
+    } else {
+      const T* s = through_lds();
+#pragma unroll
+      for (int ci = 0; ci < O::NC; ++ci) out.v[ci] = s[gpu::col_of<1, N, W>(ci)];
+    }
     return out;
   }
   BV_DI basic_block<T, shape<N, 1>, W> col() const {
     using O = basic_block<T, shape<N, 1>, W>;
-    static_assert(O::NR == NCol, "col(): layout mismatch");
     O out;
+    if constexpr (col_role) {
+      static_assert(O::NR == NCol, "col(): layout mismatch");
 #pragma unroll
-    for (int ri = 0; ri < O::NR; ++ri)
+      for (int ri = 0; ri < O::NR; ++ri)
 #pragma unroll
-      for (int ci = 0; ci < O::NC; ++ci) out.v[ri * O::NC + ci] = c[ri];
+        for (int ci = 0; ci < O::NC; ++ci) out.v[ri * O::NC + ci] = c[ri];
+    } else {
+      const T* s = through_lds();
+#pragma unroll
+      for (int ri = 0; ri < O::NR; ++ri)
+#pragma unroll
+        for (int ci = 0; ci < O::NC; ++ci) out.v[ri * O::NC + ci] = s[gpu::row_of<N, 1, W>(ri)];
+    }
     return out;
+  }
+  // The whole block in LDS (a layout conversion): valid until the next op that uses LDS.
+  BV_DI const T* through_lds() const {
+    T* s = gpu::prim::lds<T, N, 5>();
+    gpu::prim::barrier();
+#pragma unroll
+    for (int i = 0; i < NF; ++i)
+      if (gpu::owner1d<N, W>(i)) s[gpu::flat_of<N, W>(i)] = f[i];
+    gpu::prim::barrier();
+    return s;
   }
 
   template <class Y>
@@ -237,8 +267,12 @@ BV_DI C get(const X& x, P, int a, int b) {
   } else {
     using XB = std::remove_cvref_t<X>;
     if constexpr (std::is_same_v<P, part_2>) {
-      if constexpr (XB::rank == 1)
+      if constexpr (XB::rank == 1) {
+        static_assert(XB::row_role || XB::size == 1,
+                      "This 1-D block is too large to broadcast into a 2-D block in registers; "
+                      "broadcast its .row() (which goes through LDS) instead.");
         return cvt<C>(x.r[XB::cols == 1 ? 0 : b]);
+      }
       else
         return cvt<C>(x.v[(XB::rows == 1 ? 0 : a) * XB::NC + (XB::cols == 1 ? 0 : b)]);
     } else {

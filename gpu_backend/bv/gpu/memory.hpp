@@ -108,12 +108,12 @@ using raw_vec = std::conditional_t<
                                           std::conditional_t<Bytes == 2, uint16_t, uint8_t>>>>;
 
 // Whether V registers' offsets are consecutive, all lanes active and the address V-aligned.
-template <int V, class T, class I>
-BV_DI bool vector_ok(const T* base, const I* off, const bool* m) {
+template <int V, bool Masked, class T, class I>
+BV_DI bool vector_ok(const T* base, const I (&off)[V], const bool (&m)[V]) {
   bool ok = (reinterpret_cast<uintptr_t>(base + off[0]) % (V * sizeof(T))) == 0;
 #pragma unroll
   for (int j = 1; j < V; ++j) ok = ok && off[j] == off[0] + j;
-  if (m) {
+  if constexpr (Masked) {
 #pragma unroll
     for (int j = 0; j < V; ++j) ok = ok && m[j];
   }
@@ -145,27 +145,30 @@ BV_DI void vstore(U* addr, const U* in) {
 }
 
 // Load V consecutive registers: one vector access when possible, else lane by lane.
-template <int V, class U, class I>
-BV_DI void load_run(U* out, const U* base, const I* off, const bool* m, const U* other) {
+template <int V, bool Masked, class U, class I, class O>
+BV_DI void load_run(U* out, const U* base, const I (&off)[V], const bool (&m)[V], O other) {
   if constexpr (V > 1 && (V * sizeof(U)) % 4 == 0) {
-    if (vector_ok<V>(base, off, m)) {
+    if (vector_ok<V, Masked>(base, off, m)) {
       vload<V>(out, base + off[0]);
       return;
     }
   }
 #pragma unroll
   for (int j = 0; j < V; ++j) {
-    if (!m || m[j])
-      out[j] = base[off[j]];
+    // A scalar `other` travels as a value: were it read from memory in one arm, the compiler
+    // could select between addresses and keep it in scratch.
+    if constexpr (std::is_same_v<O, U>)
+      out[j] = (!Masked || m[j]) ? base[off[j]] : other;
     else
-      out[j] = other[j];
+      out[j] = (!Masked || m[j]) ? base[off[j]] : other[j];
   }
 }
-template <int V, class U, class I>
-BV_DI void store_run(U* base, const I* off, const bool* m, const bool* own, const U* in) {
+template <int V, bool Masked, bool Replicas, class U, class I>
+BV_DI void store_run(U* base, const I (&off)[V], const bool (&m)[V], const bool (&own)[V],
+                     const U (&in)[V]) {
   if constexpr (V > 1 && (V * sizeof(U)) % 4 == 0) {
-    bool ok = vector_ok<V>(base, off, m);
-    if (own) {
+    bool ok = vector_ok<V, Masked>(base, off, m);
+    if constexpr (Replicas) {
 #pragma unroll
       for (int j = 0; j < V; ++j) ok = ok && own[j];
     }
@@ -176,7 +179,7 @@ BV_DI void store_run(U* base, const I* off, const bool* m, const bool* own, cons
   }
 #pragma unroll
   for (int j = 0; j < V; ++j)
-    if ((!m || m[j]) && (!own || own[j])) base[off[j]] = in[j];
+    if ((!Masked || m[j]) && (!Replicas || own[j])) base[off[j]] = in[j];
 }
 
 template <class S, int W>
@@ -211,7 +214,8 @@ BV_DI bool mask_at(const M& m, P p, int a, int b) {
 }
 
 template <class T, class S, int W, class I, class M, class O>
-BV_DI auto load_impl(const ptr_block<T, S, W, I>& pb, const M& mask, const O& other) {
+BV_DI auto load_impl(const ptr_block<T, S, W, I>& pb, const M& mask, const O other) {
+  // `other` by value: a scalar bound to a reference lives in scratch on some compilers.
   using U = std::remove_const_t<T>;
   constexpr bool masked = !std::is_same_v<M, no_mask>;
   constexpr bool has_other = !std::is_same_v<O, no_other>;
@@ -219,7 +223,7 @@ BV_DI auto load_impl(const ptr_block<T, S, W, I>& pb, const M& mask, const O& ot
   check_mask<S, M>();
   basic_block<U, S, W> out;
   const U* base = pb.p;
-  auto oth = [&](auto p, int a, int b) -> U {
+  auto oth = [other](auto p, int a, int b) -> U {
     if constexpr (has_other)
       return get<U>(other, p, a, b);
     else
@@ -232,23 +236,35 @@ BV_DI auto load_impl(const ptr_block<T, S, W, I>& pb, const M& mask, const O& ot
     for (int g = 0; g < B::NF; g += V) {
       I off[V];
       bool m[V];
-      U o[V];
 #pragma unroll
       for (int j = 0; j < V; ++j) {
         off[j] = pb.off.f[g + j];
         m[j] = mask_at(mask, part_f{}, g + j, 0);
-        o[j] = oth(part_f{}, g + j, 0);
       }
-      load_run<V>(out.f + g, base, off, masked ? m : nullptr, o);
+      if constexpr (Block<O>) {
+        U o[V];
+#pragma unroll
+        for (int j = 0; j < V; ++j) o[j] = oth(part_f{}, g + j, 0);
+        load_run<V, masked>(out.f + g, base, off, m, o);
+      } else {
+        const U o = oth(part_f{}, 0, 0);
+        load_run<V, masked>(out.f + g, base, off, m, o);
+      }
     }
     // The row and column roles: reloaded (the compiler drops them when no .row()/.col() uses
     // them).
 #pragma unroll
-    for (int i = 0; i < B::NRow; ++i)
-      out.r[i] = mask_at(mask, part_r{}, i, 0) ? base[pb.off.r[i]] : oth(part_r{}, i, 0);
+    for (int i = 0; i < B::NRow; ++i) {
+      U v = oth(part_r{}, i, 0);
+      if (mask_at(mask, part_r{}, i, 0)) v = base[pb.off.r[i]];
+      out.r[i] = v;
+    }
 #pragma unroll
-    for (int i = 0; i < B::NCol; ++i)
-      out.c[i] = mask_at(mask, part_c{}, i, 0) ? base[pb.off.c[i]] : oth(part_c{}, i, 0);
+    for (int i = 0; i < B::NCol; ++i) {
+      U v = oth(part_c{}, i, 0);
+      if (mask_at(mask, part_c{}, i, 0)) v = base[pb.off.c[i]];
+      out.c[i] = v;
+    }
   } else {
     using B = basic_block<U, S, W>;
     constexpr int V = gpu::tile2d::spt1 <= B::NC ? gpu::tile2d::spt1 : B::NC;
@@ -258,14 +274,20 @@ BV_DI auto load_impl(const ptr_block<T, S, W, I>& pb, const M& mask, const O& ot
       for (int cg = 0; cg < B::NC; cg += V) {
         I off[V];
         bool m[V];
-        U o[V];
 #pragma unroll
         for (int j = 0; j < V; ++j) {
           off[j] = pb.off.v[ri * B::NC + cg + j];
           m[j] = mask_at(mask, part_2{}, ri, cg + j);
-          o[j] = oth(part_2{}, ri, cg + j);
         }
-        load_run<V>(out.v + ri * B::NC + cg, base, off, masked ? m : nullptr, o);
+        if constexpr (Block<O>) {
+          U o[V];
+#pragma unroll
+          for (int j = 0; j < V; ++j) o[j] = oth(part_2{}, ri, cg + j);
+          load_run<V, masked>(out.v + ri * B::NC + cg, base, off, m, o);
+        } else {
+          const U o = oth(part_2{}, 0, 0);
+          load_run<V, masked>(out.v + ri * B::NC + cg, base, off, m, o);
+        }
       }
   }
   return out;
@@ -296,7 +318,7 @@ BV_DI void store_impl(const ptr_block<T, S, W, I>& pb, const V& value, const M& 
         in[j] = get<T>(value, part_f{}, g + j, 0);
         own[j] = gpu::owner1d<S::size, W>(g + j);
       }
-      store_run<VW>(pb.p, off, masked ? m : nullptr, replicas ? own : nullptr, in);
+      store_run<VW, masked, replicas>(pb.p, off, m, own, in);
     }
   } else {
     using B = basic_block<T, S, W>;
@@ -315,7 +337,7 @@ BV_DI void store_impl(const ptr_block<T, S, W, I>& pb, const V& value, const M& 
           in[j] = get<T>(value, part_2{}, ri, cg + j);
           own[j] = gpu::owner2d<S::rows, S::cols, W>(ri, cg + j);
         }
-        store_run<VW>(pb.p, off, masked ? m : nullptr, replicas ? own : nullptr, in);
+        store_run<VW, masked, replicas>(pb.p, off, m, own, in);
       }
   }
 }
