@@ -1,0 +1,88 @@
+// Rotary position embedding (RoPE, Llama's rotate-half form) fused with the head layout change
+// attention needs. rope_split reads head h of row s from a [S, *] activation (q, k or v columns
+// of a fused QKV projection, at column col0 + h * D) and writes it to [H, S, D], rotated:
+//   out[:D/2] = x1 * cos - x2 * sin,   out[D/2:] = x2 * cos + x1 * sin
+// with x1, x2 the two halves and (cos, sin) of angle pos * base^(-2i/D) from host tables [S, D/2].
+// rope_merge goes back from [H, S, D] to columns of a [S, *] matrix, rotating by -angle (the
+// inverse, and the transpose, of the rotation: what the backward needs) or not at all.
+#pragma once
+#include "bv/bv.hpp"
+#include "bv/kernels/launch_util.hpp"
+
+#if !BV_GPU
+#include <cmath>
+#endif
+
+namespace bv::kernels {
+
+// sign: +1 rotates by the angle, -1 by minus the angle, 0 copies (a plain layout change).
+template <class T, int D, int W = 1>
+BV_KERNEL void rope_split_kernel(program<W> p, ptr<const T> src, ptr<T> dst, ptr<const float> cos_t,
+                                 ptr<const float> sin_t, int s, int src_stride, int col0,
+                                 float sign) {
+  constexpr int HALF = D / 2;
+  const int pos = p.id(0), h = p.id(1);
+  auto i = arange<HALF>(p);
+  auto row = src + pos * src_stride + col0 + h * D;
+  auto x1 = load(row + i).to(f32);
+  auto x2 = load(row + HALF + i).to(f32);
+  auto c = load(cos_t + pos * HALF + i);
+  auto sn = load(sin_t + pos * HALF + i) * sign;
+  if (sign == 0.0f) c = full<float, HALF>(p, 1.0f);
+  auto out = dst + (h * s + pos) * D;
+  store(out + i, x1 * c - x2 * sn);
+  store(out + HALF + i, x2 * c + x1 * sn);
+}
+
+template <class T, int D, int W = 1>
+BV_KERNEL void rope_merge_kernel(program<W> p, ptr<const T> src, ptr<T> dst, ptr<const float> cos_t,
+                                 ptr<const float> sin_t, int s, int dst_stride, int col0,
+                                 float sign) {
+  constexpr int HALF = D / 2;
+  const int pos = p.id(0), h = p.id(1);
+  auto i = arange<HALF>(p);
+  auto in = src + (h * s + pos) * D;
+  auto x1 = load(in + i).to(f32);
+  auto x2 = load(in + HALF + i).to(f32);
+  auto c = load(cos_t + pos * HALF + i);
+  auto sn = load(sin_t + pos * HALF + i) * sign;
+  if (sign == 0.0f) c = full<float, HALF>(p, 1.0f);
+  auto row = dst + pos * dst_stride + col0 + h * D;
+  store(row + i, x1 * c - x2 * sn);
+  store(row + HALF + i, x2 * c + x1 * sn);
+}
+
+#if !BV_GPU
+// cos and sin tables [S, D/2] of angle pos * base^(-2i/D), computed in double.
+struct rope_tables {
+  tensor<float> cos, sin;
+  rope_tables(int64_t s, int64_t d, double base = 10000.0)
+      : cos("rope_cos", {s, d / 2}), sin("rope_sin", {s, d / 2}) {
+    for (int64_t pos = 0; pos < s; ++pos)
+      for (int64_t i = 0; i < d / 2; ++i) {
+        const double a = static_cast<double>(pos) * std::pow(base, -2.0 * i / d);
+        cos(pos, i) = static_cast<float>(std::cos(a));
+        sin(pos, i) = static_cast<float>(std::sin(a));
+      }
+  }
+};
+
+// dst [.., H, S, D] (contiguous) = rope(src[:, col0 : col0 + H * D]) (sign +1), its inverse (-1) or a copy (0).
+template <int D, class T>
+launch_result rope_split(const tensor<T>& src, int64_t col0, tensor<T>& dst,
+                         const rope_tables& t, float sign) {
+  const int h = detail::i32(dst.size(dst.dim() - 3)), s = detail::i32(dst.size(dst.dim() - 2));
+  return launch<rope_split_kernel<T, D>>(grid(s, h), src, dst, t.cos, t.sin, s,
+                                         detail::i32(src.stride(0)), detail::i32(col0), sign);
+}
+// dst[:, col0 : col0 + H * D] = rope(src [.., H, S, D]) with the same signs.
+template <int D, class T>
+launch_result rope_merge(const tensor<T>& src, tensor<T>& dst, int64_t col0,
+                         const rope_tables& t, float sign) {
+  const int h = detail::i32(src.size(src.dim() - 3)), s = detail::i32(src.size(src.dim() - 2));
+  return launch<rope_merge_kernel<T, D>>(grid(s, h), src, dst, t.cos, t.sin, s,
+                                         detail::i32(dst.stride(0)), detail::i32(col0), sign);
+}
+#endif
+
+}  // namespace bv::kernels
