@@ -14,6 +14,10 @@ mkdir -p "$O"
 } 2>&1 | tee "$O/env.txt"
 echo "== tests"; "$C/bv_gpu_tests" -s 2>&1 | tail -400 > "$O/tests.txt"; echo "tests rc=$?" | tee -a "$O/tests.txt"; tail -5 "$O/tests.txt"
 echo "== bench"; "$C/bv_gpu_bench" 2>&1 | tee "$O/bench.txt"
+for extra in "$C"/bv_gpu_bench_*; do  # variants (other build flags), if carried
+  [ -x "$extra" ] || continue
+  echo "== $(basename "$extra")"; "$extra" 2>&1 | grep -E "matmul|softmax|add|copy" | tee -a "$O/bench_variants.txt"
+done
 echo "== peer"; PYTHONUNBUFFERED=1 timeout 300 python3 "$C/triton_peer.py" gpu > "$O/peer.json" 2> "$O/peer.err"; echo "peer rc=$?"
 python3 - "$O" <<'PY'
 import json, re, sys

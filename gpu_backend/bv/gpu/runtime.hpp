@@ -184,8 +184,14 @@ struct kernel_traits<K> {
   using params = std::tuple<P...>;
 };
 
+// Programs per multiprocessor the compiler must leave registers for (the second
+// __launch_bounds__ argument); 1 lets a program take every register it wants.
+#ifndef BV_GPU_MIN_PROGRAMS_PER_SM
+#define BV_GPU_MIN_PROGRAMS_PER_SM 1
+#endif
 template <auto K, class... P>
-__global__ void __launch_bounds__(kernel_traits<K>::threads) trampoline(P... args) {
+__global__ void __launch_bounds__(kernel_traits<K>::threads, BV_GPU_MIN_PROGRAMS_PER_SM)
+    trampoline(P... args) {
   K(program<kernel_traits<K>::waves>{}, args...);
 }
 
