@@ -69,7 +69,7 @@ TEST_CASE("rmsnorm f16 and bf16") {
   check_rmsnorm<bfloat16>(ragged(rng, 5, 40), ragged(rng, 100, 1500), seed + 20);
 }
 
-TEST_CASE("rmsnorm: a row wider than 2048 takes the 8192 block") {
+TEST_CASE("rmsnorm: a row wider than 1024 takes the 8192 block") {
   const uint64_t seed = fresh_seed();
   check_rmsnorm<float>(7, 5000, seed);
 }

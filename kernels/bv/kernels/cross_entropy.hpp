@@ -53,7 +53,7 @@ BV_KERNEL void cross_entropy_bwd_kernel(program<W> p, ptr<const T> x, ptr<const 
 }
 
 #if !BV_GPU
-inline constexpr int cross_entropy_block = 2048;
+inline constexpr int cross_entropy_block = 1024;  // the interpreter's fast block size (launch_util.hpp)
 
 // loss [M] and lse [M] (fp32) from logits x [M, V] and targets [M] (i32).
 template <class T>
