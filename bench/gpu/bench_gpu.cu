@@ -49,7 +49,8 @@ int main(int argc, char** argv) {
 
     // copy ceiling: 1 GiB device-to-device memcpy, bytes read + written
     const int64_t cb = quick ? (1 << 26) : (int64_t(1) << 30);
-    auto src = device_tensor<uint8_t>::empty("src", {cb}), dst = device_tensor<uint8_t>::empty("dst", {cb});
+    auto src = device_tensor<uint8_t>::empty("src", {cb}),
+         dst = device_tensor<uint8_t>::empty("dst", {cb});
     src.fill_bytes(1);
     const double t_ceiling = median_ms([&] {
       gpu::check(hipMemcpyAsync(dst.data(), src.data(), cb, hipMemcpyDeviceToDevice, 0), "memcpy");
@@ -66,7 +67,10 @@ int main(int argc, char** argv) {
       gpu::check(hipMemcpy(hy.data(), y.data() + n - 16, 64, hipMemcpyDeviceToHost), "check");
       gpu::check(hipMemcpy(ho.data(), o.data() + n - 16, 64, hipMemcpyDeviceToHost), "check");
       for (int i = 0; i < 16; ++i)
-        if (ho[i] != hx[i] + hy[i]) { std::printf("add result wrong at %d\n", i); return 1; }
+        if (ho[i] != hx[i] + hy[i]) {
+          std::printf("add result wrong at %d\n", i);
+          return 1;
+        }
     }
     const double t_copy = median_ms([&] { gpu::kernels::copy(x, o); });
     const double add_tbps = 3.0 * n * 4 / (t_add * 1e-3) / 1e12;
@@ -78,10 +82,15 @@ int main(int argc, char** argv) {
     const double t_softmax = median_ms([&] { gpu::kernels::softmax(sx, so); });
     {
       std::vector<float> row(C);
-      gpu::check(hipMemcpy(row.data(), so.data() + int64_t(R - 1) * C, C * 4, hipMemcpyDeviceToHost), "check");
+      gpu::check(
+          hipMemcpy(row.data(), so.data() + int64_t(R - 1) * C, C * 4, hipMemcpyDeviceToHost),
+          "check");
       double s = 0;
       for (float v : row) s += v;
-      if (std::abs(s - 1.0) > 1e-3) { std::printf("softmax row sum %g\n", s); return 1; }
+      if (std::abs(s - 1.0) > 1e-3) {
+        std::printf("softmax row sum %g\n", s);
+        return 1;
+      }
     }
     const double softmax_tbps = 2.0 * R * C * 4 / (t_softmax * 1e-3) / 1e12;
 
@@ -121,16 +130,20 @@ int main(int argc, char** argv) {
     variant("128x256x32 W8", [&] { gpu::kernels::matmul_tiles<128, 256, 32, 8>(a, b, c); });
 
     std::printf("\n| kernel | shape | ms (median) | figure |\n|---|---|---|---|\n");
-    std::printf("| d2d memcpy ceiling | %lld B | %.4f | %.2f TB/s |\n", (long long)cb, t_ceiling, ceiling);
-    std::printf("| add f32 | %lld | %.4f | %.2f TB/s (%.0f%% of ceiling) |\n", (long long)n, t_add, add_tbps, 100 * add_tbps / ceiling);
-    std::printf("| copy f32 | %lld | %.4f | %.2f TB/s (%.0f%% of ceiling) |\n", (long long)n, t_copy, copy_tbps, 100 * copy_tbps / ceiling);
+    std::printf("| d2d memcpy ceiling | %lld B | %.4f | %.2f TB/s |\n", (long long)cb, t_ceiling,
+                ceiling);
+    std::printf("| add f32 | %lld | %.4f | %.2f TB/s (%.0f%% of ceiling) |\n", (long long)n, t_add,
+                add_tbps, 100 * add_tbps / ceiling);
+    std::printf("| copy f32 | %lld | %.4f | %.2f TB/s (%.0f%% of ceiling) |\n", (long long)n,
+                t_copy, copy_tbps, 100 * copy_tbps / ceiling);
     std::printf("| softmax f32 | %dx%d | %.4f | %.2f TB/s |\n", R, C, t_softmax, softmax_tbps);
     std::printf("| matmul f16 | %d^3 | %.4f | %.1f TFLOP/s |\n", M, t_mm, tflops);
-    std::printf("BENCH_JSON {\"device\":\"%s\",\"ceiling_TBps\":%.4f,\"add_s\":%.6e,\"add_TBps\":%.4f,"
-                "\"copy_s\":%.6e,\"copy_TBps\":%.4f,\"softmax_s\":%.6e,\"softmax_TBps\":%.4f,"
-                "\"matmul_s\":%.6e,\"matmul_TFLOPs\":%.2f}\n",
-                prop.name, ceiling, t_add * 1e-3, add_tbps, t_copy * 1e-3, copy_tbps,
-                t_softmax * 1e-3, softmax_tbps, t_mm * 1e-3, tflops);
+    std::printf(
+        "BENCH_JSON {\"device\":\"%s\",\"ceiling_TBps\":%.4f,\"add_s\":%.6e,\"add_TBps\":%.4f,"
+        "\"copy_s\":%.6e,\"copy_TBps\":%.4f,\"softmax_s\":%.6e,\"softmax_TBps\":%.4f,"
+        "\"matmul_s\":%.6e,\"matmul_TFLOPs\":%.2f}\n",
+        prop.name, ceiling, t_add * 1e-3, add_tbps, t_copy * 1e-3, copy_tbps, t_softmax * 1e-3,
+        softmax_tbps, t_mm * 1e-3, tflops);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());

@@ -12,7 +12,8 @@ namespace bv::gpu {
 bool built() { return true; }
 
 bool available() {
-  if (const char* e = std::getenv("BV_INTERPRET"); e && *e && std::strcmp(e, "0") != 0) return false;
+  if (const char* e = std::getenv("BV_INTERPRET"); e && *e && std::strcmp(e, "0") != 0)
+    return false;
   return device_count() > 0;
 }
 
@@ -39,9 +40,12 @@ void require() {
 template <class F>
 decltype(auto) by_dtype(dtype_id t, F&& f) {
   switch (t) {
-    case dtype_id::f16: return f(half{});
-    case dtype_id::bf16: return f(bfloat16{});
-    default: return f(float{});
+    case dtype_id::f16:
+      return f(half{});
+    case dtype_id::bf16:
+      return f(bfloat16{});
+    default:
+      return f(float{});
   }
 }
 
@@ -94,7 +98,8 @@ double softmax(dtype_id t, const void* x, void* out, int rows, int cols) {
   });
 }
 
-double matmul(dtype_id t, dtype_id out, const void* a, const void* b, void* c, int M, int N, int K) {
+double matmul(dtype_id t, dtype_id out, const void* a, const void* b, void* c, int M, int N,
+              int K) {
   require();
   return by_dtype(t, [&](auto z) {
     using T = decltype(z);

@@ -28,9 +28,12 @@ using bv::gpu::dtype_id;
 
 template <class T>
 dtype_id id_of() {
-  if constexpr (std::is_same_v<T, bv::half>) return dtype_id::f16;
-  else if constexpr (std::is_same_v<T, bv::bfloat16>) return dtype_id::bf16;
-  else return dtype_id::f32;
+  if constexpr (std::is_same_v<T, bv::half>)
+    return dtype_id::f16;
+  else if constexpr (std::is_same_v<T, bv::bfloat16>)
+    return dtype_id::bf16;
+  else
+    return dtype_id::f32;
 }
 
 // The interpreter's and the GPU's results element by element: the largest difference relative
@@ -43,13 +46,13 @@ void check_same(const tensor<T>& gpu, const tensor<T>& cpu, const std::vector<do
   for (int64_t i = 0; i < gpu.numel(); ++i) {
     const double g = static_cast<float>(gpu.flat(i)), c = static_cast<float>(cpu.flat(i));
     scale = std::max(scale, std::abs(ref[i]));
-    const double d = std::isnan(g) != std::isnan(c) ? INFINITY : (std::isnan(g) ? 0 : std::abs(g - c));
+    const double d =
+        std::isnan(g) != std::isnan(c) ? INFINITY : (std::isnan(g) ? 0 : std::abs(g - c));
     if (d > worst || at < 0) worst = d, at = i;
   }
-  INFO("GPU vs interpreter: max |gpu - cpu| = " << worst << " at flat index " << at
-                                                 << " (gpu " << static_cast<float>(gpu.flat(at))
-                                                 << ", cpu " << static_cast<float>(cpu.flat(at))
-                                                 << "), reference scale " << scale);
+  INFO("GPU vs interpreter: max |gpu - cpu| = "
+       << worst << " at flat index " << at << " (gpu " << static_cast<float>(gpu.flat(at))
+       << ", cpu " << static_cast<float>(cpu.flat(at)) << "), reference scale " << scale);
   CHECK(worst <= tol * (scale > 0 ? scale : 1));
 }
 
@@ -128,7 +131,8 @@ TEST_CASE("gpu add: f32 and f16, ragged sizes") {
 TEST_CASE("gpu copy: f32, f16, bf16, ragged sizes") {
   const uint64_t s = seed_for("copy");
   std::mt19937_64 rng(s);
-  for (int64_t n : {int64_t(3), int64_t(bv::testing::ragged(rng, 2049, 70000)), int64_t(1 << 20) + 1}) {
+  for (int64_t n :
+       {int64_t(3), int64_t(bv::testing::ragged(rng, 2049, 70000)), int64_t(1 << 20) + 1}) {
     copy_case<float>(n, s + n);
     copy_case<bv::half>(n, s + n + 1);
     copy_case<bv::bfloat16>(n, s + n + 2);
@@ -156,7 +160,8 @@ TEST_CASE("gpu matmul: f32, f16 and bf16 with f32 output, ragged") {
   matmul_case<float, float>(bv::testing::ragged(rng, 65, 200), bv::testing::ragged(rng, 65, 200),
                             bv::testing::ragged(rng, 33, 150), s + 1);
   matmul_case<bv::half, float>(128, 128, 32, s + 2);
-  matmul_case<bv::half, float>(bv::testing::ragged(rng, 129, 300), bv::testing::ragged(rng, 129, 300),
+  matmul_case<bv::half, float>(bv::testing::ragged(rng, 129, 300),
+                               bv::testing::ragged(rng, 129, 300),
                                bv::testing::ragged(rng, 33, 300), s + 3);
   matmul_case<bv::bfloat16, float>(bv::testing::ragged(rng, 129, 300),
                                    bv::testing::ragged(rng, 129, 300),

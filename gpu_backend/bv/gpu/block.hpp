@@ -29,9 +29,9 @@ inline constexpr bool is_block<basic_block<T, S, W>> = true;
 template <class X>
 concept Block = is_block<std::remove_cvref_t<X>>;
 template <class X>
-concept Scalar = std::is_arithmetic_v<std::remove_cvref_t<X>> ||
-                 std::is_same_v<std::remove_cvref_t<X>, half> ||
-                 std::is_same_v<std::remove_cvref_t<X>, bfloat16>;
+concept Scalar =
+    std::is_arithmetic_v<std::remove_cvref_t<X>> || std::is_same_v<std::remove_cvref_t<X>, half> ||
+    std::is_same_v<std::remove_cvref_t<X>, bfloat16>;
 
 // Conversions between element types; 16-bit floats go through float.
 template <class To, class From>
@@ -85,13 +85,11 @@ struct result_elem {
   using type = promote_t<elem_of<X>, elem_of<Y>>;
 };
 template <class X, class Y>
-  requires(Block<X> && Scalar<Y>)
-struct result_elem<X, Y> {
+requires(Block<X>&& Scalar<Y>) struct result_elem<X, Y> {
   using type = scalar_promote_t<elem_of<X>, std::remove_cvref_t<Y>>;
 };
 template <class X, class Y>
-  requires(Scalar<X> && Block<Y>)
-struct result_elem<X, Y> {
+requires(Scalar<X>&& Block<Y>) struct result_elem<X, Y> {
   using type = scalar_promote_t<elem_of<Y>, std::remove_cvref_t<X>>;
 };
 
@@ -272,8 +270,7 @@ BV_DI C get(const X& x, P, int a, int b) {
                       "This 1-D block is too large to broadcast into a 2-D block in registers; "
                       "broadcast its .row() (which goes through LDS) instead.");
         return cvt<C>(x.r[XB::cols == 1 ? 0 : b]);
-      }
-      else
+      } else
         return cvt<C>(x.v[(XB::rows == 1 ? 0 : a) * XB::NC + (XB::cols == 1 ? 0 : b)]);
     } else {
       static_assert(XB::rank == 1, "internal: a 2-D operand cannot feed a 1-D result");
@@ -314,12 +311,11 @@ BV_DI basic_block<O, S, W> map(const basic_block<T, S, W>& x, F f) {
 }
 }  // namespace detail
 
-#define BV_ARITH(op)                                                                           \
-  template <class X, class Y>                                                                  \
-    requires detail::BinaryOperands<X, Y>                                                      \
-  BV_DI auto operator op(const X& x, const Y& y) {                                             \
-    using C = typename detail::result_elem<X, Y>::type;                                        \
-    return detail::zip<void, C>(x, y, [](auto a, auto b) { return a op b; });                  \
+#define BV_ARITH(op)                                                          \
+  template <class X, class Y>                                                 \
+  requires detail::BinaryOperands<X, Y> BV_DI auto operator op(X x, Y y) {    \
+    using C = typename detail::result_elem<X, Y>::type;                       \
+    return detail::zip<void, C>(x, y, [](auto a, auto b) { return a op b; }); \
   }
 BV_ARITH(+)
 BV_ARITH(-)
@@ -327,12 +323,11 @@ BV_ARITH(*)
 BV_ARITH(/)
 #undef BV_ARITH
 
-#define BV_CMP(op)                                                                             \
-  template <class X, class Y>                                                                  \
-    requires detail::BinaryOperands<X, Y>                                                      \
-  BV_DI auto operator op(const X& x, const Y& y) {                                             \
-    using C = typename detail::result_elem<X, Y>::type;                                        \
-    return detail::zip<bool, C>(x, y, [](auto a, auto b) { return a op b; });                  \
+#define BV_CMP(op)                                                            \
+  template <class X, class Y>                                                 \
+  requires detail::BinaryOperands<X, Y> BV_DI auto operator op(X x, Y y) {    \
+    using C = typename detail::result_elem<X, Y>::type;                       \
+    return detail::zip<bool, C>(x, y, [](auto a, auto b) { return a op b; }); \
   }
 BV_CMP(<)
 BV_CMP(<=)
@@ -342,13 +337,12 @@ BV_CMP(==)
 BV_CMP(!=)
 #undef BV_CMP
 
-#define BV_BITWISE(op, name)                                                                   \
-  template <class X, class Y>                                                                  \
-    requires detail::BinaryOperands<X, Y>                                                      \
-  BV_DI auto operator op(const X& x, const Y& y) {                                             \
-    using C = typename detail::result_elem<X, Y>::type;                                        \
+#define BV_BITWISE(op, name)                                                                     \
+  template <class X, class Y>                                                                    \
+  requires detail::BinaryOperands<X, Y> BV_DI auto operator op(X x, Y y) {                       \
+    using C = typename detail::result_elem<X, Y>::type;                                          \
     static_assert(!is_float<C>, name " needs integer or bool blocks, not floating-point ones."); \
-    return detail::zip<void, C>(x, y, [](auto a, auto b) { return static_cast<C>(a op b); });  \
+    return detail::zip<void, C>(x, y, [](auto a, auto b) { return static_cast<C>(a op b); });    \
   }
 BV_BITWISE(&, "&")
 BV_BITWISE(|, "|")
@@ -358,8 +352,7 @@ BV_BITWISE(>>, ">>")
 #undef BV_BITWISE
 
 template <class X, class Y>
-  requires detail::BinaryOperands<X, Y>
-BV_DI auto operator%(const X& x, const Y& y) {
+requires detail::BinaryOperands<X, Y> BV_DI auto operator%(X x, Y y) {
   using C = typename detail::result_elem<X, Y>::type;
   return detail::zip<void, C>(x, y, [](auto a, auto b) {
     if constexpr (is_float<C>)
@@ -370,15 +363,9 @@ BV_DI auto operator%(const X& x, const Y& y) {
 }
 
 template <class X, class Y>
-  requires detail::BinaryOperands<X, Y>
-BV_DI auto operator&&(const X& x, const Y& y) {
-  return x & y;
-}
+requires detail::BinaryOperands<X, Y> BV_DI auto operator&&(X x, Y y) { return x & y; }
 template <class X, class Y>
-  requires detail::BinaryOperands<X, Y>
-BV_DI auto operator||(const X& x, const Y& y) {
-  return x | y;
-}
+requires detail::BinaryOperands<X, Y> BV_DI auto operator||(X x, Y y) { return x | y; }
 
 template <class T, class S, int W>
 BV_DI basic_block<T, S, W> operator-(const basic_block<T, S, W>& x) {
@@ -397,23 +384,23 @@ BV_DI basic_block<T, S, W> operator~(const basic_block<T, S, W>& x) {
     return detail::map<T>(x, [](T a) { return static_cast<T>(~a); });
 }
 
-#define BV_COMPOUND(op)                                                        \
-  template <class T, class S, int W>                                           \
-  template <class Y>                                                           \
+#define BV_COMPOUND(op)                                                          \
+  template <class T, class S, int W>                                             \
+  template <class Y>                                                             \
   BV_DI basic_block<T, S, W>& basic_block<T, S, W>::operator op##=(const Y& y) { \
-    return *this = (*this op y).to(dtype<T>{});                                \
+    return *this = (*this op y).to(dtype<T>{});                                  \
   }
-#define BV_COMPOUND_BOTH(op)                                                        \
-  template <class T, int R, int C, int W>                                           \
-  template <class Y>                                                                \
-  BV_DI basic_block<T, shape<R, C>, W>& basic_block<T, shape<R, C>, W>::operator op##=( \
-      const Y& y) {                                                                 \
-    return *this = (*this op y).to(dtype<T>{});                                     \
-  }                                                                                 \
-  template <class T, int N, int W>                                                  \
-  template <class Y>                                                                \
+#define BV_COMPOUND_BOTH(op)                                                                   \
+  template <class T, int R, int C, int W>                                                      \
+  template <class Y>                                                                           \
+  BV_DI basic_block<T, shape<R, C>, W>& basic_block<T, shape<R, C>, W>::operator op##=(        \
+      const Y& y) {                                                                            \
+    return *this = (*this op y).to(dtype<T>{});                                                \
+  }                                                                                            \
+  template <class T, int N, int W>                                                             \
+  template <class Y>                                                                           \
   BV_DI basic_block<T, shape<N>, W>& basic_block<T, shape<N>, W>::operator op##=(const Y& y) { \
-    return *this = (*this op y).to(dtype<T>{});                                     \
+    return *this = (*this op y).to(dtype<T>{});                                                \
   }
 BV_COMPOUND_BOTH(+)
 BV_COMPOUND_BOTH(-)
@@ -424,8 +411,8 @@ BV_COMPOUND_BOTH(/)
 
 // where(mask, a, b): a where the mask is set, b elsewhere; all three broadcast together.
 template <class M, class X, class Y>
-  requires(Block<M> && (Block<X> || Scalar<X>) && (Block<Y> || Scalar<Y>))
-BV_DI auto where(const M& mask, const X& x, const Y& y) {
+requires(Block<M> && (Block<X> || Scalar<X>)&&(Block<Y> || Scalar<Y>)) BV_DI
+    auto where(M mask, X x, Y y) {
   static_assert(std::is_same_v<detail::elem_of<M>, bool>,
                 "where() takes a bool block as its mask; compare first (x > 0).");
   using C = std::conditional_t<
@@ -446,6 +433,30 @@ BV_DI auto where(const M& mask, const X& x, const Y& y) {
 template <class U, class T, class S, int W>
 BV_DI basic_block<U, S, W> cast(const basic_block<T, S, W>& x, dtype<U> d = {}) {
   return x.to(d);
+}
+
+// trans(x): rows become columns (tl.trans); a layout conversion through LDS.
+template <class T, int R, int C, int W>
+BV_DI basic_block<T, shape<C, R>, W> trans(const basic_block<T, shape<R, C>, W>& x) {
+  using X = basic_block<T, shape<R, C>, W>;
+  using O = basic_block<T, shape<C, R>, W>;
+  constexpr int ld = C + 1;  // odd stride: the transposed reads spread over the banks
+  T* s = gpu::prim::lds<T, R * ld, 6>();
+  gpu::prim::barrier();
+#pragma unroll
+  for (int ri = 0; ri < X::NR; ++ri)
+#pragma unroll
+    for (int ci = 0; ci < X::NC; ++ci)
+      if (gpu::owner2d<R, C, W>(ri, ci))
+        s[gpu::row_of<R, C, W>(ri) * ld + gpu::col_of<R, C, W>(ci)] = x.v[ri * X::NC + ci];
+  gpu::prim::barrier();
+  O out;
+#pragma unroll
+  for (int ri = 0; ri < O::NR; ++ri)
+#pragma unroll
+    for (int ci = 0; ci < O::NC; ++ci)
+      out.v[ri * O::NC + ci] = s[gpu::col_of<C, R, W>(ci) * ld + gpu::row_of<C, R, W>(ri)];
+  return out;
 }
 
 // broadcast_to<D...>(x): x repeated to a larger shape (tl.broadcast_to); no data moves.

@@ -2,6 +2,8 @@
 // unchanged: print_if -> device printf behind the program-id test; breakpoint_if and watch ->
 // nothing; device_assert -> a message and a trap; contiguity hints -> the value itself.
 #pragma once
+#include <cstdio>
+
 #include "bv/gpu/block.hpp"
 #include "bv/gpu/program.hpp"
 
@@ -24,23 +26,45 @@ BV_DI bool pid_matches(const char* s, int p0, int p1, int p2) {
       continue;
     }
     int op = 0;  // 0 ==, 1 !=, 2 >, 3 >=, 4 <, 5 <=
-    if (s[0] == '=' ) { s += s[1] == '=' ? 2 : 1; op = 0; }
-    else if (s[0] == '!' && s[1] == '=') { s += 2; op = 1; }
-    else if (s[0] == '>') { op = s[1] == '=' ? 3 : 2; s += s[1] == '=' ? 2 : 1; }
-    else if (s[0] == '<') { op = s[1] == '=' ? 5 : 4; s += s[1] == '=' ? 2 : 1; }
-    else return false;
+    if (s[0] == '=') {
+      s += s[1] == '=' ? 2 : 1;
+      op = 0;
+    } else if (s[0] == '!' && s[1] == '=') {
+      s += 2;
+      op = 1;
+    } else if (s[0] == '>') {
+      op = s[1] == '=' ? 3 : 2;
+      s += s[1] == '=' ? 2 : 1;
+    } else if (s[0] == '<') {
+      op = s[1] == '=' ? 5 : 4;
+      s += s[1] == '=' ? 2 : 1;
+    } else
+      return false;
     bool neg = false;
-    if (*s == '-') { neg = true; ++s; }
+    if (*s == '-') {
+      neg = true;
+      ++s;
+    }
     if (*s < '0' || *s > '9') return false;
     int v = 0;
     while (*s >= '0' && *s <= '9') v = v * 10 + (*s++ - '0');
     if (neg) v = -v;
     const int x = pid[axis];
-    const bool ok = op == 0 ? x == v : op == 1 ? x != v : op == 2 ? x > v : op == 3 ? x >= v
-                  : op == 4 ? x < v : x <= v;
+    const bool ok = op == 0   ? x == v
+                    : op == 1 ? x != v
+                    : op == 2 ? x > v
+                    : op == 3 ? x >= v
+                    : op == 4 ? x < v
+                              : x <= v;
     if (!ok) return false;
     while (*s == ' ') ++s;
-    if (*s == ',') { ++s; ++axis; } else if (*s == 0) return true; else return false;
+    if (*s == ',') {
+      ++s;
+      ++axis;
+    } else if (*s == 0)
+      return true;
+    else
+      return false;
   }
   return true;
 }
@@ -57,11 +81,16 @@ BV_DI bool cond_holds(const C& c, int p0, int p1, int p2) {
 
 template <class T>
 BV_DI void print_value(const T& x) {
-  if constexpr (std::is_same_v<T, bool>) printf("%s", x ? "true" : "false");
-  else if constexpr (is_float<T>) printf("%g", static_cast<double>(cvt<float>(x)));
-  else if constexpr (std::is_same_v<T, int64_t>) printf("%lld", static_cast<long long>(x));
-  else if constexpr (std::is_convertible_v<const T&, const char*>) printf("%s", static_cast<const char*>(x));
-  else printf("%d", static_cast<int>(x));
+  if constexpr (std::is_same_v<T, bool>)
+    printf("%s", x ? "true" : "false");
+  else if constexpr (is_float<T>)
+    printf("%g", static_cast<double>(cvt<float>(x)));
+  else if constexpr (std::is_same_v<T, int64_t>)
+    printf("%lld", static_cast<long long>(x));
+  else if constexpr (std::is_convertible_v<const T&, const char*>)
+    printf("%s", static_cast<const char*>(x));
+  else
+    printf("%d", static_cast<int>(x));
 }
 
 template <class X>
@@ -80,7 +109,8 @@ BV_DI void print_one(const X& x, int p0, int p1, int p2) {
       for (int ri = 0; ri < B::NR; ++ri)
         for (int ci = 0; ci < B::NC; ++ci)
           if (gpu::owner2d<B::rows, B::cols, B::waves>(ri, ci)) {
-            printf("[pid %d,%d,%d] [%d,%d] = ", p0, p1, p2, gpu::row_of<B::rows, B::cols, B::waves>(ri),
+            printf("[pid %d,%d,%d] [%d,%d] = ", p0, p1, p2,
+                   gpu::row_of<B::rows, B::cols, B::waves>(ri),
                    gpu::col_of<B::rows, B::cols, B::waves>(ci));
             print_value(x.v[ri * B::NC + ci]);
             printf("\n");
@@ -125,8 +155,8 @@ BV_DI void device_assert(const program<W>& p, const X& cond, const char* msg) {
     ok = cvt<bool>(cond);
   }
   if (!ok) {
-    printf("device_assert failed in program (%d,%d,%d), thread %d: %s\n", p.id(0), p.id(1),
-           p.id(2), gpu::prim::thread_id(), msg);
+    printf("device_assert failed in program (%d,%d,%d), thread %d: %s\n", p.id(0), p.id(1), p.id(2),
+           gpu::prim::thread_id(), msg);
     gpu::prim::trap();
   }
 }
@@ -137,10 +167,7 @@ BV_DI X multiple_of(const X& x, int) {
   return x;
 }
 template <class X>
-  requires Block<X>
-BV_DI X max_contiguous(const X& x, int) {
-  return x;
-}
+requires Block<X> BV_DI X max_contiguous(const X& x, int) { return x; }
 
 }  // namespace gpu_lang
 }  // namespace bv

@@ -30,7 +30,8 @@ BV_DI void stage_rows(T* s, const basic_block<T, shape<M, K>, W>& a) {  // s[row
         vstore<V>(s + row * ld + col, a.v + ri * B::NC + cg);
       else
 #pragma unroll
-        for (int j = 0; j < V; ++j) s[row * ld + gpu::col_of<M, K, W>(cg + j)] = a.v[ri * B::NC + cg + j];
+        for (int j = 0; j < V; ++j)
+          s[row * ld + gpu::col_of<M, K, W>(cg + j)] = a.v[ri * B::NC + cg + j];
     }
   }
 }
@@ -100,7 +101,8 @@ BV_DI void dot_acc(const basic_block<A, shape<M, K>, W>& a, const basic_block<B,
 #pragma unroll
         for (int q = 0; q < O::NC / 2; ++q) {
           float c4[4] = {acc.v[(2 * p) * O::NC + 2 * q], acc.v[(2 * p) * O::NC + 2 * q + 1],
-                         acc.v[(2 * p + 1) * O::NC + 2 * q], acc.v[(2 * p + 1) * O::NC + 2 * q + 1]};
+                         acc.v[(2 * p + 1) * O::NC + 2 * q],
+                         acc.v[(2 * p + 1) * O::NC + 2 * q + 1]};
           gpu::prim::mma_16x8x16<A>(c4, af[p], bf[q]);
           acc.v[(2 * p) * O::NC + 2 * q] = c4[0];
           acc.v[(2 * p) * O::NC + 2 * q + 1] = c4[1];

@@ -11,13 +11,23 @@ template <class C>
 struct fm;
 template <>
 struct fm<float> {
+#if BV_NVIDIA
   static BV_DI float exp(float a) { return __expf(a); }
   static BV_DI float exp2(float a) { return exp2f(a); }
   static BV_DI float log(float a) { return __logf(a); }
   static BV_DI float log2(float a) { return log2f(a); }
   static BV_DI float sqrt(float a) { return sqrtf(a); }
   static BV_DI float rsqrt(float a) { return rsqrtf(a); }
-  static BV_DI float sigmoid(float a) { return 1.0f / (1.0f + __expf(-a)); }
+#else
+  // LLVM intrinsics the AMDGPU backend lowers to v_exp_f32 / v_log_f32 / v_sqrt_f32 itself.
+  static BV_DI float exp(float a) { return __builtin_exp2f(a * 1.44269504088896341f); }
+  static BV_DI float exp2(float a) { return __builtin_exp2f(a); }
+  static BV_DI float log(float a) { return __builtin_log2f(a) * 0.693147180559945309f; }
+  static BV_DI float log2(float a) { return __builtin_log2f(a); }
+  static BV_DI float sqrt(float a) { return __builtin_sqrtf(a); }
+  static BV_DI float rsqrt(float a) { return 1.0f / __builtin_sqrtf(a); }
+#endif
+  static BV_DI float sigmoid(float a) { return 1.0f / (1.0f + exp(-a)); }
   static BV_DI float tanh(float a) { return tanhf(a); }
   static BV_DI float sin(float a) { return sinf(a); }
   static BV_DI float cos(float a) { return cosf(a); }
@@ -47,21 +57,20 @@ struct fm<double> {
 };
 }  // namespace detail
 
-#define BV_UNARY(name)                                                                       \
-  template <class T, class S, int W>                                                         \
-  BV_DI basic_block<T, S, W> name(const basic_block<T, S, W>& x) {                           \
-    static_assert(is_float<T>,                                                               \
-                  "This math function takes a floating-point block; convert first with "     \
-                  ".to(bv::f32).");                                                          \
-    using C = compute_t<T>;                                                                  \
-    return detail::map<T>(x, [](T a) { return cvt<T>(detail::fm<C>::name(cvt<C>(a))); });   \
-  }                                                                                          \
-  template <class T>                                                                         \
-    requires Scalar<T>                                                                       \
-  BV_DI auto name(T s) {                                                                     \
-    using R = std::conditional_t<is_float<T>, T, float>;                                     \
-    using C = compute_t<R>;                                                                  \
-    return cvt<R>(detail::fm<C>::name(cvt<C>(s)));                                           \
+#define BV_UNARY(name)                                                                    \
+  template <class T, class S, int W>                                                      \
+  BV_DI basic_block<T, S, W> name(const basic_block<T, S, W>& x) {                        \
+    static_assert(is_float<T>,                                                            \
+                  "This math function takes a floating-point block; convert first with "  \
+                  ".to(bv::f32).");                                                       \
+    using C = compute_t<T>;                                                               \
+    return detail::map<T>(x, [](T a) { return cvt<T>(detail::fm<C>::name(cvt<C>(a))); }); \
+  }                                                                                       \
+  template <class T>                                                                      \
+  requires Scalar<T> BV_DI auto name(T s) {                                               \
+    using R = std::conditional_t<is_float<T>, T, float>;                                  \
+    using C = compute_t<R>;                                                               \
+    return cvt<R>(detail::fm<C>::name(cvt<C>(s)));                                        \
   }
 BV_UNARY(exp)
 BV_UNARY(exp2)
@@ -81,7 +90,8 @@ BV_UNARY(ceil)
 template <class T, class S, int W>
 BV_DI basic_block<T, S, W> abs(const basic_block<T, S, W>& x) {
   if constexpr (is_float<T>)
-    return detail::map<T>(x, [](T a) { return cvt<T>(detail::fm<compute_t<T>>::abs(cvt<compute_t<T>>(a))); });
+    return detail::map<T>(
+        x, [](T a) { return cvt<T>(detail::fm<compute_t<T>>::abs(cvt<compute_t<T>>(a))); });
   else if constexpr (std::is_same_v<T, bool>)
     return x;
   else
@@ -90,8 +100,7 @@ BV_DI basic_block<T, S, W> abs(const basic_block<T, S, W>& x) {
 
 // maximum / minimum: a NaN in either operand gives NaN.
 template <class X, class Y>
-  requires detail::BinaryOperands<X, Y>
-BV_DI auto maximum(const X& x, const Y& y) {
+requires detail::BinaryOperands<X, Y> BV_DI auto maximum(X x, Y y) {
   using C = typename detail::result_elem<X, Y>::type;
   return detail::zip<void, C>(x, y, [](auto p, auto q) {
     if constexpr (is_float<C>)
@@ -100,8 +109,7 @@ BV_DI auto maximum(const X& x, const Y& y) {
   });
 }
 template <class X, class Y>
-  requires detail::BinaryOperands<X, Y>
-BV_DI auto minimum(const X& x, const Y& y) {
+requires detail::BinaryOperands<X, Y> BV_DI auto minimum(X x, Y y) {
   using C = typename detail::result_elem<X, Y>::type;
   return detail::zip<void, C>(x, y, [](auto p, auto q) {
     if constexpr (is_float<C>)

@@ -32,7 +32,6 @@ double copy(dtype_id t, const void* x, void* out, int64_t n);
 // for rows longer than 8192).
 double softmax(dtype_id t, const void* x, void* out, int rows, int cols);
 // c = a @ b for contiguous row-major a (M x K), b (K x N); c (M x N) of dtype `out`, f32 or t.
-double matmul(dtype_id t, dtype_id out, const void* a, const void* b, void* c, int M, int N,
-              int K);
+double matmul(dtype_id t, dtype_id out, const void* a, const void* b, void* c, int M, int N, int K);
 
 }  // namespace bv::gpu

@@ -45,7 +45,8 @@ launch_result softmax(const device_tensor<T>& x, device_tensor<T>& out) {
 
 // c = a @ b, contiguous row-major.
 template <int BM, int BN, int BK, int W, class T, class O>
-launch_result matmul_tiles(const device_tensor<T>& a, const device_tensor<T>& b, device_tensor<O>& c) {
+launch_result matmul_tiles(const device_tensor<T>& a, const device_tensor<T>& b,
+                           device_tensor<O>& c) {
   const int M = static_cast<int>(a.size(0)), K = static_cast<int>(a.size(1));
   const int N = static_cast<int>(b.size(1));
   return launch<bv::kernels::matmul_kernel<T, O, BM, BN, BK, 8, W>>(

@@ -61,7 +61,8 @@ struct layout2d {
   BV_HD static constexpr int wave_col(int wave) { return wave % WN; }
   // The element (row, col) that register (ri, ci) of (wave, lane) holds.
   BV_HD static constexpr layout::coord element(int wave, int lane, int ri, int ci) {
-    return {rows::at(lane_row(lane), wave_row(wave), ri), cols::at(lane_col(lane), wave_col(wave), ci)};
+    return {rows::at(lane_row(lane), wave_row(wave), ri),
+            cols::at(lane_col(lane), wave_col(wave), ci)};
   }
 };
 
@@ -72,7 +73,9 @@ struct layout1d {
   static constexpr int v = N / threads >= 4 ? 4 : (N / threads >= 2 ? 2 : 1);
   static constexpr int reps = N <= v * threads ? 1 : N / (v * threads);
   static constexpr int regs = v * reps;
-  BV_HD static constexpr int raw(int thread, int i) { return ((i / v) * threads + thread) * v + i % v; }
+  BV_HD static constexpr int raw(int thread, int i) {
+    return ((i / v) * threads + thread) * v + i % v;
+  }
   BV_HD static constexpr int element(int thread, int i) { return raw(thread, i) % N; }
 };
 

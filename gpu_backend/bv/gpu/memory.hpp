@@ -15,10 +15,7 @@ struct ptr {
   T* p = nullptr;
   using element_type = T;
   template <class U = T>
-    requires(!std::is_const_v<U>)
-  BV_HD operator ptr<const U>() const {
-    return {p};
-  }
+  requires(!std::is_const_v<U>) BV_HD operator ptr<const U>() const { return {p}; }
 };
 
 template <class T, class S, int W, class I = int32_t>
@@ -66,15 +63,15 @@ BV_DI auto operator+(const B& offs, ptr<T> a) {
   return a + offs;
 }
 template <class T, class S, int W, class I, class B>
-  requires(detail::IndexBlock<B> || detail::Index<B>)
-BV_DI auto operator+(const ptr_block<T, S, W, I>& a, const B& offs) {
+requires(detail::IndexBlock<B> || detail::Index<B>) BV_DI auto operator+(
+    const ptr_block<T, S, W, I>& a, const B& offs) {
   auto o = a.off + offs;
   using R = decltype(o);
   return ptr_block<T, typename R::shape_type, W, typename R::value_type>{a.p, o};
 }
 template <class T, class S, int W, class I, class B>
-  requires(detail::IndexBlock<B> || detail::Index<B>)
-BV_DI auto operator+(const B& offs, const ptr_block<T, S, W, I>& a) {
+requires(detail::IndexBlock<B> || detail::Index<B>) BV_DI auto operator+(
+    const B& offs, const ptr_block<T, S, W, I>& a) {
   return a + offs;
 }
 template <class T, class S, int W, class I, detail::Index K>
@@ -82,8 +79,8 @@ BV_DI ptr_block<T, S, W, I> operator-(const ptr_block<T, S, W, I>& a, K k) {
   return {a.p, (a.off - static_cast<I>(k)).to(dtype<I>{})};
 }
 template <class T, class S, int W, class I, class B>
-  requires(detail::IndexBlock<B> || detail::Index<B>)
-BV_DI ptr_block<T, S, W, I>& operator+=(ptr_block<T, S, W, I>& a, const B& offs) {
+requires(detail::IndexBlock<B> || detail::Index<B>) BV_DI ptr_block<T, S, W, I>
+&operator+=(ptr_block<T, S, W, I>& a, const B& offs) {
   a.off = (a.off + offs).to(dtype<I>{});
   return a;
 }
@@ -348,13 +345,13 @@ BV_DI auto load(const ptr_block<T, S, W, I>& p) {
   return detail::load_impl(p, detail::no_mask{}, detail::no_other{});
 }
 template <class T, class S, int W, class I, class M>
-  requires(Block<M> || std::is_same_v<M, bool>)
-BV_DI auto load(const ptr_block<T, S, W, I>& p, const M& mask) {
+requires(Block<M> || std::is_same_v<M, bool>) BV_DI
+    auto load(const ptr_block<T, S, W, I>& p, const M& mask) {
   return detail::load_impl(p, mask, detail::no_other{});
 }
 template <class T, class S, int W, class I, class M, class O>
-  requires((Block<M> || std::is_same_v<M, bool>) && (Block<O> || Scalar<O>))
-BV_DI auto load(const ptr_block<T, S, W, I>& p, const M& mask, const O& other) {
+requires((Block<M> || std::is_same_v<M, bool>)&&(Block<O> || Scalar<O>)) BV_DI
+    auto load(const ptr_block<T, S, W, I>& p, const M& mask, const O& other) {
   return detail::load_impl(p, mask, other);
 }
 template <class T>
@@ -363,19 +360,17 @@ BV_DI std::remove_const_t<T> load(ptr<T> p) {
 }
 
 template <class T, class S, int W, class I, class V>
-  requires(Block<V> || Scalar<V>)
-BV_DI void store(const ptr_block<T, S, W, I>& p, const V& value) {
+requires(Block<V> || Scalar<V>) BV_DI void store(const ptr_block<T, S, W, I>& p, const V& value) {
   detail::store_impl(p, value, detail::no_mask{});
 }
 template <class T, class S, int W, class I, class V, class M>
-  requires((Block<V> || Scalar<V>) && (Block<M> || std::is_same_v<M, bool>))
-BV_DI void store(const ptr_block<T, S, W, I>& p, const V& value, const M& mask) {
+requires((Block<V> || Scalar<V>)&&(Block<M> || std::is_same_v<M, bool>)) BV_DI
+    void store(const ptr_block<T, S, W, I>& p, const V& value, const M& mask) {
   detail::store_impl(p, value, mask);
 }
 // A scalar store is done once per program (by its first thread).
 template <class T, class V>
-  requires Scalar<V>
-BV_DI void store(ptr<T> p, V value) {
+requires Scalar<V> BV_DI void store(ptr<T> p, V value) {
   static_assert(!std::is_const_v<T>, "store: this pointer points to const data.");
   if (gpu::prim::thread_id() == 0) *p.p = cvt<T>(value);
 }
@@ -432,27 +427,35 @@ template <class T>
 BV_DI T atomic_one(rmw op, T* a, T v) {
   if constexpr (std::is_same_v<T, int32_t>) {
     switch (op) {
-      case rmw::add: return atomicAdd(a, v);
-      case rmw::max: return atomicMax(a, v);
-      case rmw::min: return atomicMin(a, v);
-      default: return atomicExch(a, v);
+      case rmw::add:
+        return atomicAdd(a, v);
+      case rmw::max:
+        return atomicMax(a, v);
+      case rmw::min:
+        return atomicMin(a, v);
+      default:
+        return atomicExch(a, v);
     }
   } else if constexpr (std::is_same_v<T, float>) {
     if (op == rmw::add) return atomicAdd(a, v);
     if (op == rmw::xchg) return atomicExch(a, v);
   } else if constexpr (std::is_same_v<T, int64_t>) {
     if (op == rmw::add)
-      return static_cast<int64_t>(atomicAdd(reinterpret_cast<unsigned long long*>(a),
-                                            static_cast<unsigned long long>(v)));
+      return static_cast<int64_t>(
+          atomicAdd(reinterpret_cast<unsigned long long*>(a), static_cast<unsigned long long>(v)));
   }
   using C = compute_t<T>;
   return cas_loop(a, [&](T cur) -> T {
     const C c = cvt<C>(cur), x = cvt<C>(v);
     switch (op) {
-      case rmw::add: return cvt<T>(c + x);
-      case rmw::max: return (x > c) ? v : cur;
-      case rmw::min: return (x < c) ? v : cur;
-      default: return v;
+      case rmw::add:
+        return cvt<T>(c + x);
+      case rmw::max:
+        return (x > c) ? v : cur;
+      case rmw::min:
+        return (x < c) ? v : cur;
+      default:
+        return v;
     }
   });
 }
@@ -524,23 +527,21 @@ BV_DI auto atomic_impl(rmw op, const ptr_block<T, S, W, I>& pb, const V& value, 
 }
 }  // namespace detail
 
-#define BV_ATOMIC(name, op)                                                                  \
-  template <class T, class S, int W, class I, class V>                                       \
-    requires(Block<V> || Scalar<V>)                                                          \
-  BV_DI auto name(const ptr_block<T, S, W, I>& p, const V& v) {                              \
-    return detail::atomic_impl(detail::rmw::op, p, v, detail::no_mask{});                    \
-  }                                                                                          \
-  template <class T, class S, int W, class I, class V, class M>                              \
-    requires((Block<V> || Scalar<V>) && (Block<M> || std::is_same_v<M, bool>))               \
-  BV_DI auto name(const ptr_block<T, S, W, I>& p, const V& v, const M& mask) {               \
-    return detail::atomic_impl(detail::rmw::op, p, v, mask);                                 \
-  }                                                                                          \
-  template <class T, class V>                                                                \
-    requires Scalar<V>                                                                       \
-  BV_DI T name(ptr<T> p, V v) {                                                              \
-    T old{};                                                                                 \
+#define BV_ATOMIC(name, op)                                                                     \
+  template <class T, class S, int W, class I, class V>                                          \
+  requires(Block<V> || Scalar<V>) BV_DI auto name(const ptr_block<T, S, W, I>& p, const V& v) { \
+    return detail::atomic_impl(detail::rmw::op, p, v, detail::no_mask{});                       \
+  }                                                                                             \
+  template <class T, class S, int W, class I, class V, class M>                                 \
+  requires((Block<V> || Scalar<V>)&&(Block<M> || std::is_same_v<M, bool>)) BV_DI auto name(     \
+      const ptr_block<T, S, W, I>& p, const V& v, const M& mask) {                              \
+    return detail::atomic_impl(detail::rmw::op, p, v, mask);                                    \
+  }                                                                                             \
+  template <class T, class V>                                                                   \
+  requires Scalar<V> BV_DI T name(ptr<T> p, V v) {                                              \
+    T old{};                                                                                    \
     if (gpu::prim::thread_id() == 0) old = detail::atomic_one(detail::rmw::op, p.p, cvt<T>(v)); \
-    return detail::from_thread0(old);                                                        \
+    return detail::from_thread0(old);                                                           \
   }
 BV_ATOMIC(atomic_add, add)
 BV_ATOMIC(atomic_max, max)
@@ -551,8 +552,7 @@ BV_ATOMIC(atomic_xchg, xchg)
 // atomic_cas(p, expected, desired): if *p == expected, *p = desired; returns the old value. Done
 // once per program; every thread gets the old value (so a spin loop on it stays uniform).
 template <class T, class C, class V>
-  requires(Scalar<C> && Scalar<V>)
-BV_DI T atomic_cas(ptr<T> p, C expected, V desired) {
+requires(Scalar<C>&& Scalar<V>) BV_DI T atomic_cas(ptr<T> p, C expected, V desired) {
   static_assert(!std::is_const_v<T>, "atomic_cas writes memory: the pointer must not be const.");
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "atomic_cas works on 4- and 8-byte elements.");
   T old{};

@@ -12,7 +12,9 @@ struct program {
   static constexpr int waves = W;
   static constexpr int threads = W * gpu::prim::wave_size;
 
-  BV_DI int id(int axis) const { return gpu::prim::program_id(axis < 0 ? 0 : (axis > 2 ? 2 : axis)); }
+  BV_DI int id(int axis) const {
+    return gpu::prim::program_id(axis < 0 ? 0 : (axis > 2 ? 2 : axis));
+  }
   BV_DI int num_programs(int axis) const {
     return gpu::prim::num_programs(axis < 0 ? 0 : (axis > 2 ? 2 : axis));
   }

@@ -14,30 +14,44 @@ using acc_t = std::conditional_t<std::is_same_v<T, bool>, int32_t, compute_t<T>>
 
 template <class R>
 BV_DI R lowest() {
-  if constexpr (std::is_same_v<R, float>) return -__builtin_huge_valf();
-  else if constexpr (std::is_same_v<R, double>) return -__builtin_huge_val();
-  else if constexpr (std::is_same_v<R, int64_t>) return static_cast<int64_t>(0x8000000000000000ull);
-  else return static_cast<R>(0x80000000u);
+  if constexpr (std::is_same_v<R, float>)
+    return -__builtin_huge_valf();
+  else if constexpr (std::is_same_v<R, double>)
+    return -__builtin_huge_val();
+  else if constexpr (std::is_same_v<R, int64_t>)
+    return static_cast<int64_t>(0x8000000000000000ull);
+  else
+    return static_cast<R>(0x80000000u);
 }
 template <class R>
 BV_DI R highest() {
-  if constexpr (std::is_same_v<R, float>) return __builtin_huge_valf();
-  else if constexpr (std::is_same_v<R, double>) return __builtin_huge_val();
-  else if constexpr (std::is_same_v<R, int64_t>) return static_cast<int64_t>(0x7fffffffffffffffull);
-  else return static_cast<R>(0x7fffffff);
+  if constexpr (std::is_same_v<R, float>)
+    return __builtin_huge_valf();
+  else if constexpr (std::is_same_v<R, double>)
+    return __builtin_huge_val();
+  else if constexpr (std::is_same_v<R, int64_t>)
+    return static_cast<int64_t>(0x7fffffffffffffffull);
+  else
+    return static_cast<R>(0x7fffffff);
 }
 
 struct op_add {
   template <class A>
-  BV_DI A operator()(A a, A b) const { return a + b; }
+  BV_DI A operator()(A a, A b) const {
+    return a + b;
+  }
 };
 struct op_max {  // a NaN wins, as on the CPU
   template <class A>
-  BV_DI A operator()(A a, A b) const { return (a != a || a > b) ? a : b; }
+  BV_DI A operator()(A a, A b) const {
+    return (a != a || a > b) ? a : b;
+  }
 };
 struct op_min {
   template <class A>
-  BV_DI A operator()(A a, A b) const { return (a != a || a < b) ? a : b; }
+  BV_DI A operator()(A a, A b) const {
+    return (a != a || a < b) ? a : b;
+  }
 };
 
 // An (value, index) pair for argmax: the larger value, the smaller index on ties.
@@ -114,10 +128,10 @@ template <int Axis, class A, class Op, class T, int R, int C, int W, class F, cl
 BV_DI auto reduce_axis(const basic_block<T, shape<R, C>, W>& x, A init, Op op, F make, Out out_of) {
   using L = gpu::layout2d<R, C, W>;
   using B = basic_block<T, shape<R, C>, W>;
-  constexpr int K = Axis == 1 ? R : C;                  // kept extent
-  constexpr int NK = Axis == 1 ? B::NR : B::NC;         // kept registers
-  constexpr int NX = Axis == 1 ? B::NC : B::NR;         // reduced registers
-  constexpr int WX = Axis == 1 ? L::WN : L::WM;         // waves along the reduced dimension
+  constexpr int K = Axis == 1 ? R : C;           // kept extent
+  constexpr int NK = Axis == 1 ? B::NR : B::NC;  // kept registers
+  constexpr int NX = Axis == 1 ? B::NC : B::NR;  // reduced registers
+  constexpr int WX = Axis == 1 ? L::WN : L::WM;  // waves along the reduced dimension
   const int lane = gpu::prim::lane_id(), wave = gpu::prim::wave_id();
   A acc[NK];
 #pragma unroll
@@ -129,8 +143,8 @@ BV_DI auto reduce_axis(const basic_block<T, shape<R, C>, W>& x, A init, Op op, F
       const bool own = Axis == 1 ? L::cols::raw(L::lane_col(lane), L::wave_col(wave), ci) < C
                                  : L::rows::raw(L::lane_row(lane), L::wave_row(wave), ri) < R;
       if (own)
-        acc[k] = op(acc[k], make(x.v[ri * B::NC + ci], Axis == 1 ? gpu::col_of<R, C, W>(ci)
-                                                                 : gpu::row_of<R, C, W>(ri)));
+        acc[k] = op(acc[k], make(x.v[ri * B::NC + ci],
+                                 Axis == 1 ? gpu::col_of<R, C, W>(ci) : gpu::row_of<R, C, W>(ri)));
     }
     // lanes along the reduced dimension
     if constexpr (gpu::tile2d::lanes_cols_first == (Axis == 1))
@@ -178,26 +192,27 @@ constexpr void check_axis() {
 
 struct ident {
   template <class A>
-  BV_DI A operator()(A a) const { return a; }
+  BV_DI A operator()(A a) const {
+    return a;
+  }
 };
 }  // namespace detail
 
-#define BV_REDUCE(name, opname, init_expr)                                                     \
-  template <class T, class S, int W>                                                           \
-  BV_DI auto name(const basic_block<T, S, W>& x) {                                             \
-    using R = detail::acc_t<T>;                                                                \
-    return detail::reduce_all(x, init_expr, detail::opname{},                                  \
-                              [](T v, int) { return cvt<R>(v); });                             \
-  }                                                                                            \
-  template <int Axis, class T, class S, int W>                                                 \
-  BV_DI auto name(const basic_block<T, S, W>& x) {                                             \
-    detail::check_axis<Axis, S>();                                                             \
-    using R = detail::acc_t<T>;                                                                \
-    if constexpr (S::rank == 1)                                                                \
-      return name(x);                                                                          \
-    else                                                                                       \
-      return detail::reduce_axis<Axis>(x, init_expr, detail::opname{},                         \
-                                       [](T v, int) { return cvt<R>(v); }, detail::ident{});   \
+#define BV_REDUCE(name, opname, init_expr)                                                         \
+  template <class T, class S, int W>                                                               \
+  BV_DI auto name(const basic_block<T, S, W>& x) {                                                 \
+    using R = detail::acc_t<T>;                                                                    \
+    return detail::reduce_all(x, init_expr, detail::opname{}, [](T v, int) { return cvt<R>(v); }); \
+  }                                                                                                \
+  template <int Axis, class T, class S, int W>                                                     \
+  BV_DI auto name(const basic_block<T, S, W>& x) {                                                 \
+    detail::check_axis<Axis, S>();                                                                 \
+    using R = detail::acc_t<T>;                                                                    \
+    if constexpr (S::rank == 1)                                                                    \
+      return name(x);                                                                              \
+    else                                                                                           \
+      return detail::reduce_axis<Axis>(                                                            \
+          x, init_expr, detail::opname{}, [](T v, int) { return cvt<R>(v); }, detail::ident{});    \
   }
 BV_REDUCE(sum, op_add, R(0))
 BV_REDUCE(max, op_max, detail::lowest<R>())
@@ -211,7 +226,9 @@ BV_DI int32_t argmax(const basic_block<T, S, W>& x) {
   using R = detail::acc_t<T>;
   return detail::reduce_all(x, detail::arg_acc<R>{detail::lowest<R>(), 0x7fffffff},
                             detail::op_argmax{},
-                            [](T v, int i) { return detail::arg_acc<R>{cvt<R>(v), i}; })
+                            [](T v, int i) {
+                              return detail::arg_acc<R>{cvt<R>(v), i};
+                            })
       .i;
 }
 template <int Axis, class T, class S, int W>
@@ -223,7 +240,9 @@ BV_DI auto argmax(const basic_block<T, S, W>& x) {
     using R = detail::acc_t<T>;
     return detail::reduce_axis<Axis>(
         x, detail::arg_acc<R>{detail::lowest<R>(), 0x7fffffff}, detail::op_argmax{},
-        [](T v, int i) { return detail::arg_acc<R>{cvt<R>(v), i}; },
+        [](T v, int i) {
+          return detail::arg_acc<R>{cvt<R>(v), i};
+        },
         [](detail::arg_acc<R> a) { return a.i; });
   }
 }

@@ -69,8 +69,7 @@ struct grid {
   int x = 1, y = 1, z = 1;
   grid(int x_, int y_ = 1, int z_ = 1) : x(x_), y(y_), z(z_) {}
   template <class I>
-    requires(std::is_integral_v<I> && !std::is_same_v<I, int>)
-  grid(I x_, I y_ = 1, I z_ = 1)
+  requires(std::is_integral_v<I> && !std::is_same_v<I, int>) grid(I x_, I y_ = 1, I z_ = 1)
       : x(static_cast<int>(x_)), y(static_cast<int>(y_)), z(static_cast<int>(z_)) {}
   int64_t count() const { return int64_t(x) * y * z; }
 };
@@ -79,7 +78,7 @@ struct launch_result {
   std::string kernel;
   int64_t programs = 0;
   int threads_per_program = 0;
-  double seconds = 0;  // filled by launches made with timing on (bv::gpu::timed)
+  double seconds = 0;               // filled by launches made with timing on (bv::gpu::timed)
   bool ok() const { return true; }  // a failed launch throws bv::gpu::error
 };
 
@@ -98,8 +97,9 @@ class device_tensor {
       t.strides_[d] = t.strides_[d + 1] * t.shape_[d + 1];
     T* p = nullptr;
     const size_t bytes = static_cast<size_t>(t.numel()) * sizeof(T);
-    gpu::check(hipMalloc(reinterpret_cast<void**>(&p), bytes > 0 ? bytes : 1),
-               ("hipMalloc of " + std::to_string(bytes) + " bytes for tensor '" + t.name_ + "'").c_str());
+    gpu::check(
+        hipMalloc(reinterpret_cast<void**>(&p), bytes > 0 ? bytes : 1),
+        ("hipMalloc of " + std::to_string(bytes) + " bytes for tensor '" + t.name_ + "'").c_str());
     t.data_ = std::shared_ptr<T>(p, [](T* q) { (void)hipFree(q); });
     return t;
   }
@@ -202,6 +202,16 @@ __global__ void __launch_bounds__(kernel_traits<K>::threads,
   K(program<kernel_traits<K>::waves>{}, args...);
 }
 
+template <auto K, class... P>
+constexpr auto trampoline_of(std::tuple<P...>*) {
+  return &trampoline<K, P...>;
+}
+// The __global__ entry of kernel K (instantiates its device code): for compile-only builds.
+template <auto K>
+constexpr auto kernel_entry() {
+  return trampoline_of<K>(static_cast<typename kernel_traits<K>::params*>(nullptr));
+}
+
 template <class P, class A>
 P to_param(const A& a) {
   using D = std::remove_cvref_t<A>;
@@ -240,8 +250,8 @@ launch_result launch_impl(std::tuple<P...>*, grid g, A&&... args) {
   r.programs = g.count();
   r.threads_per_program = kernel_traits<K>::threads;
   if (g.count() == 0) return r;
-  trampoline<K, P...><<<dim3(g.x, g.y, g.z), dim3(kernel_traits<K>::threads), 0, 0>>>(
-      to_param<P>(args)...);
+  trampoline<K, P...>
+      <<<dim3(g.x, g.y, g.z), dim3(kernel_traits<K>::threads), 0, 0>>>(to_param<P>(args)...);
   gpu::check(hipGetLastError(), ("launch of " + r.kernel).c_str());
   return r;
 }

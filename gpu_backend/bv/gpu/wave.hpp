@@ -19,15 +19,34 @@ inline constexpr int wave_size = 32;
 inline constexpr int wave_size = 64;
 #endif
 
+#if BV_NVIDIA
 BV_DI int thread_id() { return static_cast<int>(threadIdx.x); }
-BV_DI int lane_id() { return static_cast<int>(threadIdx.x) & (wave_size - 1); }
-BV_DI int wave_id() { return static_cast<int>(threadIdx.x) / wave_size; }
 BV_DI int program_id(int axis) {
   return static_cast<int>(axis == 0 ? blockIdx.x : (axis == 1 ? blockIdx.y : blockIdx.z));
 }
 BV_DI int num_programs(int axis) {
   return static_cast<int>(axis == 0 ? gridDim.x : (axis == 1 ? gridDim.y : gridDim.z));
 }
+#else
+// The hardware registers and the dispatch packet directly (HIP's threadIdx/gridDim go through
+// the device library, which a build with -nogpulib does not have).
+BV_DI int thread_id() { return static_cast<int>(__builtin_amdgcn_workitem_id_x()); }
+BV_DI int program_id(int axis) {
+  return static_cast<int>(axis == 0   ? __builtin_amdgcn_workgroup_id_x()
+                          : axis == 1 ? __builtin_amdgcn_workgroup_id_y()
+                                      : __builtin_amdgcn_workgroup_id_z());
+}
+BV_DI int num_programs(int axis) {
+  // hsa_kernel_dispatch_packet_t: u16 workgroup_size_{x,y,z} at byte 4, u32 grid_size_{x,y,z}
+  // (in work-items) at byte 12.
+  const auto* pkt = static_cast<const unsigned char*>(__builtin_amdgcn_dispatch_ptr());
+  const uint16_t wg = reinterpret_cast<const uint16_t*>(pkt + 4)[axis];
+  const uint32_t grid = reinterpret_cast<const uint32_t*>(pkt + 12)[axis];
+  return static_cast<int>(grid / wg);
+}
+#endif
+BV_DI int lane_id() { return thread_id() & (wave_size - 1); }
+BV_DI int wave_id() { return thread_id() / wave_size; }
 
 // The value `v` of lane (lane_id() ^ mask) of the same wave.
 template <class T>
