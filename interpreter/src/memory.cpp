@@ -79,6 +79,24 @@ int64_t next_alloc_id() {
 std::shared_ptr<shadow_state> make_shadow(int64_t numel, bool initialised) {
   return std::make_shared<shadow_state>(numel, initialised);
 }
+#if defined(__SANITIZE_THREAD__)
+extern "C" void AnnotateBenignRaceSized(const char* file, int line, const volatile void* mem,
+                                        unsigned long size, const char* description);
+#endif
+// Kernels' own races on a tensor (two programs of a launch storing one element, the race corpus'
+// buggy kernels) are the race check's to find, under every schedule; under the parallel schedule
+// they are also unsynchronised accesses of the interpreter's threads to the buffer, which
+// ThreadSanitizer would report as the interpreter's. Only the buffer is exempted: the
+// interpreter's own state (shadow memory, scheduler, diagnostics) stays checked. (TSan keeps the
+// exemption after the buffer is freed; a later allocation at that address is exempt too.)
+void note_device_buffer(const void* p, size_t bytes) {
+#if defined(__SANITIZE_THREAD__)
+  if (bytes) AnnotateBenignRaceSized(__FILE__, __LINE__, p, bytes, "blockvec device memory");
+#else
+  (void)p, (void)bytes;
+#endif
+}
+
 void mark_initialised(const alloc_info& a) {
   if (!a.shadow) return;
   std::lock_guard lk(a.shadow->mu);

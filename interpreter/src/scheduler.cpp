@@ -1,10 +1,8 @@
-// Programs as Boost.Context fibers on pooled stacks, run sequentially, shuffled (seeded) or on N
-// OS threads. A program that waits yields; when every program is waiting, that is a deadlock.
+// Programs as fibers (src/fiber.cpp), run sequentially, shuffled (seeded) or on N OS threads. A
+// program that waits yields; when every program is waiting, that is a deadlock.
 #include <unistd.h>
 
 #include <algorithm>
-#include <boost/context/fiber.hpp>
-#include <boost/context/protected_fixedsize_stack.hpp>
 #include <chrono>
 #include <cstdio>
 #include <deque>
@@ -13,43 +11,7 @@
 
 #include "bv/cpu/check.hpp"
 #include "bv/cpu/runtime.hpp"
-
-namespace ctx = boost::context;
-
-// ThreadSanitizer must be told about every stack switch, or it takes a fiber's accesses for the
-// scheduler thread's and reports nonsense (Boost.Context does this only for ASan). Each program's
-// fiber gets a TSan fiber; every resume and yield switches to it and back.
-#if defined(__SANITIZE_THREAD__)
-#define BV_TSAN_FIBERS 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define BV_TSAN_FIBERS 1
-#endif
-#endif
-// AddressSanitizer likewise needs each switch announced (Debian's Boost.Context is built with
-// fcontext, which has no ASan support, and its ucontext variant needs symbols that library lacks).
-#if defined(__SANITIZE_ADDRESS__)
-#define BV_ASAN_FIBERS 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define BV_ASAN_FIBERS 1
-#endif
-#endif
-#ifdef BV_ASAN_FIBERS
-extern "C" {
-void __sanitizer_start_switch_fiber(void** fake_stack_save, const void* bottom, size_t size);
-void __sanitizer_finish_switch_fiber(void* fake_stack_save, const void** bottom_old,
-                                     size_t* size_old);
-}
-#endif
-#ifdef BV_TSAN_FIBERS
-extern "C" {
-void* __tsan_get_current_fiber(void);
-void* __tsan_create_fiber(unsigned flags);
-void __tsan_destroy_fiber(void* fiber);
-void __tsan_switch_to_fiber(void* fiber, unsigned flags);
-}
-#endif
+#include "fiber.hpp"
 
 namespace bv::detail {
 
@@ -60,181 +22,47 @@ namespace {
 
 thread_local program_state* t_current = nullptr;
 
-// Stacks are reused across programs and launches: allocating a guarded stack per program would
-// cost more than most programs run.
-class stack_pool {
- public:
-  explicit stack_pool(std::size_t bytes) : alloc_(bytes) {}
-  ~stack_pool() {
-    for (auto& sc : free_) alloc_.deallocate(sc);
+// A program's fiber runs this: the kernel body, with what escapes it turned into a report.
+// Boost's forced unwind (fiber_discard) is no std::exception and passes through.
+void program_main(void* arg) {
+  auto& s = *static_cast<program_state*>(arg);
+  launch_state& L = *s.launch;
+  try {
+    L.desc->body(&s);
+  } catch (const quit_request&) {
+    L.quit = true;
+    L.aborted = true;
+  } catch (const std::exception& e) {
+    diagnostic d;
+    d.kind = "exception";
+    d.headline = std::string("the kernel threw: ") + e.what();
+    complete(d, s.last_loc);
+    report(d);
   }
-  ctx::stack_context get() {
-    {
-      std::lock_guard lk(mu_);
-      if (!free_.empty()) {
-        auto sc = free_.back();
-        free_.pop_back();
-        return sc;
-      }
-    }
-    return alloc_.allocate();
-  }
-  void put(ctx::stack_context& sc) {
-    std::lock_guard lk(mu_);
-    free_.push_back(sc);
-  }
-
- private:
-  std::mutex mu_;
-  ctx::protected_fixedsize_stack alloc_;
-  std::vector<ctx::stack_context> free_;
-};
-
-stack_pool& pool_for(std::size_t bytes) {
-  static std::mutex mu;
-  static std::map<std::size_t, std::unique_ptr<stack_pool>> pools;
-  std::lock_guard lk(mu);
-  auto& p = pools[bytes];
-  if (!p) p = std::make_unique<stack_pool>(bytes);
-  return *p;
 }
 
-thread_local ctx::stack_context t_last_stack;  // the stack start() just gave a fiber
-
-struct pooled_stack {
-  stack_pool* pool;
-  ctx::stack_context allocate() { return t_last_stack = pool->get(); }
-  void deallocate(ctx::stack_context& sc) noexcept { pool->put(sc); }
-};
-
-struct fiber_slot {
-  ctx::fiber self;  // the program
-  ctx::fiber sink;  // the scheduler, while the program runs
-  bool finished = false;
-#ifdef BV_ASAN_FIBERS
-  ctx::stack_context stack{};
-  const void* caller_bottom = nullptr;  // the scheduler's stack, to switch back to
-  size_t caller_size = 0;
-  void* caller_fake = nullptr;
-#endif
-#ifdef BV_TSAN_FIBERS
-  void* tsan_self = __tsan_create_fiber(0);
-  void* tsan_caller = nullptr;
-  ~fiber_slot() { __tsan_destroy_fiber(tsan_self); }
-#endif
-};
-
-// Around every switch into a program's fiber and back out of it (no-ops without sanitizers).
-// ASan: the scheduler side starts a switch to the fiber's stack and finishes the switch back; the
-// fiber side finishes the switch in (learning the scheduler's stack) and starts the switch out.
-inline void asan_to_fiber(fiber_slot* slot) {
-#ifdef BV_ASAN_FIBERS
-  __sanitizer_start_switch_fiber(&slot->caller_fake,
-                                 static_cast<char*>(slot->stack.sp) - slot->stack.size,
-                                 slot->stack.size);
-#else
-  (void)slot;
-#endif
-}
-inline void asan_back_in_scheduler(fiber_slot* slot) {
-#ifdef BV_ASAN_FIBERS
-  __sanitizer_finish_switch_fiber(slot->caller_fake, nullptr, nullptr);
-#else
-  (void)slot;
-#endif
-}
-inline void asan_in_fiber(fiber_slot* slot) {
-#ifdef BV_ASAN_FIBERS
-  __sanitizer_finish_switch_fiber(nullptr, &slot->caller_bottom, &slot->caller_size);
-#else
-  (void)slot;
-#endif
-}
-inline void asan_out_of_fiber(fiber_slot* slot, bool exiting) {
-#ifdef BV_ASAN_FIBERS
-  void* fake = nullptr;
-  __sanitizer_start_switch_fiber(exiting ? nullptr : &fake, slot->caller_bottom, slot->caller_size);
-#else
-  (void)slot, (void)exiting;
-#endif
-}
-inline void tsan_enter(fiber_slot* slot) {
-#ifdef BV_TSAN_FIBERS
-  slot->tsan_caller = __tsan_get_current_fiber();
-  __tsan_switch_to_fiber(slot->tsan_self, 0);
-#else
-  (void)slot;
-#endif
-}
-inline void tsan_leave(fiber_slot* slot) {
-#ifdef BV_TSAN_FIBERS
-  __tsan_switch_to_fiber(slot->tsan_caller, 0);
-#else
-  (void)slot;
-#endif
-}
-
-void start(launch_state& L, program_state& s, stack_pool& pool) {
-  auto* slot = new fiber_slot;
-  s.fiber = slot;
-  slot->self = ctx::fiber(std::allocator_arg, pooled_stack{&pool},
-                          [&L, &s, slot](ctx::fiber&& sink) {
-                            asan_in_fiber(slot);
-                            slot->sink = std::move(sink);
-                            try {
-                              L.desc->body(&s);
-                            } catch (const quit_request&) {
-                              L.quit = true;
-                              L.aborted = true;
-                            } catch (const std::exception& e) {
-                              diagnostic d;
-                              d.kind = "exception";
-                              d.headline = std::string("the kernel threw: ") + e.what();
-                              complete(d, s.last_loc);
-                              report(d);
-                            }
-                            slot->finished = true;
-                            tsan_leave(slot);
-                            asan_out_of_fiber(slot, true);
-                            return std::move(slot->sink);
-                          });
-#ifdef BV_ASAN_FIBERS
-  slot->stack = t_last_stack;
-#endif
+void start(program_state& s, std::size_t stack_bytes) {
+  s.fiber = fiber_create(stack_bytes, program_main, &s);
 }
 
 // Runs the program until it finishes or yields; true when it finished.
 bool resume(program_state& s) {
-  auto* slot = static_cast<fiber_slot*>(s.fiber);
   program_state* prev = t_current;
   t_current = &s;
   s.state = program_state::status::running;
-  tsan_enter(slot);
-  asan_to_fiber(slot);
-  slot->self = std::move(slot->self).resume();
-  asan_back_in_scheduler(slot);
+  const bool finished = fiber_resume(static_cast<fiber_slot*>(s.fiber));
   t_current = prev;
-  if (slot->finished) {
+  if (finished) {
     s.state = program_state::status::done;
-    delete slot;
     s.fiber = nullptr;
-    return true;
   }
-  return false;
+  return finished;
 }
 
 // Unwinds a program that will never finish (deadlock, quit).
 void discard(program_state& s) {
-  if (auto* slot = static_cast<fiber_slot*>(s.fiber)) {
-    // Destroying a suspended fiber unwinds its stack, running on it; it comes back here without
-    // passing the program's own switch-back.
-    tsan_enter(slot);
-#ifdef BV_TSAN_FIBERS
-    void* back = slot->tsan_caller;
-    slot->self = {};
-    __tsan_switch_to_fiber(back, 0);
-#endif
-    delete slot;
+  if (auto* f = static_cast<fiber_slot*>(s.fiber)) {
+    fiber_discard(f);
     s.fiber = nullptr;
   }
 }
@@ -274,7 +102,7 @@ void report_deadlock(launch_state& L, const std::vector<program_state*>& waiting
 
 // One worker: starts programs in L.order, keeps those that wait, and resumes them once memory
 // changed. Fibers stay on the thread that started them.
-void worker(launch_state& L, stack_pool& pool, bool show_progress, bool preemptive) {
+void worker(launch_state& L, std::size_t stack_bytes, bool show_progress, bool preemptive) {
   std::deque<program_state*> waiting;
   const int64_t total = static_cast<int64_t>(L.order.size());
   const size_t max_live = preemptive ? 4 : SIZE_MAX;
@@ -313,7 +141,7 @@ void worker(launch_state& L, stack_pool& pool, bool show_progress, bool preempti
       const int64_t i = L.next.fetch_add(1);
       if (i < total) {
         pick = &L.programs[static_cast<size_t>(L.order[static_cast<size_t>(i)])];
-        start(L, *pick, pool);
+        start(*pick, stack_bytes);
       }
     }
     if (pick) {
@@ -393,11 +221,7 @@ void wait_for_progress(const std::source_location& loc) {
   s->last_loc = &loc;
   s->waited_epoch = s->launch->epoch.load();
   s->state = program_state::status::waiting;
-  auto* slot = static_cast<fiber_slot*>(s->fiber);
-  tsan_leave(slot);
-  asan_out_of_fiber(slot, false);
-  slot->sink = std::move(slot->sink).resume();
-  asan_in_fiber(slot);
+  fiber_yield(static_cast<fiber_slot*>(s->fiber));
   t_current = s;
   s->state = program_state::status::running;
 }
@@ -410,11 +234,7 @@ void maybe_preempt() {
   if (std::uniform_int_distribution<int>(0, 3)(s->launch->rng) != 0) return;
   s->waited_epoch = 0;
   s->state = program_state::status::waiting;
-  auto* slot = static_cast<fiber_slot*>(s->fiber);
-  tsan_leave(slot);
-  asan_out_of_fiber(slot, false);
-  slot->sink = std::move(slot->sink).resume();
-  asan_in_fiber(slot);
+  fiber_yield(static_cast<fiber_slot*>(s->fiber));
   t_current = s;
   s->state = program_state::status::running;
 }
@@ -516,7 +336,6 @@ launch_result run_launch(launch_desc& desc) {
   debugger_launch_begin(L);
   for (auto& o : L.observers) o->begin(L);
 
-  stack_pool& pool = pool_for(opt.stack_bytes);
   const bool show_progress = opt.progress && isatty(STDERR_FILENO) && n >= 256;
   const auto t0 = std::chrono::steady_clock::now();
   if (opt.sched == schedule::parallel) {
@@ -525,12 +344,12 @@ launch_result run_launch(launch_desc& desc) {
     L.active_threads = threads;
     std::vector<std::thread> pool_threads;
     for (int t = 1; t < threads; ++t)
-      pool_threads.emplace_back([&] { worker(L, pool, false, false); });
-    worker(L, pool, show_progress, false);
+      pool_threads.emplace_back([&] { worker(L, opt.stack_bytes, false, false); });
+    worker(L, opt.stack_bytes, show_progress, false);
     for (auto& t : pool_threads) t.join();
   } else {
     L.active_threads = 1;
-    worker(L, pool, show_progress, opt.sched == schedule::shuffled);
+    worker(L, opt.stack_bytes, show_progress, opt.sched == schedule::shuffled);
   }
   const auto t1 = std::chrono::steady_clock::now();
   if (show_progress) progress_line(L, true);

@@ -18,6 +18,8 @@ namespace bv {
 namespace detail {
 int64_t next_alloc_id();
 std::shared_ptr<shadow_state> make_shadow(int64_t numel, bool initialised);
+// A tensor's buffer is the emulated device's memory (ThreadSanitizer builds: see memory.cpp).
+void note_device_buffer(const void* p, size_t bytes);
 }  // namespace detail
 
 template <class T>
@@ -146,6 +148,7 @@ class tensor {
     info_->id = detail::next_alloc_id();
     info_->contiguous = true;
     info_->shadow = detail::make_shadow(n, initialised);
+    detail::note_device_buffer(data_.get(), static_cast<size_t>(n) * sizeof(T));
   }
   void poison() {
     // Unwritten memory reads as a tagged NaN (floats) or a loud pattern (integers), never as
