@@ -22,25 +22,27 @@ struct launch_state;
 // Thrown from the debugger's prompt when the user quits; the scheduler ends the launch.
 struct quit_request {};
 
+// The race check's per-buffer record (checks/race.cpp), made on the buffer's first checked access.
+struct race_shadow;
+void destroy_race_shadow(race_shadow* r);
+
 // Per-buffer shadow memory, shared by every view of a tensor's buffer. Checks own the fields they
-// need; `mu` guards them under the parallel schedule.
+// need; `mu` guards `written` under the parallel schedule.
 struct shadow_state {
   int64_t numel = 0;
   std::mutex mu;
   std::vector<uint8_t> written;  // 1 once an element was written (the uninit check)
   std::atomic<int64_t> unwritten{0};  // elements still 0 in `written`: 0 lets uninit skip
-  // The race check's per-element record of one launch (checks/race.cpp), cleared lazily per
-  // chunk of 1024 elements when a new launch first touches it.
-  struct race_cell {
-    int32_t writer = 0, reader = 0;  // linear program id + 1; reader -1: several programs
-    uint16_t wloc = 0, rloc = 0;     // source locations (the launch's table) of those accesses
-    uint32_t guard = 0;              // lock that guarded every access; 0 none yet, ~0u none
-  };
-  std::vector<race_cell> race;
-  std::vector<uint64_t> race_chunk;  // launch serial that last cleared each chunk
+  // Owned; set once (under `mu`) and read without it, hence atomic.
+  std::atomic<race_shadow*> race{nullptr};
   explicit shadow_state(int64_t n, bool initialised)
       : numel(n), written(static_cast<size_t>(n), initialised ? 1 : 0),
         unwritten(initialised ? 0 : n) {}
+  shadow_state(const shadow_state&) = delete;
+  shadow_state& operator=(const shadow_state&) = delete;
+  ~shadow_state() {
+    if (race_shadow* r = race.load(std::memory_order_acquire)) destroy_race_shadow(r);
+  }
 };
 
 // What a debug aid did, for observers that record it (traces): print_if's text, a stop at a

@@ -1,7 +1,7 @@
 // race: two programs of one launch on one element, with at least one writing. Programs of a
 // launch may run in any order and at the same time on a GPU, so the check does not depend on the
 // order this run happened to use: per element it keeps the program that last wrote it and the
-// program(s) that read it during this launch (shadow_state::race_cell), and reports
+// program(s) that read it during this launch (a packed `cell`, below), and reports
 //   write-write: a program writes an element another program wrote;
 //   read-after-write: a program reads an element another program wrote;
 //   write-after-read: a program writes an element another program read;
@@ -14,21 +14,117 @@
 // (placement, other side) per launch; both sides are named.
 #include <map>
 #include <set>
+#include <thread>
 #include <tuple>
+#include <unordered_map>
 
 #include "checks/common.hpp"
 
 namespace bv::detail {
+
 namespace {
 
 constexpr int k_chunk_bits = 10;
-constexpr uint32_t k_unguarded = ~0u;
+
+// One element's record in one launch, packed into 64 bits so that a row of lanes updates a
+// compact array (the cost of this check is memory traffic):
+//   bits  0-23 writer: the program that last wrote it (id below), 0 none
+//   bits 24-47 reader: the program that read it, 0 none, k_several more than one
+//   bits 48-54 the writer's source location (index into the launch's table, 0 unknown)
+//   bits 55-61 the reader's source location
+//   bit  62    U: some access held no lock, or accesses held different locks (Eraser: racy)
+//   bit  63    G: an access held a lock, recorded in race_shadow::guards (rare: kept aside)
+// Program ids are linear + 1 modulo 2^24 - 2: grids of more than 16M programs alias ids, which
+// can only hide a race between two aliased programs, never invent one.
+using cell = uint64_t;
+constexpr uint64_t k_id_mask = 0xFFFFFF;
+constexpr uint64_t k_several = 0xFFFFFF;
+constexpr int k_reader_shift = 24, k_wloc_shift = 48, k_rloc_shift = 55;
+constexpr uint64_t k_loc_mask = 0x7F;
+constexpr uint64_t k_unguarded = 1ull << 62, k_guarded = 1ull << 63;
+constexpr uint64_t k_writer_bits = k_id_mask | (k_loc_mask << k_wloc_shift);
+constexpr uint64_t k_reader_bits = (k_id_mask << k_reader_shift) | (k_loc_mask << k_rloc_shift);
+
+inline uint32_t writer_of(cell c) { return static_cast<uint32_t>(c & k_id_mask); }
+inline uint32_t reader_of(cell c) {
+  return static_cast<uint32_t>((c >> k_reader_shift) & k_id_mask);
+}
+inline uint16_t wloc_of(cell c) { return static_cast<uint16_t>((c >> k_wloc_shift) & k_loc_mask); }
+inline uint16_t rloc_of(cell c) { return static_cast<uint16_t>((c >> k_rloc_shift) & k_loc_mask); }
+
+}  // namespace
+
+// Cells of one buffer, in chunks of 1024 elements. Each chunk has its own spin lock (programs on
+// different chunks never wait for each other, and a row of lanes takes one lock, not one per
+// lane) and the serial of the launch that last touched it. A chunk is either uniform, every
+// element holding the same cell (`value`), or detailed (`cells`). A launch's first touch makes it
+// uniform and empty, without clearing anything; an access covering the whole chunk (a program's
+// contiguous row of lanes: add, softmax, any 1-D tile on chunk boundaries) updates a uniform
+// chunk once, not once per lane; anything else spreads `value` into the cells first.
+struct race_shadow {
+  struct chunk {
+    std::atomic<uint32_t> lock{0};
+    bool uniform = true;
+    uint64_t serial = 0;
+    cell value = 0;
+  };
+  explicit race_shadow(int64_t n)
+      : cells(new cell[static_cast<size_t>(n)]),
+        chunks(new chunk[static_cast<size_t>((n >> k_chunk_bits) + 1)]),
+        numel(n) {}
+  std::unique_ptr<cell[]> cells;
+  std::unique_ptr<chunk[]> chunks;
+  int64_t numel;
+  // The lock that guarded each element with G set, for this launch (guard_serial).
+  std::mutex guard_mu;
+  uint64_t guard_serial = 0;
+  std::unordered_map<int64_t, uint32_t> guards;
+
+  void lock(int64_t c) {
+    auto& l = chunks[static_cast<size_t>(c)].lock;
+    while (l.exchange(1, std::memory_order_acquire))
+      while (l.load(std::memory_order_relaxed)) std::this_thread::yield();
+  }
+  void unlock(int64_t c) {
+    chunks[static_cast<size_t>(c)].lock.store(0, std::memory_order_release);
+  }
+  // With chunk c locked: forget the previous launch's record.
+  chunk& claim(int64_t c, uint64_t serial) {
+    chunk& ch = chunks[static_cast<size_t>(c)];
+    if (ch.serial != serial) ch.serial = serial, ch.uniform = true, ch.value = 0;
+    return ch;
+  }
+  // With chunk c locked: per-element cells from here on.
+  void detail(int64_t c) {
+    chunk& ch = chunks[static_cast<size_t>(c)];
+    if (!ch.uniform) return;
+    const int64_t b = c << k_chunk_bits;
+    std::fill_n(cells.get() + b, std::min<int64_t>(int64_t(1) << k_chunk_bits, numel - b),
+                ch.value);
+    ch.uniform = false;
+  }
+};
+
+void destroy_race_shadow(race_shadow* r) { delete r; }
+
+namespace {
+
+race_shadow& race_of(shadow_state& sh) {
+  if (race_shadow* r = sh.race.load(std::memory_order_acquire)) return *r;
+  std::lock_guard lk(sh.mu);
+  race_shadow* r = sh.race.load(std::memory_order_relaxed);
+  if (!r) {
+    r = new race_shadow(sh.numel);
+    sh.race.store(r, std::memory_order_release);
+  }
+  return *r;
+}
 
 struct race_check final : observer {
   launch_state* launch = nullptr;
-  std::mutex mu;  // guards locs, reported
+  std::mutex mu;  // guards locs, loc_index, reported
   // Source locations by index; copied, since an access points at its op's source_location
-  // parameter on the program's stack.
+  // parameter on the program's stack. Index 0: unknown (also every op past the 127th).
   std::vector<std::source_location> locs{std::source_location{}};
   std::map<std::tuple<const char*, uint32_t, uint32_t>, uint16_t> loc_index;
   std::set<std::tuple<int, int, int>> reported;
@@ -47,77 +143,145 @@ struct race_check final : observer {
     std::lock_guard lk(mu);
     auto [it, fresh] = loc_index.emplace(key, static_cast<uint16_t>(locs.size()));
     if (fresh) {
-      if (locs.size() >= 0xFFFF) it->second = 0;  // out of indices: the line goes unnamed
-      else locs.push_back(*loc);
+      if (locs.size() > k_loc_mask)
+        it->second = 0;  // out of indices: the line goes unnamed
+      else
+        locs.push_back(*loc);
     }
     last = key, last_idx = it->second, last_serial = launch->serial;
     return it->second;
   }
 
+  // The lock the program holds (the first it took), as a non-zero key; 0: none.
   static uint32_t guard_of(const program_state& s) {
-    if (s.chk.nlocks == 0) return k_unguarded;
+    if (s.chk.nlocks == 0) return 0;
     const auto h = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(s.chk.locks[0]) >> 2);
-    return h == 0 || h == k_unguarded ? 1u : h;
+    return h == 0 ? 1u : h;
+  }
+
+  // Eraser's lockset rule with one lock per element: sets U on cell c of element e when this
+  // access held no lock or another lock than earlier accesses of this launch.
+  static void apply_guard(race_shadow& r, cell& c, int64_t e, uint32_t guard, uint64_t serial) {
+    if (!guard) {
+      c |= k_unguarded;
+      return;
+    }
+    if (c & k_unguarded) return;
+    std::lock_guard lk(r.guard_mu);
+    if (r.guard_serial != serial) r.guards.clear(), r.guard_serial = serial;
+    if (!(c & k_guarded)) {
+      c |= k_guarded;
+      r.guards[e] = guard;
+    } else if (r.guards[e] != guard) {
+      c |= k_unguarded;
+    }
   }
 
   void on_access(const access& a, const bool* perform, program_state& s) override {
     if (a.kind == access_kind::atomic || !a.alloc || !a.alloc->shadow) return;
-    shadow_state& sh = *a.alloc->shadow;
-    const int32_t me = static_cast<int32_t>(s.linear + 1);
+    race_shadow& r = race_of(*a.alloc->shadow);
+    const uint32_t me = static_cast<uint32_t>(s.linear % int64_t(k_id_mask - 1)) + 1;
     const uint32_t guard = guard_of(s);
-    const uint16_t li = index_of(a.loc);
+    const uint64_t li = index_of(a.loc);
     const bool write = a.kind == access_kind::store;
+    const uint64_t serial = launch->serial;
+    const uint64_t mine = write ? (me | (li << k_wloc_shift))
+                                : ((uint64_t(me) << k_reader_shift) | (li << k_rloc_shift));
     // kind 0: write-write, 1: read-after-write, 2: write-after-read
     std::vector<int> lanes[3];
-    int32_t other[3] = {0, 0, 0};
+    uint32_t other[3] = {0, 0, 0};
     uint16_t other_loc[3] = {0, 0, 0};
-    {
-      std::lock_guard lk(sh.mu);
-      if (sh.race.empty()) {
-        sh.race.resize(static_cast<size_t>(sh.numel));
-        sh.race_chunk.assign(static_cast<size_t>((sh.numel >> k_chunk_bits) + 1), 0);
-      }
-      const uint64_t serial = launch->serial;
-      for (int i = 0; i < a.lanes; ++i) {
-        if (!performed(a, perform, i)) continue;
-        const int64_t e = a.base + a.off[i];
-        uint64_t& stamp = sh.race_chunk[static_cast<size_t>(e >> k_chunk_bits)];
-        if (stamp != serial) {
-          // First touch of this chunk in this launch: forget the previous launch's record.
-          const int64_t b = (e >> k_chunk_bits) << k_chunk_bits;
-          const int64_t n = std::min<int64_t>(int64_t(1) << k_chunk_bits, sh.numel - b);
-          std::fill_n(sh.race.begin() + b, n, shadow_state::race_cell{});
-          stamp = serial;
-        }
-        auto& c = sh.race[static_cast<size_t>(e)];
-        c.guard = c.guard == 0 ? guard : (c.guard == guard ? guard : k_unguarded);
-        const bool racy = c.guard == k_unguarded;
-        if (write) {
-          if (racy && c.writer && c.writer != me) {
-            if (!other[0]) other[0] = c.writer, other_loc[0] = c.wloc;
-            lanes[0].push_back(i);
-          } else if (racy && c.reader && c.reader != me) {
-            if (!other[2]) other[2] = c.reader, other_loc[2] = c.rloc;
-            lanes[2].push_back(i);
+    auto note = [&](int k, int i, uint32_t who, uint16_t where) {
+      if (lanes[k].empty()) other[k] = who, other_loc[k] = where;
+      lanes[k].push_back(i);
+    };
+    // A row of lanes: contiguous offsets, every lane performed. Such an access may cover
+    // whole chunks, which update in one step while uniform.
+    bool row = !guard && a.lanes > 1 && !perform;
+    for (int i = 1; row && i < a.lanes; ++i) row = a.off[i] == a.off[0] + i;
+    for (int i = 0; row && a.mask && i < a.lanes; ++i) row = a.mask[i];
+    const int64_t row0 = a.base + a.off[0];
+    cell* cells = r.cells.get();
+    int64_t held = -1;  // the chunk whose lock this thread holds
+    for (int i = 0; i < a.lanes; ++i) {
+      if (!performed(a, perform, i)) continue;
+      const int64_t e = a.base + a.off[i];
+      if (const int64_t ch = e >> k_chunk_bits; ch != held) {
+        if (held >= 0) r.unlock(held);
+        r.lock(ch);
+        held = ch;
+        auto& chunk = r.claim(ch, serial);
+        if (chunk.uniform) {
+          const int64_t b = ch << k_chunk_bits;
+          const int64_t end = std::min<int64_t>(b + (int64_t(1) << k_chunk_bits), r.numel);
+          if (row && e == b && row0 + a.lanes >= end) {
+            // The whole chunk, one program, no lock held: as for one element (below), with
+            // every lane of the chunk reported alike.
+            cell c = chunk.value | k_unguarded;
+            int k = -1;
+            uint32_t who = 0;
+            uint16_t where = 0;
+            if (write) {
+              const uint32_t w = writer_of(c), rd = reader_of(c);
+              if (w && w != me)
+                k = 0, who = w, where = wloc_of(c);
+              else if (rd && rd != me)
+                k = 2, who = rd, where = rloc_of(c);
+              c = (c & ~k_writer_bits) | mine;
+            } else {
+              const uint32_t w = writer_of(c), rd = reader_of(c);
+              if (w && w != me) k = 1, who = w, where = wloc_of(c);
+              if (rd == 0)
+                c = (c & ~k_reader_bits) | mine;
+              else if (rd != me)
+                c = (c & ~(k_id_mask << k_reader_shift)) | (k_several << k_reader_shift);
+            }
+            chunk.value = c;
+            if (k >= 0)
+              for (int64_t j = b; j < end; ++j) note(k, static_cast<int>(j - row0), who, where);
+            i = static_cast<int>(end - 1 - row0);
+            continue;
           }
-          c.writer = me;
-          c.wloc = li;
-        } else {
-          if (racy && c.writer && c.writer != me) {
-            if (!other[1]) other[1] = c.writer, other_loc[1] = c.wloc;
-            lanes[1].push_back(i);
-          }
-          if (c.reader == 0) c.reader = me, c.rloc = li;
-          else if (c.reader != me) c.reader = -1;
+          r.detail(ch);
         }
       }
+      cell c = cells[e];
+      // A program re-touching what it already touched the same way, with no other program
+      // recorded and the element already unguarded, changes nothing and races with nothing.
+      if (write) {
+        if ((c & k_writer_bits) == mine && (c & k_unguarded) && !guard &&
+            (reader_of(c) == 0 || reader_of(c) == me))
+          continue;
+        apply_guard(r, c, e, guard, serial);
+        if (c & k_unguarded) {
+          const uint32_t w = writer_of(c), rd = reader_of(c);
+          if (w && w != me)
+            note(0, i, w, wloc_of(c));
+          else if (rd && rd != me)
+            note(2, i, rd, rloc_of(c));
+        }
+        c = (c & ~k_writer_bits) | mine;
+      } else {
+        const uint32_t rd = reader_of(c);
+        if (rd == me && (c & k_unguarded) && !guard && (writer_of(c) == 0 || writer_of(c) == me))
+          continue;
+        apply_guard(r, c, e, guard, serial);
+        const uint32_t w = writer_of(c);
+        if ((c & k_unguarded) && w && w != me) note(1, i, w, wloc_of(c));
+        if (rd == 0)
+          c = (c & ~k_reader_bits) | mine;
+        else if (rd != me)
+          c = (c & ~(k_id_mask << k_reader_shift)) | (k_several << k_reader_shift);
+      }
+      cells[e] = c;
     }
+    if (held >= 0) r.unlock(held);
     for (int k = 0; k < 3; ++k)
-      if (!lanes[k].empty()) report_race(k, a, s, lanes[k], other[k], other_loc[k], li);
+      if (!lanes[k].empty()) report_race(k, a, s, lanes[k], other[k], other_loc[k]);
   }
 
   void report_race(int k, const access& a, const program_state& s, const std::vector<int>& lanes,
-                   int32_t other, uint16_t other_li, uint16_t /*li*/) {
+                   uint32_t other, uint16_t other_li) {
     std::source_location other_copy;
     {
       std::lock_guard lk(mu);
@@ -136,27 +300,29 @@ struct race_check final : observer {
                .second)
         return;
     }
+    // Past 2^24 - 2 programs ids alias (see `cell`): the id no longer names one program.
+    const bool named = other != k_several && launch->programs.size() < k_id_mask - 1;
     std::string other_prog = "another program";
-    if (other > 0) {
-      const auto& o = launch->programs[static_cast<size_t>(other - 1)];
-      other_prog = "program " + pid_text(o.pid);
-    } else if (other < 0) {
+    if (other == k_several) {
       other_prog = "several other programs";
+    } else if (named) {
+      const auto& o = launch->programs[other - 1];
+      other_prog = "program " + pid_text(o.pid);
     }
     static const char* const what[3] = {"write-write", "read-after-write", "write-after-read"};
     diagnostic d = access_diag("race", a, lanes);
-    d.headline = std::string("Race (") + what[k] + "): " + plural(static_cast<int>(lanes.size()), "lane") +
-                 " of " + std::to_string(active_lanes(a)) + " active " +
-                 (k == 1 ? "read elements " : "write elements ") +
-                 (k == 2 ? "read" : "written") + " by " + other_prog + " in the same launch (" +
-                 a.op + ")";
+    d.headline = std::string("Race (") + what[k] +
+                 "): " + plural(static_cast<int>(lanes.size()), "lane") + " of " +
+                 std::to_string(active_lanes(a)) + " active " +
+                 (k == 1 ? "read elements " : "write elements ") + (k == 2 ? "read" : "written") +
+                 " by " + other_prog + " in the same launch (" + a.op + ")";
     d.detail = "other side: " + other_prog + " " + (k == 2 ? "read" : "wrote") + " them at " +
                loc_text(other_loc) + "; this side: program " + pid_text(s.pid) + " at " +
                loc_text(a.loc);
     if (swap_sides && at) {
       d.file = at->file_name();
       d.line = static_cast<int>(at->line());
-      if (other > 0) d.pid = launch->programs[static_cast<size_t>(other - 1)].pid;
+      if (named) d.pid = launch->programs[other - 1].pid;
     }
     d.hint = k == 1 ? "programs of one launch run in any order: a program must not read what "
                       "another writes in the same launch (split the kernel into two launches)"
