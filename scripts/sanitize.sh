@@ -8,10 +8,11 @@
 #
 #   scripts/sanitize.sh [address|thread]...   (default: both)
 #
-# Budget (CI: 2 cores, ~6-8 minutes per sanitizer): -O1 with line tables only, only the test
-# binaries each sanitizer runs, and under TSan only what exercises threads: the scheduler tests,
-# the corpus cases that take locks, atomics or race across programs, and the clean kernels, which
-# each run under the parallel schedule. BV_SAN_FULL=1 runs every suite under TSan too.
+# Budget (CI: 2 cores, ~6-8 minutes per sanitizer): -O1 with line tables only and only the test
+# binaries each sanitizer runs. ASan: tests/interpreter, the corpus, tests/lang and the seed
+# kernels' tests (tests/kernels/CMakeLists.txt); BV_SAN_FULL=1 adds every kernel test. TSan:
+# tests/interpreter (the scheduler's tests) and the corpus, whose every case also runs under the
+# parallel schedule on 2 threads; the language and kernel tests add no threading of their own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${BV_JOBS:-2}
@@ -24,14 +25,17 @@ for kind in "${kinds[@]}"; do
   case "$kind" in
     address)
       dir=build-asan
-      targets=(test_interpreter test_diagnostics diag_exit_helper test_lang test_kernels)
-      regex="^(interpreter|diagnostics|lang|kernels)/"
+      targets=(test_interpreter test_diagnostics diag_exit_helper test_lang test_kernels_seed)
+      regex="^(interpreter|diagnostics|lang|kernels-seed)/"
+      if [ "${BV_SAN_FULL:-0}" = 1 ]; then
+        targets+=(test_kernels)
+        regex="^(interpreter|diagnostics|lang|kernels)/"
+      fi
       ;;
     thread)
       dir=build-tsan
       targets=(test_interpreter test_diagnostics diag_exit_helper)
-      regex="^(interpreter/|diagnostics/(race_|clean_|deadlock_|exit/))"
-      [ "${BV_SAN_FULL:-0}" = 1 ] && regex="^(interpreter|diagnostics)/"
+      regex="^(interpreter|diagnostics)/"
       ;;
     *) echo "sanitize.sh: unknown sanitizer '$kind' (address or thread)" >&2; exit 2 ;;
   esac
