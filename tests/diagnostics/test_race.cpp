@@ -65,6 +65,18 @@ void tile_fill(program<4> p, ptr<float> out, int ld) {
   store(out + (r.col() * ld + c.row()), 1.0f);
 }
 
+// Program 0 writes two chunks of the race check's shadow whole, as one row of lanes (its
+// whole-chunk path); program 1 reads 16 elements across the chunks' boundary (its per-element
+// path, which must see what the whole-chunk path recorded, in either order).
+void row_then_part(program<1> p, ptr<float> buf, ptr<float> out) {
+  if (p.id(0) == 0) {
+    store(buf + arange<2048>(p), 1.0f);
+  } else {
+    auto v = load(buf + 1016 + arange<16>(p));  // @part_read
+    store(out + arange<16>(p), v);
+  }
+}
+
 }  // namespace
 
 BV_DIAG_CASE(race_write_write) {
@@ -81,6 +93,12 @@ BV_DIAG_CASE(race_lost_update) {
   auto x = tensor<float>::randn("x", {1024}, 6);
   auto total = tensor<float>::zeros("total", {1});
   launch<racy_total<256>>(grid(4), x, total);
+}
+
+BV_DIAG_CASE(race_row_then_part) {
+  auto buf = tensor<float>::zeros("buf", {2048});
+  auto out = tensor<float>::zeros("out", {16});
+  launch<row_then_part>(grid(2), buf, out);
 }
 
 BV_DIAG_CASE(clean_atomics_many_programs) {
