@@ -11,6 +11,7 @@
 #include <random>
 #include <thread>
 
+#include "bv/gpu/host_api.hpp"
 #include "registry.hpp"
 #include "table.hpp"
 
@@ -109,6 +110,73 @@ int list_command() {
   return 0;
 }
 
+namespace {
+void print_side(const char* name, const outcome& o) {
+  fmt::print("{:<11} max abs error {:.3g}, rel L2 error {:.3g} (tolerance {:.0e}): {}\n", name,
+             o.max_abs_err, o.rel_err, o.tolerance,
+             o.match ? "matches the reference" : "DOES NOT MATCH");
+}
+
+// --backend gpu|both: the same inputs on the GPU (and the interpreter), each compared with the
+// reference and with each other.
+int run_gpu_command(const kernel_entry& k, const std::vector<int64_t>& size, uint64_t seed,
+                    const run_request& r) {
+  if (!k.run_gpu) {
+    fmt::print(stderr, "blockvec run: kernel '{}' has no GPU entry yet; --backend gpu runs: ",
+               k.name);
+    for (const auto& e : registry())
+      if (e.run_gpu) fmt::print(stderr, "{} ", e.name);
+    fmt::print(stderr, "\n");
+    return 2;
+  }
+  if (!gpu::available()) {
+    fmt::print(stderr, "blockvec run: --backend {} needs a GPU: {}\n", r.backend, gpu::describe());
+    return 1;
+  }
+  gpu_outcome g;
+  try {
+    g = k.run_gpu(size, seed, r.backend == "both");
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "blockvec run: {} on the GPU failed: {}\n", k.name, e.what());
+    return 1;
+  }
+  const totals t = g.cpu_ran ? sum_up(g.cpu) : totals{};
+  const bool ok = g.gpu.match && (!g.cpu_ran || (g.cpu.match && g.agree && t.errors == 0));
+  if (r.json) {
+    json j{{"kernel", k.name},
+           {"size", size},
+           {"seed", seed},
+           {"backend", r.backend},
+           {"device", gpu::describe()},
+           {"gpu", {{"ms", g.gpu_ms}, {"max_abs_error", g.gpu.max_abs_err},
+                    {"rel_error", g.gpu.rel_err}, {"match", g.gpu.match}}},
+           {"ok", ok}};
+    if (g.cpu_ran) {
+      j["cpu"] = {{"seconds", seconds(g.cpu)}, {"max_abs_error", g.cpu.max_abs_err},
+                  {"rel_error", g.cpu.rel_err}, {"match", g.cpu.match}, {"errors", t.errors}};
+      j["gpu_vs_cpu_max_abs_diff"] = g.max_abs_diff;
+      j["agree"] = g.agree;
+    }
+    fmt::print("{}\n", j.dump(2));
+    return ok ? 0 : 1;
+  }
+  fmt::print("kernel      {} ({})\n", k.name, k.description);
+  fmt::print("size        {}   seed {} (rerun with --seed {})\n", size_text(size), seed, seed);
+  fmt::print("device      {}\n", gpu::describe());
+  fmt::print("gpu         {:.3f} ms\n", g.gpu_ms);
+  print_side("gpu result", g.gpu);
+  if (g.cpu_ran) {
+    fmt::print("interpreter {} programs, {} ms, {} error diagnostic(s)\n", t.programs,
+               ms(seconds(g.cpu)), t.errors);
+    print_side("cpu result", g.cpu);
+    fmt::print("gpu vs cpu  max abs difference {:.3g} (allowed {:.3g}): {}\n", g.max_abs_diff,
+               g.diff_tolerance, g.agree ? "agree" : "DISAGREE");
+    for (const auto* d : t.diags) fmt::print("\n{}", d->text());
+  }
+  return ok ? 0 : 1;
+}
+}  // namespace
+
 int run_command(const run_request& r) {
   const kernel_entry* k = find_kernel(r.kernel);
   if (!k) {
@@ -125,6 +193,7 @@ int run_command(const run_request& r) {
   }
   uint64_t seed = r.seed;
   if (!r.seed_given) seed = std::random_device{}() % 1000000;
+  if (r.backend != "cpu") return run_gpu_command(*k, size, seed, r);
   config().quiet = true;
   config().progress = !r.json;
   outcome o;

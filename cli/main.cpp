@@ -40,8 +40,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1024));
   run->add_option("--check", check_arg, "all | none | default | a list such as bounds,race")
       ->check(CLI::Validator(check_list, "CHECKS"));
-  run->add_option("--backend", req.backend, "cpu (the interpreter)")
-      ->check(CLI::IsMember({"cpu"}));
+  run->add_option("--backend", req.backend,
+                  "cpu (the interpreter), gpu, or both (compared with each other)")
+      ->check(CLI::IsMember({"cpu", "gpu", "both"}));
+  run->add_option("--trace", trace_arg, "Record a trace (SQLite) for blockvec-viewer");
   run->add_flag("--json", req.json, "Print one JSON object");
 
   std::vector<std::string> bench_kernels;
@@ -66,7 +68,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "blockvec: {}\n", e.what());
     fmt::print(stderr, "usage: blockvec list | run KERNEL [--size N[,M]] [--seed N] "
                        "[--schedule sequential|shuffled|parallel] [--threads N] "
-                       "[--check all|none|LIST] [--json] | bench [KERNEL...] [--json] | demo\n"
+                       "[--check all|none|LIST] [--trace FILE] [--backend cpu|gpu|both] [--json] | bench [KERNEL...] [--json] | demo\n"
                        "       blockvec --help and blockvec SUBCOMMAND --help say more\n");
     return 2;
   }
@@ -76,6 +78,7 @@ int main(int argc, char** argv) {
   if (!schedule_arg.empty()) bv::parse_schedule(schedule_arg, cfg.sched, err);
   if (!check_arg.empty()) bv::parse_checks(check_arg, cfg.enabled, err);
   if (threads >= 0) cfg.threads = threads;
+  if (!trace_arg.empty()) cfg.trace_path = trace_arg;
   if (!size_arg.empty() && !bv::cli::parse_size(size_arg, req.size, err)) {
     fmt::print(stderr, "blockvec run: {}\n", err);
     return 2;

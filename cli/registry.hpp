@@ -20,6 +20,16 @@ struct outcome {
   std::string note;  // e.g. "f16 inputs"
 };
 
+struct gpu_outcome {
+  outcome gpu;
+  outcome cpu;              // when the interpreter ran too
+  bool cpu_ran = false;
+  double gpu_ms = 0;        // device time of the kernel
+  double max_abs_diff = 0;  // GPU against interpreter, element by element
+  double diff_tolerance = 0;
+  bool agree = true;
+};
+
 struct kernel_entry {
   std::string name;
   std::string description;
@@ -33,7 +43,13 @@ struct kernel_entry {
   std::function<double(const std::vector<int64_t>& size, uint64_t seed)> native;
   // A TRITON_INTERPRET figure from DESIGN.md at bench_size (seconds), or 0 if none.
   double triton_interpret_seconds = 0;
+  // The same kernel on the GPU backend (empty when the kernel has no GPU entry yet): make the
+  // same inputs as `run`, run them on the GPU (and, with `cpu`, on the interpreter too), compare
+  // each with the reference and with each other.
+  std::function<gpu_outcome(const std::vector<int64_t>& size, uint64_t seed, bool cpu)>
+      run_gpu;
 };
+
 
 std::vector<kernel_entry>& registry();
 const kernel_entry* find_kernel(const std::string& name);

@@ -1,6 +1,8 @@
 #include "bv/kernels/add.hpp"
 
 #include "bv/kernels/ref/add.hpp"
+#include "bv/gpu/host_api.hpp"
+#include "gpu_compare.hpp"
 #include "outcome.hpp"
 
 namespace bv::cli {
@@ -31,6 +33,16 @@ registrar reg{{
           });
         },
     .triton_interpret_seconds = 0.741,
+    .run_gpu =
+        [](const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
+          auto x = tensor<float>::randn("x", {s[0]}, seed);
+          auto y = tensor<float>::randn("y", {s[0]}, seed + 1);
+          auto out = tensor<float>::empty("out", {s[0]});
+          poison(out);
+          const double ms = gpu::add(gpu::dtype_id::f32, x.data(), y.data(), out.data(), s[0]);
+          return finish_gpu(out, ms, kernels::ref::add(x, y), 1e-6, cpu, 0.0,
+                            [&](tensor<float>& o) { return kernels::add(x, y, o); });
+        },
 }};
 }  // namespace
 }  // namespace bv::cli

@@ -3,6 +3,8 @@
 #include <cstring>
 
 #include "bv/kernels/ref/copy.hpp"
+#include "bv/gpu/host_api.hpp"
+#include "gpu_compare.hpp"
 #include "outcome.hpp"
 
 namespace bv::cli {
@@ -26,6 +28,15 @@ registrar reg{{
           auto x = tensor<float>::randn("x", {s[0]}, seed);
           auto out = tensor<float>::empty("out", {s[0]});
           return time_it([&] { std::memcpy(out.data(), x.data(), sizeof(float) * s[0]); });
+        },
+    .run_gpu =
+        [](const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
+          auto x = tensor<float>::randn("x", {s[0]}, seed);
+          auto out = tensor<float>::empty("out", {s[0]});
+          poison(out);
+          const double ms = gpu::copy(gpu::dtype_id::f32, x.data(), out.data(), s[0]);
+          return finish_gpu(out, ms, kernels::ref::copy(x), 0.0, cpu, 0.0,
+                            [&](tensor<float>& o) { return kernels::copy(x, o); });
         },
 }};
 }  // namespace

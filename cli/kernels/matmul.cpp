@@ -1,6 +1,8 @@
 #include "bv/kernels/matmul.hpp"
 
 #include "bv/kernels/ref/matmul.hpp"
+#include "bv/gpu/host_api.hpp"
+#include "gpu_compare.hpp"
 #include "outcome.hpp"
 
 namespace bv::cli {
@@ -33,6 +35,20 @@ registrar reg_f32{{
           });
         },
     .triton_interpret_seconds = 0.239,
+    .run_gpu =
+        [](const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
+          auto a = tensor<float>::randn("a", {s[0], s[2]}, seed);
+          auto b = tensor<float>::randn("b", {s[2], s[1]}, seed + 1);
+          auto c = tensor<float>::empty("c", {s[0], s[1]});
+          poison(c);
+          const double ms = gpu::matmul(gpu::dtype_id::f32, gpu::dtype_id::f32, a.data(), b.data(),
+                                        c.data(), static_cast<int>(s[0]), static_cast<int>(s[1]),
+                                        static_cast<int>(s[2]));
+          // Tensor cores take f32 inputs as tf32 (as Triton does), so compare loosely.
+          return finish_gpu(c, ms, kernels::ref::matmul(a, b), 1e-2, cpu,
+                            1e-2 * std::sqrt(static_cast<double>(s[2])),
+                            [&](tensor<float>& o) { return kernels::matmul(a, b, o); });
+        },
 }};
 
 registrar reg_f16{{
@@ -63,6 +79,20 @@ registrar reg_f16{{
             const RowMat fb = H(b.data(), s[2], s[1]).cast<float>();
             H(c.data(), s[0], s[1]) = (fa * fb).cast<half>();
           });
+        },
+    .run_gpu =
+        [](const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
+          auto a = tensor<half>::randn("a", {s[0], s[2]}, seed);
+          auto b = tensor<half>::randn("b", {s[2], s[1]}, seed + 1);
+          auto c = tensor<half>::empty("c", {s[0], s[1]});
+          poison(c);
+          const double ms = gpu::matmul(gpu::dtype_id::f16, gpu::dtype_id::f16, a.data(), b.data(),
+                                        c.data(), static_cast<int>(s[0]), static_cast<int>(s[1]),
+                                        static_cast<int>(s[2]));
+          // Both accumulate in fp32 and round once to f16: they may differ by an f16 ulp.
+          return finish_gpu(c, ms, kernels::ref::matmul(a, b), 1e-2, cpu,
+                            1e-2 * std::sqrt(static_cast<double>(s[2])),
+                            [&](tensor<half>& o) { return kernels::matmul(a, b, o); });
         },
 }};
 }  // namespace

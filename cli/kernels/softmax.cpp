@@ -1,6 +1,8 @@
 #include "bv/kernels/softmax.hpp"
 
 #include "bv/kernels/ref/softmax.hpp"
+#include "bv/gpu/host_api.hpp"
+#include "gpu_compare.hpp"
 #include "outcome.hpp"
 
 namespace bv::cli {
@@ -33,6 +35,17 @@ registrar reg{{
           });
         },
     .triton_interpret_seconds = 0.377,
+    .run_gpu =
+        [](const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
+          auto x = tensor<float>::randn("x", {s[0], s[1]}, seed);
+          auto out = tensor<float>::empty("out", {s[0], s[1]});
+          poison(out);
+          const double ms = gpu::softmax(gpu::dtype_id::f32, x.data(), out.data(),
+                                         static_cast<int>(s[0]), static_cast<int>(s[1]));
+          // exp and the reduction order differ between the devices: a few ulps.
+          return finish_gpu(out, ms, kernels::ref::softmax(x), 1e-5, cpu, 1e-6,
+                            [&](tensor<float>& o) { return kernels::softmax(x, o); });
+        },
 }};
 }  // namespace
 }  // namespace bv::cli

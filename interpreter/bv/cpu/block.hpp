@@ -193,29 +193,63 @@ using cmp_t = T;
 // exact result is computed in i64 too; lanes where they differ are noted on the program and
 // reported, with a source line, at its next memory operation (operators have no
 // source_location of their own).
+// One i32 operand as lanes of S: its own array when it has S's lanes, a broadcast copy otherwise,
+// or a scalar.
+template <class S, class X>
+struct i32_lanes {
+  Eigen::Array<int32_t, S::size, 1> copy;
+  const int32_t* p = nullptr;
+  int32_t scalar = 0;
+  explicit i32_lanes(const X& x) {
+    if constexpr (Scalar<X>) {
+      scalar = static_cast<int32_t>(x);
+    } else if constexpr (shape_of<X>::size == S::size && std::is_same_v<elem_of<X>, int32_t>) {
+      p = x.v.data();
+    } else {
+      copy = as_array<int32_t, S>(x);
+      p = copy.data();
+    }
+  }
+  int32_t operator[](int i) const { return p ? p[i] : scalar; }
+};
+
+template <char Op>
+inline int32_t wrap_i32(int32_t p, int32_t q) {
+  const uint32_t a = static_cast<uint32_t>(p), b = static_cast<uint32_t>(q);
+  if constexpr (Op == '+') return static_cast<int32_t>(a + b);
+  else if constexpr (Op == '-') return static_cast<int32_t>(a - b);
+  else return static_cast<int32_t>(a * b);
+}
+template <char Op>
+inline int64_t exact_i64(int32_t p, int32_t q) {
+  if constexpr (Op == '+') return int64_t(p) + q;
+  else if constexpr (Op == '-') return int64_t(p) - q;
+  else return int64_t(p) * q;
+}
+
 template <char Op, class X, class Y>
 auto i32_arith(const X& x, const Y& y) {
   using S = typename shape_join<shape_of<X>, shape_of<Y>>::type;
   constexpr int W = join_waves<X, Y>();
-  const auto a = as_array<int32_t, S>(x).eval();
-  const auto b = as_array<int32_t, S>(y).eval();
-  const auto wrap = [](auto p, auto q) {
-    if constexpr (Op == '+') return p + q;
-    else if constexpr (Op == '-') return p - q;
-    else return p * q;
-  };
-  auto out = basic_block<int32_t, S, W>::from(
-      a.binaryExpr(b, [&](int32_t p, int32_t q) {
-         return static_cast<int32_t>(wrap(static_cast<uint32_t>(p), static_cast<uint32_t>(q)));
-       }));
+  const i32_lanes<S, X> a(x);
+  const i32_lanes<S, Y> b(y);
+  basic_block<int32_t, S, W> out;
+  int32_t* o = out.v.data();
+  // Separate loops for the scalar cases keep each one a straight vector loop.
+  if (a.p && b.p)
+    for (int i = 0; i < S::size; ++i) o[i] = wrap_i32<Op>(a.p[i], b.p[i]);
+  else if (a.p)
+    for (int i = 0; i < S::size; ++i) o[i] = wrap_i32<Op>(a.p[i], b.scalar);
+  else
+    for (int i = 0; i < S::size; ++i) o[i] = wrap_i32<Op>(a.scalar, b.p[i]);
   if (value_checks.load(std::memory_order_relaxed) & checks::overflow) [[unlikely]] {
-    const auto wide = wrap(a.template cast<int64_t>(), b.template cast<int64_t>()).eval();
-    const auto bad = (wide != out.v.template cast<int64_t>()).eval();
-    if (bad.any()) {
-      int first = 0;
-      while (!bad[first]) ++first;
-      note_i32_overflow(Op, a[first], b[first], static_cast<int>(bad.count()));
-    }
+    int bad = 0, first = -1;
+    for (int i = 0; i < S::size; ++i)
+      if (exact_i64<Op>(a[i], b[i]) != o[i]) {
+        ++bad;
+        if (first < 0) first = i;
+      }
+    if (bad) note_i32_overflow(Op, a[first], b[first], bad);
   }
   return out;
 }

@@ -17,17 +17,26 @@ namespace detail {
 struct no_mask {};
 struct no_other {};
 
+// The mask's lanes for a block of shape S: the mask's own array when it already has S's lanes
+// (no copy on the common path), else a broadcast copy.
+template <class V, class T, class S>
+constexpr bool same_lanes();
 template <class S, class M>
-auto mask_array(const M& m) {
-  if constexpr (Block<M>) {
+decltype(auto) mask_array(const M& m) {
+  if constexpr (same_lanes<M, bool, S>()) {
+    static_assert(broadcasts_to<shape_of<M>, S>,
+                  "The mask's shape does not broadcast to the pointer block's shape.");
+    return (m.v);
+  } else if constexpr (Block<M>) {
     static_assert(std::is_same_v<elem_of<M>, bool>,
                   "A mask is a bool block: write offs < n, not an integer block.");
     static_assert(broadcasts_to<shape_of<M>, S>,
                   "The mask's shape does not broadcast to the pointer block's shape.");
-    return as_array<bool, S>(m).eval();
+    // A concrete array, by value: eval() of an array already materialised returns a reference.
+    return Eigen::Array<bool, S::size, 1>(as_array<bool, S>(m));
   } else {
     static_assert(std::is_same_v<M, bool>, "A mask is a bool block or a bool.");
-    return Eigen::Array<bool, S::size, 1>::Constant(m);
+    return Eigen::Array<bool, S::size, 1>(Eigen::Array<bool, S::size, 1>::Constant(m));
   }
 }
 
@@ -48,6 +57,23 @@ bool all_in_bounds(const basic_block<int64_t, S, W>& off, int64_t base, int64_t 
       hi = off.v[i] > hi ? off.v[i] : hi;
     }
   return lo > hi || (lo + base >= 0 && hi + base < numel);
+}
+
+// The values to store as an array of T with S's lanes: the block's own array when it already is
+// one (no copy on the common path), else a converted, broadcast copy.
+template <class V, class T, class S>
+constexpr bool same_lanes() {
+  if constexpr (Block<V>)
+    return shape_of<V>::size == S::size && std::is_same_v<elem_of<V>, T>;
+  else
+    return false;
+}
+template <class T, class S, class V>
+decltype(auto) values_array(const V& value) {
+  if constexpr (same_lanes<V, T, S>())
+    return (value.v);
+  else
+    return Eigen::Array<T, S::size, 1>(as_array<T, S>(value));
 }
 
 template <class T, class S, int W>
@@ -128,18 +154,23 @@ auto load_impl(const ptr_block<T, S, W>& p, const M& mask, const O& other,
   constexpr bool has_other = !std::is_same_v<O, no_other>;
   static_assert(!has_other || masked, "load: `other` needs a mask.");
   basic_block<U, S, W> out;
-  if constexpr (has_other)
-    out.v = as_array<U, S>(other);
-  else
-    out.v.setZero();
-  if constexpr (masked) {
-    const auto m = mask_array<S>(mask);
-    const bool* ok = admit(access_kind::load, p, &m, loc, "load", has_other);
-    if (!ok && all_set(m.data(), S::size))
-      gather_all<S::rows, S::cols>(out.v.data(), p.p, p.off.v.data());
+  // Lanes not loaded hold `other`, or zero; on the common path every lane is loaded.
+  auto fill = [&] {
+    if constexpr (has_other)
+      out.v = as_array<U, S>(other);
     else
+      out.v.setZero();
+  };
+  if constexpr (masked) {
+    const auto& m = mask_array<S>(mask);
+    const bool* ok = admit(access_kind::load, p, &m, loc, "load", has_other);
+    if (!ok && all_set(m.data(), S::size)) {
+      gather_all<S::rows, S::cols>(out.v.data(), p.p, p.off.v.data());
+    } else {
+      fill();
       for (int i = 0; i < S::size; ++i)
         if (m[i] && (!ok || ok[i])) out.v[i] = p.p[p.off.v[i]];
+    }
     after_load(out.v, &m, has_other);
   } else {
     const Eigen::Array<bool, S::size, 1>* none = nullptr;
@@ -147,6 +178,7 @@ auto load_impl(const ptr_block<T, S, W>& p, const M& mask, const O& other,
     if (!ok) {
       gather_all<S::rows, S::cols>(out.v.data(), p.p, p.off.v.data());
     } else {
+      fill();
       for (int i = 0; i < S::size; ++i)
         if (ok[i]) out.v[i] = p.p[p.off.v[i]];
     }
@@ -164,9 +196,9 @@ void store_impl(const ptr_block<T, S, W>& p, const V& value, const M& mask,
                 "bv::ptr<T>, not bv::ptr<const T>.");
   static_assert(Scalar<V> || broadcasts_to<shape_of<V>, S>,
                 "store: the value's shape does not broadcast to the pointer block's shape.");
-  const auto vals = as_array<T, S>(value).eval();
+  const auto& vals = values_array<T, S>(value);
   if constexpr (!std::is_same_v<M, no_mask>) {
-    const auto m = mask_array<S>(mask);
+    const auto& m = mask_array<S>(mask);
     const bool* ok = admit(access_kind::store, p, &m, loc, "store", false,
                            classify_values(vals, m.data()));
     if (!ok && all_set(m.data(), S::size))

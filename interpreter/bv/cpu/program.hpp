@@ -24,7 +24,7 @@ struct program {
 template <int N, int W>
 basic_block<int32_t, shape<N>, W> arange(const program<W>&, int32_t start = 0) {
   basic_block<int32_t, shape<N>, W> b;
-  b.v = Eigen::Array<int32_t, N, 1>::LinSpaced(N, start, start + N - 1);
+  for (int i = 0; i < N; ++i) b.v[i] = start + i;  // LinSpaced divides per element for integers
   return b;
 }
 

@@ -71,6 +71,39 @@ B checked(const basic_block<T, S, W>& x, B r, const char* op, const std::source_
 }
 inline constexpr auto max2 = [](auto a, auto b) { return (a != a || a > b) ? a : b; };
 inline constexpr auto min2 = [](auto a, auto b) { return (a != a || a < b) ? a : b; };
+
+// max/min of f32 blocks without NaN go through Eigen's vectorised reductions; a NaN anywhere
+// takes the lane-by-lane path, which propagates it as the GPU does.
+template <bool Max, class T, class S, int W>
+auto extreme_all(const basic_block<T, S, W>& x) {
+  using R = acc_t<T>;
+  if constexpr (std::is_same_v<T, float> && S::size >= 8)
+    if (!x.v.isNaN().any()) return R(Max ? x.v.maxCoeff() : x.v.minCoeff());
+  if constexpr (Max)
+    return reduce_all(x, lowest<R>(), max2);
+  else
+    return reduce_all(x, highest<R>(), min2);
+}
+template <bool Max, int Axis, class T, class S, int W>
+auto extreme_axis(const basic_block<T, S, W>& x) {
+  using R = acc_t<T>;
+  if constexpr (std::is_same_v<T, float> && S::size >= 8) {
+    if (!x.v.isNaN().any()) {
+      using RS = typename reduced_shape<Axis, S>::type;
+      basic_block<float, RS, W> out;
+      if constexpr (Axis == 1)
+        out.v = Max ? x.grid().rowwise().maxCoeff().eval() : x.grid().rowwise().minCoeff().eval();
+      else
+        out.v = Max ? x.grid().colwise().maxCoeff().transpose().eval()
+                    : x.grid().colwise().minCoeff().transpose().eval();
+      return out;
+    }
+  }
+  if constexpr (Max)
+    return reduce_axis<Axis>(x, lowest<R>(), max2);
+  else
+    return reduce_axis<Axis>(x, highest<R>(), min2);
+}
 }  // namespace detail
 
 // sum(x): every element; sum<AXIS>(x): along one axis, giving a block one rank lower
@@ -107,39 +140,31 @@ auto sum(const basic_block<T, S, W>& x,
 template <class T, class S, int W>
 auto max(const basic_block<T, S, W>& x,
          std::source_location loc = std::source_location::current()) {
-  using R = detail::acc_t<T>;
-  return detail::checked(x, detail::reduce_all(x, detail::lowest<R>(), detail::max2), "max",
-                         loc);
+  return detail::checked(x, detail::extreme_all<true>(x), "max", loc);
 }
 template <int Axis, class T, class S, int W>
 auto max(const basic_block<T, S, W>& x,
          std::source_location loc = std::source_location::current()) {
-  using R = detail::acc_t<T>;
   if constexpr (S::rank == 1) {
     static_assert(Axis == 0, "A 1-D block has only axis 0.");
     return max(x, loc);
   } else {
-    return detail::checked(x, detail::reduce_axis<Axis>(x, detail::lowest<R>(), detail::max2),
-                           "max", loc);
+    return detail::checked(x, detail::extreme_axis<true, Axis>(x), "max", loc);
   }
 }
 template <class T, class S, int W>
 auto min(const basic_block<T, S, W>& x,
          std::source_location loc = std::source_location::current()) {
-  using R = detail::acc_t<T>;
-  return detail::checked(x, detail::reduce_all(x, detail::highest<R>(), detail::min2), "min",
-                         loc);
+  return detail::checked(x, detail::extreme_all<false>(x), "min", loc);
 }
 template <int Axis, class T, class S, int W>
 auto min(const basic_block<T, S, W>& x,
          std::source_location loc = std::source_location::current()) {
-  using R = detail::acc_t<T>;
   if constexpr (S::rank == 1) {
     static_assert(Axis == 0, "A 1-D block has only axis 0.");
     return min(x, loc);
   } else {
-    return detail::checked(x, detail::reduce_axis<Axis>(x, detail::highest<R>(), detail::min2),
-                           "min", loc);
+    return detail::checked(x, detail::extreme_axis<false, Axis>(x), "min", loc);
   }
 }
 
