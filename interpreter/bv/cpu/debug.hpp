@@ -85,7 +85,8 @@ template <int W, class... V>
 void print_if(const program<W>& p, const pid_cond& cond, const V&... values) {
   if (!cond.matches(p.s->pid)) return;
   std::string text;
-  ((text += (text.empty() ? "" : " ") + detail::render(values)), ...);
+  // Appending in two steps: `" " + std::string` trips a GCC 12 -Wrestrict false positive.
+  ((text += (text.empty() ? "" : " "), text += detail::render(values)), ...);
   detail::debug_print(*p.s, cond, text);
 }
 
