@@ -1,7 +1,9 @@
 // CLI entries: silu_mul, gelu_mul and their backwards (kernels/bv/kernels/act_mul.hpp).
 #include "bv/kernels/act_mul.hpp"
 
+#include "bv/gpu/host_api.hpp"
 #include "bv/kernels/ref/act_mul.hpp"
+#include "gpu_compare.hpp"
 #include "lib_common.hpp"
 
 namespace bv::cli {
@@ -35,7 +37,8 @@ farr act(const farr& g) {
   if constexpr (A == kernels::gate_act::silu) {
     return g / (1.0f + (-g).exp());
   } else {
-    const farr e = (2.0f * (0.7978845608028654f * (g + 0.044715f * g.cube())).min(10.0f).max(-10.0f)).exp();
+    const farr e =
+        (2.0f * (0.7978845608028654f * (g + 0.044715f * g.cube())).min(10.0f).max(-10.0f)).exp();
     return 0.5f * g * (1.0f + (e - 1.0f) / (e + 1.0f));
   }
 }
@@ -73,6 +76,28 @@ double native_bwd(const std::vector<int64_t>& s, uint64_t seed) {
   });
 }
 
+template <kernels::gate_act A>
+gpu_outcome run_fwd_gpu(const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
+  constexpr bool gelu = A == kernels::gate_act::gelu_tanh;
+  auto x = tensor<float>::randn("x", {s[0], 2 * s[1]}, seed, 2.0);
+  auto y = output<float>("y", {s[0], s[1]});
+  const double ms = gpu::act_mul_fwd(gpu::dtype_id::f32, gelu, x.data(), y.data(),
+                                     static_cast<int>(s[0]), static_cast<int>(s[1]));
+  return finish_gpu(y, ms, kernels::ref::act_mul_fwd(x, gelu), 1e-5, cpu, 1e-5,
+                    [&](tensor<float>& o) { return kernels::act_mul_fwd<A>(x, o); });
+}
+template <kernels::gate_act A>
+gpu_outcome run_bwd_gpu(const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
+  constexpr bool gelu = A == kernels::gate_act::gelu_tanh;
+  auto x = tensor<float>::randn("x", {s[0], 2 * s[1]}, seed, 2.0);
+  auto dy = tensor<float>::randn("dy", {s[0], s[1]}, seed + 1);
+  auto dx = output<float>("dx", {s[0], 2 * s[1]});
+  const double ms = gpu::act_mul_bwd(gpu::dtype_id::f32, gelu, dy.data(), x.data(), dx.data(),
+                                     static_cast<int>(s[0]), static_cast<int>(s[1]));
+  return finish_gpu(dx, ms, kernels::ref::act_mul_bwd(dy, x, gelu), 1e-5, cpu, 1e-5,
+                    [&](tensor<float>& o) { return kernels::act_mul_bwd<A>(dy, x, o); });
+}
+
 constexpr auto silu = kernels::gate_act::silu;
 constexpr auto gelu = kernels::gate_act::gelu_tanh;
 
@@ -82,27 +107,31 @@ registrar r1{{.name = "silu_mul",
               .default_size = {33, 1500},
               .bench_size = {256, 2048},
               .run = run_fwd<silu>,
-              .native = native_fwd<silu>}};
+              .native = native_fwd<silu>,
+              .run_gpu = run_fwd_gpu<silu>}};
 registrar r2{{.name = "gelu_mul",
               .description = "fused GELU-tanh(gate) * up over [M, 2N], overflow-safe tanh, f32",
               .size_help = "ROWS,N",
               .default_size = {33, 1500},
               .bench_size = {256, 2048},
               .run = run_fwd<gelu>,
-              .native = native_fwd<gelu>}};
+              .native = native_fwd<gelu>,
+              .run_gpu = run_fwd_gpu<gelu>}};
 registrar r3{{.name = "silu_mul_bwd",
               .description = "backward of silu_mul: [dgate | dup] from dy and x, f32",
               .size_help = "ROWS,N",
               .default_size = {33, 1500},
               .bench_size = {256, 2048},
               .run = run_bwd<silu>,
-              .native = native_bwd<silu>}};
+              .native = native_bwd<silu>,
+              .run_gpu = run_bwd_gpu<silu>}};
 registrar r4{{.name = "gelu_mul_bwd",
               .description = "backward of gelu_mul: [dgate | dup] from dy and x, f32",
               .size_help = "ROWS,N",
               .default_size = {33, 1500},
               .bench_size = {256, 2048},
               .run = run_bwd<gelu>,
-              .native = native_bwd<gelu>}};
+              .native = native_bwd<gelu>,
+              .run_gpu = run_bwd_gpu<gelu>}};
 }  // namespace
 }  // namespace bv::cli

@@ -1,7 +1,9 @@
 // CLI entries: attention, attention_causal, attention_bwd (kernels/bv/kernels/attention.hpp).
 #include "bv/kernels/attention.hpp"
 
+#include "bv/gpu/host_api.hpp"
 #include "bv/kernels/ref/attention.hpp"
+#include "gpu_compare.hpp"
 #include "lib_common.hpp"
 
 namespace bv::cli {
@@ -51,6 +53,24 @@ double native_fwd(const std::vector<int64_t>& s, uint64_t seed, bool causal) {
   });
 }
 
+// The GPU build instantiates attention for f16 and head dim 64: the GPU run draws f16 inputs, and
+// the interpreter (--backend both) runs the f16 kernel on the same ones.
+gpu_outcome run_fwd_gpu(const std::vector<int64_t>& s, uint64_t seed, bool cpu, bool causal) {
+  auto q = tensor<half>::randn("q", shape4(s), seed);
+  auto k = tensor<half>::randn("k", shape4(s), seed + 1);
+  auto v = tensor<half>::randn("v", shape4(s), seed + 2);
+  auto o = output<half>("o", shape4(s));
+  std::vector<float> lse(static_cast<size_t>(s[0] * s[1] * s[2]));
+  const double ms = gpu::attention_fwd(gpu::dtype_id::f16, q.data(), k.data(), v.data(), o.data(),
+                                       lse.data(), static_cast<int>(s[0]), static_cast<int>(s[1]),
+                                       static_cast<int>(s[2]), static_cast<int>(s[3]), causal);
+  return finish_gpu(o, ms, kernels::ref::attention_fwd(q, k, v, causal).o, 1e-2, cpu, 2e-2,
+                    [&](tensor<half>& out) {
+                      auto l = tensor<float>::empty("lse", {s[0] * s[1], s[2]});
+                      return kernels::attention_fwd(q, k, v, out, l, causal);
+                    });
+}
+
 registrar reg_fwd{{
     .name = "attention",
     .description = "flash attention forward, online softmax, f32, non-causal",
@@ -61,6 +81,8 @@ registrar reg_fwd{{
     .native = [](const std::vector<int64_t>& s,
                  uint64_t seed) { return native_fwd(s, seed, false); },
     .triton_interpret_seconds = 0.124,
+    .run_gpu = [](const std::vector<int64_t>& s, uint64_t seed,
+                  bool cpu) { return run_fwd_gpu(s, seed, cpu, false); },
 }};
 
 registrar reg_causal{{
@@ -72,6 +94,9 @@ registrar reg_causal{{
     .run = [](const std::vector<int64_t>& s, uint64_t seed) { return run_fwd(s, seed, true); },
     .native = [](const std::vector<int64_t>& s,
                  uint64_t seed) { return native_fwd(s, seed, true); },
+    // GPU: head dim 64 only in this build (pass a size such as 1,2,150,64).
+    .run_gpu = [](const std::vector<int64_t>& s, uint64_t seed,
+                  bool cpu) { return run_fwd_gpu(s, seed, cpu, true); },
 }};
 
 registrar reg_bwd{{
@@ -116,8 +141,8 @@ registrar reg_bwd{{
             for (int64_t h = 0; h < s[0] * s[1]; ++h) {
               const int64_t off = h * n * d;
               fmap Q(q.data() + off, n, d), K(k.data() + off, n, d), V(v.data() + off, n, d),
-                  dO(dout.data() + off, n, d), dQ(dq.data() + off, n, d),
-                  dK(dk.data() + off, n, d), dV(dv.data() + off, n, d);
+                  dO(dout.data() + off, n, d), dQ(dq.data() + off, n, d), dK(dk.data() + off, n, d),
+                  dV(dv.data() + off, n, d);
               p.noalias() = (Q * K.transpose()) * scale;
               for (int64_t i = 0; i < n; ++i) {
                 auto row = p.row(i).head(i + 1).array();

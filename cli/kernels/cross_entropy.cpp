@@ -1,8 +1,10 @@
 // CLI entries: cross_entropy, cross_entropy_bwd (kernels/bv/kernels/cross_entropy.hpp).
 #include <random>
 
+#include "bv/gpu/host_api.hpp"
 #include "bv/kernels/cross_entropy.hpp"
 #include "bv/kernels/ref/cross_entropy.hpp"
+#include "gpu_compare.hpp"
 #include "lib_common.hpp"
 
 namespace bv::cli {
@@ -49,6 +51,21 @@ registrar reg_fwd{{
             }
           });
         },
+    .run_gpu =
+        [](const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
+          auto x = tensor<float>::randn("logits", {s[0], s[1]}, seed, 3.0);
+          auto t = targets(s[0], s[1], seed);
+          auto loss = output<float>("loss", {s[0]});
+          std::vector<float> lse(s[0]);
+          const double ms =
+              gpu::cross_entropy_fwd(gpu::dtype_id::f32, x.data(), t.data(), loss.data(),
+                                     lse.data(), static_cast<int>(s[0]), static_cast<int>(s[1]));
+          return finish_gpu(loss, ms, kernels::ref::cross_entropy_fwd(x, t).loss, 1e-5, cpu, 1e-4,
+                            [&](tensor<float>& o) {
+                              auto l = tensor<float>::empty("lse", {s[0]});
+                              return kernels::cross_entropy_fwd(x, t, o, l);
+                            });
+        },
 }};
 
 registrar reg_bwd{{
@@ -89,6 +106,22 @@ registrar reg_bwd{{
               DX(r, t(r)) -= d;
             }
           });
+        },
+    .run_gpu =
+        [](const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
+          auto x = tensor<float>::randn("logits", {s[0], s[1]}, seed, 3.0);
+          auto t = targets(s[0], s[1], seed);
+          auto dloss = tensor<float>::full("dloss", {s[0]}, 1.0f / static_cast<float>(s[0]));
+          auto loss = tensor<float>::empty("loss", {s[0]});
+          auto lse = tensor<float>::empty("lse", {s[0]});
+          kernels::cross_entropy_fwd(x, t, loss, lse);  // lse, as a training step would have it
+          auto dx = output<float>("dx", {s[0], s[1]});
+          const double ms = gpu::cross_entropy_bwd(gpu::dtype_id::f32, x.data(), t.data(),
+                                                   lse.data(), dloss.data(), dx.data(),
+                                                   static_cast<int>(s[0]), static_cast<int>(s[1]));
+          return finish_gpu(
+              dx, ms, kernels::ref::cross_entropy_bwd(x, t, dloss), 1e-5, cpu, 1e-6,
+              [&](tensor<float>& o) { return kernels::cross_entropy_bwd(x, t, lse, dloss, o); });
         },
 }};
 }  // namespace

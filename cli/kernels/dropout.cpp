@@ -1,7 +1,9 @@
 // CLI entry: dropout (kernels/bv/kernels/dropout.hpp).
 #include "bv/kernels/dropout.hpp"
 
+#include "bv/gpu/host_api.hpp"
 #include "bv/kernels/ref/dropout.hpp"
+#include "gpu_compare.hpp"
 #include "lib_common.hpp"
 
 namespace bv::cli {
@@ -44,9 +46,21 @@ registrar reg{{
               h = (((h >> 16) ^ h) * 0x45d9f3bu) & m;
               h = (((h >> 16) ^ h) * 0x45d9f3bu) & m;
               h = (h >> 16) ^ h;
-              o[i] = static_cast<float>(h >> 8) * (1.0f / 16777216.0f) >= 0.3f ? in[i] * scale : 0.0f;
+              o[i] =
+                  static_cast<float>(h >> 8) * (1.0f / 16777216.0f) >= 0.3f ? in[i] * scale : 0.0f;
             }
           });
+        },
+    .run_gpu =
+        [](const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
+          auto x = tensor<float>::randn("x", {s[0]}, seed);
+          auto out = output<float>("out", {s[0]});
+          const int dseed = static_cast<int>(seed & 0x7fffffff);
+          const double ms =
+              gpu::dropout(gpu::dtype_id::f32, x.data(), out.data(), s[0], 0.3f, dseed);
+          // The same mask and one rounding: the interpreter's result exactly.
+          return finish_gpu(out, ms, kernels::ref::dropout(x, 0.3f, dseed), 1e-6, cpu, 0.0,
+                            [&](tensor<float>& o) { return kernels::dropout(x, o, 0.3f, dseed); });
         },
 }};
 }  // namespace

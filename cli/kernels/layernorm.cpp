@@ -2,7 +2,9 @@
 // (kernels/bv/kernels/layernorm.hpp).
 #include "bv/kernels/layernorm.hpp"
 
+#include "bv/gpu/host_api.hpp"
 #include "bv/kernels/ref/layernorm.hpp"
+#include "gpu_compare.hpp"
 #include "lib_common.hpp"
 
 namespace bv::cli {
@@ -96,6 +98,23 @@ registrar reg_fwd{{
               Y.row(r) = (X.row(r) - mean[r]) * rstd[r] * W + B;
             }
           });
+        },
+    .run_gpu =
+        [](const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
+          auto x = tensor<float>::randn("x", {s[0], s[1]}, seed, 2.0);
+          auto w = tensor<float>::randn("w", {s[1]}, seed + 1);
+          auto b = tensor<float>::randn("b", {s[1]}, seed + 2);
+          auto y = output<float>("y", {s[0], s[1]});
+          std::vector<float> mean(s[0]), rstd(s[0]);
+          const double ms = gpu::layernorm_fwd(
+              gpu::dtype_id::f32, x.data(), w.data(), b.data(), y.data(), mean.data(), rstd.data(),
+              static_cast<int>(s[0]), static_cast<int>(s[1]), 1e-5f);
+          return finish_gpu(y, ms, kernels::ref::layernorm_fwd(x, w, b).y, 1e-5, cpu, 1e-5,
+                            [&](tensor<float>& o) {
+                              auto m = tensor<float>::empty("mean", {s[0]});
+                              auto r = tensor<float>::empty("rstd", {s[0]});
+                              return kernels::layernorm_fwd(x, w, b, o, m, r);
+                            });
         },
 }};
 

@@ -1,7 +1,9 @@
 // CLI entries: rmsnorm, rmsnorm_bwd, add_rmsnorm (kernels/bv/kernels/rmsnorm.hpp).
 #include "bv/kernels/rmsnorm.hpp"
 
+#include "bv/gpu/host_api.hpp"
 #include "bv/kernels/ref/rmsnorm.hpp"
+#include "gpu_compare.hpp"
 #include "lib_common.hpp"
 
 namespace bv::cli {
@@ -43,6 +45,21 @@ registrar reg_fwd{{
           });
         },
     .triton_interpret_seconds = 0.332,
+    .run_gpu =
+        [](const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
+          auto x = tensor<float>::randn("x", {s[0], s[1]}, seed);
+          auto w = tensor<float>::randn("w", {s[1]}, seed + 1);
+          auto y = output<float>("y", {s[0], s[1]});
+          std::vector<float> rstd(s[0]);
+          const double ms =
+              gpu::rmsnorm_fwd(gpu::dtype_id::f32, x.data(), w.data(), y.data(), rstd.data(),
+                               static_cast<int>(s[0]), static_cast<int>(s[1]), 1e-6f);
+          return finish_gpu(y, ms, kernels::ref::rmsnorm_fwd(x, w).y, 1e-5, cpu, 1e-5,
+                            [&](tensor<float>& o) {
+                              auto r = tensor<float>::empty("rstd", {s[0]});
+                              return kernels::rmsnorm_fwd(x, w, o, r);
+                            });
+        },
 }};
 
 registrar reg_add{{
@@ -83,6 +100,25 @@ registrar reg_add{{
               Y.row(r) = H.row(r) * rs * W;
             }
           });
+        },
+    .run_gpu =
+        [](const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
+          auto x = tensor<float>::randn("x", {s[0], s[1]}, seed);
+          auto res = tensor<float>::randn("res", {s[0], s[1]}, seed + 2);
+          auto w = tensor<float>::randn("w", {s[1]}, seed + 1);
+          auto h = output<float>("h", {s[0], s[1]});
+          auto y = output<float>("y", {s[0], s[1]});
+          std::vector<float> rstd(s[0]);
+          const double ms = gpu::add_rmsnorm_fwd(
+              gpu::dtype_id::f32, x.data(), res.data(), w.data(), h.data(), y.data(), rstd.data(),
+              static_cast<int>(s[0]), static_cast<int>(s[1]), 1e-6f);
+          // y is compared; h = x + res is one rounding of the same sum on both devices.
+          return finish_gpu(y, ms, kernels::ref::add_rmsnorm_fwd(x, res, w).y, 1e-5, cpu, 1e-5,
+                            [&](tensor<float>& o) {
+                              auto hh = tensor<float>::empty("h", {s[0], s[1]});
+                              auto r = tensor<float>::empty("rstd", {s[0]});
+                              return kernels::add_rmsnorm_fwd(x, res, w, hh, o, r);
+                            });
         },
 }};
 

@@ -3,7 +3,8 @@
 # -arch=sm_90 for the GPU translation units, the CPU parts with the host compiler, everything
 # Debian provides linked statically (Boost.Context, SQLite, libstdc++; CUDA's static runtime).
 # usage: gpu_backend/scripts/build_nvcc.sh OUTDIR [INTERP_BUILD_DIR]
-#   OUTDIR gets bv_gpu_tests (GPU vs interpreter vs reference) and bv_gpu_bench.
+#   OUTDIR gets bv_gpu_tests (GPU vs interpreter vs reference), bv_gpu_bench (add, copy, softmax,
+#   matmul) and bv_gpu_libbench (RMSNorm, LayerNorm, attention).
 #   INTERP_BUILD_DIR: a CMake build of this project holding interpreter/libblockvec.a
 #   (default build-gpu; built here with `ninja blockvec_interp` if missing).
 set -euo pipefail
@@ -19,17 +20,30 @@ if [ ! -f "$B/interpreter/libblockvec.a" ]; then
   cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBV_BUILD_TESTS=OFF -DBV_BUILD_CLI=OFF
 fi
 ninja -C "$B" blockvec_interp
+# The two host-API translation units compile in parallel.
 "$NVCC" "${NVFLAGS[@]}" -Xptxas -v -c gpu_backend/src/host_api.cu -o "$B/gpu_obj/host_api.o" \
-  2> "$B/gpu_obj/host_api.ptxas.txt"
-if grep -q "[1-9][0-9]* bytes spill" "$B/gpu_obj/host_api.ptxas.txt"; then
-  echo "warning: ptxas reports spills (see $B/gpu_obj/host_api.ptxas.txt)" >&2
-fi
+  2> "$B/gpu_obj/host_api.ptxas.txt" &
+p1=$!
+"$NVCC" "${NVFLAGS[@]}" -Xptxas -v -c gpu_backend/src/host_api_lib.cu \
+  -o "$B/gpu_obj/host_api_lib.o" 2> "$B/gpu_obj/host_api_lib.ptxas.txt" &
+p2=$!
+wait $p1 || { cat "$B/gpu_obj/host_api.ptxas.txt" >&2; exit 1; }
+wait $p2 || { cat "$B/gpu_obj/host_api_lib.ptxas.txt" >&2; exit 1; }
+for f in "$B"/gpu_obj/host_api*.ptxas.txt; do
+  if grep -q "[1-9][0-9]* bytes spill" "$f"; then
+    echo "warning: ptxas reports spills (see $f)" >&2
+  fi
+done
 g++ -std=c++20 -O2 -DEIGEN_STACK_ALLOCATION_LIMIT=0 -Ilang -Iinterpreter -Ikernels -Igpu_backend \
   -Itests/support -I/usr/include/eigen3 -c tests/gpu/gpu_tests.cpp -o "$B/gpu_obj/gpu_tests.o"
 CUDA_LIB=$(dirname "$NVCC")/../lib64
 g++ -o "$OUT/bv_gpu_tests" "$B/gpu_obj/gpu_tests.o" "$B/gpu_obj/host_api.o" \
-  "$B/interpreter/libblockvec.a" /usr/lib/x86_64-linux-gnu/libboost_context.a \
+  "$B/gpu_obj/host_api_lib.o" "$B/interpreter/libblockvec.a" /usr/lib/x86_64-linux-gnu/libboost_context.a \
   /usr/lib/x86_64-linux-gnu/libsqlite3.a -L"$CUDA_LIB" -lcudart_static -ldl -lpthread -lrt \
   -static-libstdc++ -static-libgcc
-"$NVCC" "${NVFLAGS[@]}" -o "$OUT/bv_gpu_bench" bench/gpu/bench_gpu.cu
-echo "built $OUT/bv_gpu_tests and $OUT/bv_gpu_bench for $ARCH"
+"$NVCC" "${NVFLAGS[@]}" -o "$OUT/bv_gpu_bench" bench/gpu/bench_gpu.cu &
+p1=$!
+"$NVCC" "${NVFLAGS[@]}" -o "$OUT/bv_gpu_libbench" bench/gpu/bench_gpu_lib.cu &
+p2=$!
+wait $p1 && wait $p2
+echo "built $OUT/bv_gpu_tests, $OUT/bv_gpu_bench and $OUT/bv_gpu_libbench for $ARCH"

@@ -18,4 +18,27 @@ double add(dtype_id, const void*, const void*, void*, int64_t) { none(); }
 double copy(dtype_id, const void*, void*, int64_t) { none(); }
 double softmax(dtype_id, const void*, void*, int, int) { none(); }
 double matmul(dtype_id, dtype_id, const void*, const void*, void*, int, int, int) { none(); }
+double rmsnorm_fwd(dtype_id, const void*, const void*, void*, float*, int, int, float) { none(); }
+double add_rmsnorm_fwd(dtype_id, const void*, const void*, const void*, void*, void*, float*, int,
+                       int, float) {
+  none();
+}
+double layernorm_fwd(dtype_id, const void*, const void*, const void*, void*, float*, float*, int,
+                     int, float) {
+  none();
+}
+double act_mul_fwd(dtype_id, bool, const void*, void*, int, int) { none(); }
+double act_mul_bwd(dtype_id, bool, const void*, const void*, void*, int, int) { none(); }
+double dropout(dtype_id, const void*, void*, int64_t, float, int) { none(); }
+double cross_entropy_fwd(dtype_id, const void*, const int32_t*, float*, float*, int, int) {
+  none();
+}
+double cross_entropy_bwd(dtype_id, const void*, const int32_t*, const float*, const float*, void*,
+                         int, int) {
+  none();
+}
+double attention_fwd(dtype_id, const void*, const void*, const void*, void*, float*, int, int, int,
+                     int, bool) {
+  none();
+}
 }  // namespace bv::gpu

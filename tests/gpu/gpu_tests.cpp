@@ -12,13 +12,25 @@
 
 #include "bv/gpu/dispatch.hpp"
 #include "bv/gpu/host_api.hpp"
+#include "bv/kernels/act_mul.hpp"
 #include "bv/kernels/add.hpp"
+#include "bv/kernels/attention.hpp"
 #include "bv/kernels/copy.hpp"
+#include "bv/kernels/cross_entropy.hpp"
+#include "bv/kernels/dropout.hpp"
+#include "bv/kernels/layernorm.hpp"
 #include "bv/kernels/matmul.hpp"
+#include "bv/kernels/ref/act_mul.hpp"
 #include "bv/kernels/ref/add.hpp"
+#include "bv/kernels/ref/attention.hpp"
 #include "bv/kernels/ref/copy.hpp"
+#include "bv/kernels/ref/cross_entropy.hpp"
+#include "bv/kernels/ref/dropout.hpp"
+#include "bv/kernels/ref/layernorm.hpp"
 #include "bv/kernels/ref/matmul.hpp"
+#include "bv/kernels/ref/rmsnorm.hpp"
 #include "bv/kernels/ref/softmax.hpp"
+#include "bv/kernels/rmsnorm.hpp"
 #include "bv/kernels/softmax.hpp"
 #include "bv/testing.hpp"
 
@@ -116,7 +128,268 @@ void matmul_case(int M, int N, int K, uint64_t seed) {
   BV_CHECK_CLOSE(c_gpu, ref, std::max(bv::testing::tolerance<O>(), 1e-5));
   check_same(c_gpu, c_cpu, ref, bv::is_16bit_float<O> ? 1e-2 : 1e-5);
 }
+
+// The library kernels. Statistics (rstd, mean, lse, loss) are fp32 whatever the input dtype.
+template <class T>
+double stat_tol() {
+  return bv::is_16bit_float<T> ? 1e-3 : 1e-5;
+}
+
+template <class T>
+void rmsnorm_case(int rows, int cols, uint64_t seed) {
+  CAPTURE(rows);
+  CAPTURE(cols);
+  auto x = tensor<T>::randn("x", {rows, cols}, seed), w = tensor<T>::randn("w", {cols}, seed + 1);
+  tensor<T> y_gpu("y_gpu", {rows, cols}), y_cpu("y_cpu", {rows, cols});
+  tensor<float> r_gpu("rstd_gpu", {rows}), r_cpu("rstd_cpu", {rows});
+  bv::testing::poison(y_gpu);
+  bv::testing::poison(r_gpu);
+  bv::gpu::rmsnorm_fwd(id_of<T>(), x.data(), w.data(), y_gpu.data(), r_gpu.data(), rows, cols,
+                       1e-6f);
+  REQUIRE(bv::kernels::rmsnorm_fwd(x, w, y_cpu, r_cpu).ok());
+  const auto ref = bv::kernels::ref::rmsnorm_fwd(x, w);
+  BV_CHECK_CLOSE(y_gpu, ref.y, bv::testing::tolerance<T>());
+  BV_CHECK_CLOSE(r_gpu, ref.rstd, 1e-5);
+  check_same(y_gpu, y_cpu, ref.y, bv::is_16bit_float<T> ? 1e-2 : 1e-5);
+  check_same(r_gpu, r_cpu, ref.rstd, 1e-5);
+}
+
+template <class T>
+void add_rmsnorm_case(int rows, int cols, uint64_t seed) {
+  CAPTURE(rows);
+  CAPTURE(cols);
+  auto x = tensor<T>::randn("x", {rows, cols}, seed);
+  auto res = tensor<T>::randn("res", {rows, cols}, seed + 2);
+  auto w = tensor<T>::randn("w", {cols}, seed + 1);
+  tensor<T> h_gpu("h_gpu", {rows, cols}), h_cpu("h_cpu", {rows, cols});
+  tensor<T> y_gpu("y_gpu", {rows, cols}), y_cpu("y_cpu", {rows, cols});
+  tensor<float> r_gpu("rstd_gpu", {rows}), r_cpu("rstd_cpu", {rows});
+  bv::testing::poison(h_gpu);
+  bv::testing::poison(y_gpu);
+  bv::testing::poison(r_gpu);
+  bv::gpu::add_rmsnorm_fwd(id_of<T>(), x.data(), res.data(), w.data(), h_gpu.data(), y_gpu.data(),
+                           r_gpu.data(), rows, cols, 1e-6f);
+  REQUIRE(bv::kernels::add_rmsnorm_fwd(x, res, w, h_cpu, y_cpu, r_cpu).ok());
+  const auto ref = bv::kernels::ref::add_rmsnorm_fwd(x, res, w);
+  BV_CHECK_CLOSE(h_gpu, ref.h, bv::is_16bit_float<T> ? 1e-3 : 1e-6);
+  BV_CHECK_CLOSE(y_gpu, ref.y, bv::testing::tolerance<T>());
+  BV_CHECK_CLOSE(r_gpu, ref.rstd, stat_tol<T>());
+  check_same(h_gpu, h_cpu, ref.h, 0.0);  // one rounding of the same sum
+  check_same(y_gpu, y_cpu, ref.y, bv::is_16bit_float<T> ? 1e-2 : 1e-5);
+}
+
+template <class T>
+void layernorm_case(int rows, int cols, uint64_t seed) {
+  CAPTURE(rows);
+  CAPTURE(cols);
+  auto x = tensor<T>::randn("x", {rows, cols}, seed, 2.0);
+  auto w = tensor<T>::randn("w", {cols}, seed + 1), b = tensor<T>::randn("b", {cols}, seed + 2);
+  tensor<T> y_gpu("y_gpu", {rows, cols}), y_cpu("y_cpu", {rows, cols});
+  tensor<float> m_gpu("mean_gpu", {rows}), m_cpu("mean_cpu", {rows});
+  tensor<float> r_gpu("rstd_gpu", {rows}), r_cpu("rstd_cpu", {rows});
+  bv::testing::poison(y_gpu);
+  bv::testing::poison(m_gpu);
+  bv::testing::poison(r_gpu);
+  bv::gpu::layernorm_fwd(id_of<T>(), x.data(), w.data(), b.data(), y_gpu.data(), m_gpu.data(),
+                         r_gpu.data(), rows, cols, 1e-5f);
+  REQUIRE(bv::kernels::layernorm_fwd(x, w, b, y_cpu, m_cpu, r_cpu).ok());
+  const auto ref = bv::kernels::ref::layernorm_fwd(x, w, b);
+  BV_CHECK_CLOSE(y_gpu, ref.y, bv::testing::tolerance<T>());
+  // The mean of zero-mean data is near 0: compare it on the scale of the inputs (2.0).
+  check_same(m_gpu, m_cpu, std::vector<double>(rows, 2.0), 1e-5);
+  BV_CHECK_CLOSE(r_gpu, ref.rstd, 1e-5);
+  check_same(y_gpu, y_cpu, ref.y, bv::is_16bit_float<T> ? 1e-2 : 1e-5);
+}
+
+template <class T>
+void act_mul_case(bool gelu, int rows, int n, uint64_t seed) {
+  CAPTURE(gelu);
+  CAPTURE(rows);
+  CAPTURE(n);
+  auto x = tensor<T>::randn("x", {rows, 2 * n}, seed, 3.0);
+  tensor<T> y_gpu("y_gpu", {rows, n}), y_cpu("y_cpu", {rows, n});
+  bv::testing::poison(y_gpu);
+  bv::gpu::act_mul_fwd(id_of<T>(), gelu, x.data(), y_gpu.data(), rows, n);
+  if (gelu)
+    REQUIRE(bv::kernels::gelu_mul_fwd(x, y_cpu).ok());
+  else
+    REQUIRE(bv::kernels::silu_mul_fwd(x, y_cpu).ok());
+  const auto ref = bv::kernels::ref::act_mul_fwd(x, gelu);
+  BV_CHECK_CLOSE(y_gpu, ref, bv::testing::tolerance<T>());
+  check_same(y_gpu, y_cpu, ref, bv::is_16bit_float<T> ? 1e-2 : 1e-5);
+
+  auto dy = tensor<T>::randn("dy", {rows, n}, seed + 5);
+  tensor<T> dx_gpu("dx_gpu", {rows, 2 * n}), dx_cpu("dx_cpu", {rows, 2 * n});
+  bv::testing::poison(dx_gpu);
+  bv::gpu::act_mul_bwd(id_of<T>(), gelu, dy.data(), x.data(), dx_gpu.data(), rows, n);
+  if (gelu)
+    REQUIRE(bv::kernels::gelu_mul_bwd(dy, x, dx_cpu).ok());
+  else
+    REQUIRE(bv::kernels::silu_mul_bwd(dy, x, dx_cpu).ok());
+  const auto dref = bv::kernels::ref::act_mul_bwd(dy, x, gelu);
+  BV_CHECK_CLOSE(dx_gpu, dref, bv::testing::tolerance<T>());
+  check_same(dx_gpu, dx_cpu, dref, bv::is_16bit_float<T> ? 1e-2 : 1e-5);
+}
+
+template <class T>
+void dropout_case(int64_t n, float p, int seed_i, uint64_t seed) {
+  CAPTURE(n);
+  CAPTURE(p);
+  CAPTURE(seed_i);
+  auto x = tensor<T>::randn("x", {n}, seed);
+  tensor<T> out_gpu("out_gpu", {n}), out_cpu("out_cpu", {n});
+  bv::testing::poison(out_gpu);
+  bv::gpu::dropout(id_of<T>(), x.data(), out_gpu.data(), n, p, seed_i);
+  REQUIRE(bv::kernels::dropout(x, out_cpu, p, seed_i).ok());
+  const auto ref = bv::kernels::ref::dropout(x, p, seed_i);
+  BV_CHECK_CLOSE(out_gpu, ref, bv::testing::tolerance<T>());
+  // The same mask and the same single rounding: identical to the interpreter, element by element.
+  check_same(out_gpu, out_cpu, ref, 0.0);
+  int64_t kept_gpu = 0, mismatched = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const bool keep = bv::kernels::ref::dropout_keep(i, p, seed_i);
+    const float g = static_cast<float>(out_gpu.flat(i));
+    kept_gpu += g != 0.0f;
+    // A kept element of a non-zero input is non-zero; a dropped one is exactly 0.
+    if (!keep && g != 0.0f) ++mismatched;
+  }
+  CHECK(mismatched == 0);
+  INFO("kept " << kept_gpu << " of " << n << " at p = " << p);
+  if (n >= 2048) CHECK(std::abs(double(kept_gpu) / n - (1.0 - p)) < 0.05);
+}
+
+template <class T>
+void cross_entropy_case(int rows, int v, uint64_t seed) {
+  CAPTURE(rows);
+  CAPTURE(v);
+  auto x = tensor<T>::randn("x", {rows, v}, seed, 2.0);
+  tensor<int32_t> target("target", {rows});
+  std::mt19937_64 rng(seed);
+  for (int r = 0; r < rows; ++r) target(r) = r % 5 == 3 ? -100 : int32_t(rng() % v);
+  tensor<float> l_gpu("loss_gpu", {rows}), l_cpu("loss_cpu", {rows});
+  tensor<float> s_gpu("lse_gpu", {rows}), s_cpu("lse_cpu", {rows});
+  bv::testing::poison(l_gpu);
+  bv::testing::poison(s_gpu);
+  bv::gpu::cross_entropy_fwd(id_of<T>(), x.data(), target.data(), l_gpu.data(), s_gpu.data(), rows,
+                             v);
+  REQUIRE(bv::kernels::cross_entropy_fwd(x, target, l_cpu, s_cpu).ok());
+  const auto ref = bv::kernels::ref::cross_entropy_fwd(x, target);
+  BV_CHECK_CLOSE(l_gpu, ref.loss, 1e-5);
+  BV_CHECK_CLOSE(s_gpu, ref.lse, 1e-5);
+  check_same(l_gpu, l_cpu, ref.loss, 1e-5);
+  check_same(s_gpu, s_cpu, ref.lse, 1e-5);
+
+  auto dloss = tensor<float>::randn("dloss", {rows}, seed + 9);
+  tensor<T> dx_gpu("dx_gpu", {rows, v}), dx_cpu("dx_cpu", {rows, v});
+  bv::testing::poison(dx_gpu);
+  bv::gpu::cross_entropy_bwd(id_of<T>(), x.data(), target.data(), s_gpu.data(), dloss.data(),
+                             dx_gpu.data(), rows, v);
+  REQUIRE(bv::kernels::cross_entropy_bwd(x, target, s_cpu, dloss, dx_cpu).ok());
+  const auto dref = bv::kernels::ref::cross_entropy_bwd(x, target, dloss);
+  BV_CHECK_CLOSE(dx_gpu, dref, bv::is_16bit_float<T> ? 1e-2 : 1e-5);
+  check_same(dx_gpu, dx_cpu, dref, bv::is_16bit_float<T> ? 1e-2 : 1e-5);
+}
+
+void attention_case(int B, int H, int S, bool causal, uint64_t seed) {
+  using T = bv::half;
+  CAPTURE(B);
+  CAPTURE(H);
+  CAPTURE(S);
+  CAPTURE(causal);
+  const int D = 64;
+  auto q = tensor<T>::randn("q", {B, H, S, D}, seed),
+       k = tensor<T>::randn("k", {B, H, S, D}, seed + 1),
+       v = tensor<T>::randn("v", {B, H, S, D}, seed + 2);
+  tensor<T> o_gpu("o_gpu", {B, H, S, D}), o_cpu("o_cpu", {B, H, S, D});
+  tensor<float> l_gpu("lse_gpu", {B * H, S}), l_cpu("lse_cpu", {B * H, S});
+  bv::testing::poison(o_gpu);
+  bv::testing::poison(l_gpu);
+  bv::gpu::attention_fwd(dtype_id::f16, q.data(), k.data(), v.data(), o_gpu.data(), l_gpu.data(), B,
+                         H, S, D, causal);
+  REQUIRE(bv::kernels::attention_fwd(q, k, v, o_cpu, l_cpu, causal).ok());
+  const auto ref = bv::kernels::ref::attention_fwd(q, k, v, causal);
+  BV_CHECK_CLOSE(o_gpu, ref.o, 1e-2);
+  BV_CHECK_CLOSE(l_gpu, ref.lse, 1e-3);
+  check_same(o_gpu, o_cpu, ref.o, 1e-2);
+  check_same(l_gpu, l_cpu, ref.lse, 1e-3);
+}
 }  // namespace
+
+TEST_CASE("gpu rmsnorm forward: f32 and f16, every row-block class, ragged") {
+  const uint64_t s = seed_for("rmsnorm");
+  std::mt19937_64 rng(s);
+  const int shapes[][2] = {{3, 100},
+                           {37, bv::testing::ragged(rng, 257, 1000)},
+                           {19, bv::testing::ragged(rng, 1025, 4000)},
+                           {9, bv::testing::ragged(rng, 4097, 8192)},
+                           {4, 8192}};
+  for (auto& sh : shapes) {
+    rmsnorm_case<float>(sh[0], sh[1], s + sh[1]);
+    rmsnorm_case<bv::half>(sh[0], sh[1], s + sh[1] + 1);
+  }
+}
+
+TEST_CASE("gpu fused residual add + rmsnorm: f32 and f16, ragged") {
+  const uint64_t s = seed_for("add_rmsnorm");
+  std::mt19937_64 rng(s);
+  for (int cols :
+       {100, bv::testing::ragged(rng, 257, 1000), bv::testing::ragged(rng, 4097, 8192)}) {
+    add_rmsnorm_case<float>(13, cols, s + cols);
+    add_rmsnorm_case<bv::half>(13, cols, s + cols + 1);
+  }
+}
+
+TEST_CASE("gpu layernorm forward: f32 and f16, ragged") {
+  const uint64_t s = seed_for("layernorm");
+  std::mt19937_64 rng(s);
+  for (int cols : {100, bv::testing::ragged(rng, 257, 1000), bv::testing::ragged(rng, 1025, 4000),
+                   bv::testing::ragged(rng, 4097, 8192)}) {
+    layernorm_case<float>(11, cols, s + cols);
+    layernorm_case<bv::half>(11, cols, s + cols + 1);
+  }
+}
+
+TEST_CASE("gpu silu_mul / gelu_mul forward and backward: f32 and f16, ragged") {
+  const uint64_t s = seed_for("act_mul");
+  std::mt19937_64 rng(s);
+  for (int n : {5, bv::testing::ragged(rng, 1025, 3000)})
+    for (bool gelu : {false, true}) {
+      act_mul_case<float>(gelu, 7, n, s + n + gelu);
+      act_mul_case<bv::half>(gelu, 7, n, s + n + gelu + 2);
+    }
+}
+
+TEST_CASE("gpu dropout: the interpreter's mask for the same seed, f32 and f16") {
+  const uint64_t s = seed_for("dropout");
+  std::mt19937_64 rng(s);
+  for (int64_t n :
+       {int64_t(7), int64_t(bv::testing::ragged(rng, 2049, 70000)), int64_t(1 << 20) + 5})
+    for (float p : {0.1f, 0.5f}) {
+      const int seed_i = static_cast<int>(rng() & 0x7fffffff);
+      dropout_case<float>(n, p, seed_i, s + n);
+      dropout_case<bv::half>(n, p, seed_i, s + n + 1);
+    }
+}
+
+TEST_CASE("gpu cross-entropy forward and backward: f32 and f16, a 32000-word vocabulary, ragged") {
+  const uint64_t s = seed_for("cross_entropy");
+  std::mt19937_64 rng(s);
+  cross_entropy_case<float>(6, 32000, s);
+  cross_entropy_case<bv::half>(6, 32000, s + 1);
+  const int v = bv::testing::ragged(rng, 100, 5000);
+  cross_entropy_case<float>(17, v, s + 2);
+  cross_entropy_case<bv::half>(17, v, s + 3);
+}
+
+TEST_CASE("gpu attention forward: f16, head dim 64, causal and not, ragged sequence") {
+  const uint64_t s = seed_for("attention");
+  std::mt19937_64 rng(s);
+  const int S = bv::testing::ragged(rng, 65, 300);
+  for (bool causal : {false, true}) {
+    attention_case(1, 2, 128, causal, s + causal);
+    attention_case(2, 1, S, causal, s + 2 + causal);
+  }
+}
 
 TEST_CASE("gpu add: f32 and f16, ragged sizes") {
   const uint64_t s = seed_for("add");

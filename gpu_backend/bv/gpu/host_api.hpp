@@ -34,4 +34,32 @@ double softmax(dtype_id t, const void* x, void* out, int rows, int cols);
 // c = a @ b for contiguous row-major a (M x K), b (K x N); c (M x N) of dtype `out`, f32 or t.
 double matmul(dtype_id t, dtype_id out, const void* a, const void* b, void* c, int M, int N, int K);
 
+// The library kernels (src/host_api_lib.cu; launch configurations in bv/gpu/kernels_gpu_lib.hpp).
+// Contiguous row-major arrays; f32 and f16 (bf16 throws: not instantiated in this build); the
+// fp32 statistics (rstd, mean, lse, loss) are float arrays.
+// y = rmsnorm(x) * w over rows of x [rows, cols]; rstd [rows].
+double rmsnorm_fwd(dtype_id t, const void* x, const void* w, void* y, float* rstd, int rows,
+                   int cols, float eps);
+// h = x + res; y = rmsnorm(h) * w; rstd [rows].
+double add_rmsnorm_fwd(dtype_id t, const void* x, const void* res, const void* w, void* h, void* y,
+                       float* rstd, int rows, int cols, float eps);
+// y = layernorm(x) * w + b; mean, rstd [rows].
+double layernorm_fwd(dtype_id t, const void* x, const void* w, const void* b, void* y, float* mean,
+                     float* rstd, int rows, int cols, float eps);
+// y [rows, n] = act(x[:, :n]) * x[:, n:] for x [rows, 2n]; gelu: GELU(tanh), else SiLU.
+double act_mul_fwd(dtype_id t, bool gelu, const void* x, void* y, int rows, int n);
+// dx [rows, 2n] from dy [rows, n] and x [rows, 2n].
+double act_mul_bwd(dtype_id t, bool gelu, const void* dy, const void* x, void* dx, int rows, int n);
+// out = dropout(x, p, seed) over n elements (the interpreter's mask for the same seed).
+double dropout(dtype_id t, const void* x, void* out, int64_t n, float p, int seed);
+// loss, lse [rows] from logits x [rows, v] and targets [rows] (negative: ignored).
+double cross_entropy_fwd(dtype_id t, const void* x, const int32_t* target, float* loss, float* lse,
+                         int rows, int v);
+// dx [rows, v] from x, targets, the forward's lse and dloss [rows].
+double cross_entropy_bwd(dtype_id t, const void* x, const int32_t* target, const float* lse,
+                         const float* dloss, void* dx, int rows, int v);
+// o [B, H, S, D] = softmax(q k^T / sqrt(D) [+ causal]) v; lse [B*H, S]. f16/bf16, D = 64.
+double attention_fwd(dtype_id t, const void* q, const void* k, const void* v, void* o, float* lse,
+                     int B, int H, int S, int D, bool causal);
+
 }  // namespace bv::gpu

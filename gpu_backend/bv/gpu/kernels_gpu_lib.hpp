@@ -1,0 +1,133 @@
+// GPU launch configurations of the library kernels in kernels/ (RMSNorm, LayerNorm, the gated
+// activations, dropout, cross-entropy, attention), on device tensors. GPU-compiled translation
+// units only: used by src/host_api_lib.cu and bench/gpu/bench_gpu_lib.cu. The kernel sources are
+// the interpreter's; only the block widths and warps per program are chosen here.
+#pragma once
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "bv/bv.hpp"
+#include "bv/kernels/act_mul.hpp"
+#include "bv/kernels/attention.hpp"
+#include "bv/kernels/cross_entropy.hpp"
+#include "bv/kernels/dropout.hpp"
+#include "bv/kernels/layernorm.hpp"
+#include "bv/kernels/rmsnorm.hpp"
+
+namespace bv::gpu::kernels {
+
+namespace detail {
+// One program per row, the whole row in registers: the smallest block in {256, 1024, 4096,
+// 8192} that holds n, with 2, 4, 8, 16 warps (as softmax): 4 to 16 elements per thread.
+template <class F>
+launch_result with_row_block(int n, const char* kernel, F&& f) {
+  if (n <= 256) return f(std::integral_constant<int, 256>{}, std::integral_constant<int, 2>{});
+  if (n <= 1024) return f(std::integral_constant<int, 1024>{}, std::integral_constant<int, 4>{});
+  if (n <= 4096) return f(std::integral_constant<int, 4096>{}, std::integral_constant<int, 8>{});
+  if (n <= 8192) return f(std::integral_constant<int, 8192>{}, std::integral_constant<int, 16>{});
+  throw std::invalid_argument(std::string(kernel) + ": rows of " + std::to_string(n) +
+                              " elements do not fit one 8192-wide block");
+}
+}  // namespace detail
+
+// y = rmsnorm(x) * w over rows of a contiguous [m, n] x; rstd [m] fp32.
+template <class T>
+launch_result rmsnorm_fwd(const device_tensor<T>& x, const device_tensor<T>& w, device_tensor<T>& y,
+                          device_tensor<float>& rstd, float eps = 1e-6f) {
+  const int m = static_cast<int>(x.size(0)), n = static_cast<int>(x.size(1));
+  return detail::with_row_block(n, "rmsnorm_fwd", [&](auto b, auto wv) {
+    return launch<bv::kernels::rmsnorm_fwd_kernel<T, decltype(b)::value, decltype(wv)::value>>(
+        grid(m), x, w, y, rstd, n, n, n, eps);
+  });
+}
+
+// h = x + res; y = rmsnorm(h) * w.
+template <class T>
+launch_result add_rmsnorm_fwd(const device_tensor<T>& x, const device_tensor<T>& res,
+                              const device_tensor<T>& w, device_tensor<T>& h, device_tensor<T>& y,
+                              device_tensor<float>& rstd, float eps = 1e-6f) {
+  const int m = static_cast<int>(x.size(0)), n = static_cast<int>(x.size(1));
+  return detail::with_row_block(n, "add_rmsnorm_fwd", [&](auto b, auto wv) {
+    return launch<bv::kernels::add_rmsnorm_fwd_kernel<T, decltype(b)::value, decltype(wv)::value>>(
+        grid(m), x, res, w, h, y, rstd, n, n, n, n, n, eps);
+  });
+}
+
+// y = layernorm(x) * w + b; mean and rstd [m] fp32.
+template <class T>
+launch_result layernorm_fwd(const device_tensor<T>& x, const device_tensor<T>& w,
+                            const device_tensor<T>& b, device_tensor<T>& y,
+                            device_tensor<float>& mean, device_tensor<float>& rstd,
+                            float eps = 1e-5f) {
+  const int m = static_cast<int>(x.size(0)), n = static_cast<int>(x.size(1));
+  return detail::with_row_block(n, "layernorm_fwd", [&](auto blk, auto wv) {
+    return launch<bv::kernels::layernorm_fwd_kernel<T, decltype(blk)::value, decltype(wv)::value>>(
+        grid(m), x, w, b, y, mean, rstd, n, n, n, eps);
+  });
+}
+
+inline constexpr int act_mul_block = 1024;
+// y [m, n] = act(x[:, :n]) * x[:, n:] for a contiguous x [m, 2n].
+template <bv::kernels::gate_act A, class T>
+launch_result act_mul_fwd(const device_tensor<T>& x, device_tensor<T>& y) {
+  const int m = static_cast<int>(y.size(0)), n = static_cast<int>(y.size(1));
+  return launch<bv::kernels::act_mul_fwd_kernel<T, A, act_mul_block, 4>>(
+      grid(m, cdiv(n, act_mul_block)), x, y, 2 * n, n, n);
+}
+// dx [m, 2n] = [dgate | dup] from dy [m, n] and x [m, 2n].
+template <bv::kernels::gate_act A, class T>
+launch_result act_mul_bwd(const device_tensor<T>& dy, const device_tensor<T>& x,
+                          device_tensor<T>& dx) {
+  const int m = static_cast<int>(dy.size(0)), n = static_cast<int>(dy.size(1));
+  return launch<bv::kernels::act_mul_bwd_kernel<T, A, act_mul_block, 4>>(
+      grid(m, cdiv(n, act_mul_block)), dy, x, dx, n, 2 * n, 2 * n, n);
+}
+
+// out = dropout(x, p, seed): the mask is a function of (seed, element index) alone, so it is the
+// interpreter's for the same seed whatever the block width.
+template <class T>
+launch_result dropout(const device_tensor<T>& x, device_tensor<T>& out, float p, int seed) {
+  constexpr int B = 2048;
+  const int n = static_cast<int>(x.numel());
+  return launch<bv::kernels::dropout_kernel<T, B, 4>>(grid(cdiv(n, B)), x, out, n, p, seed);
+}
+
+inline constexpr int cross_entropy_block = 2048;
+// loss [m], lse [m] from logits x [m, v] and targets [m].
+template <class T>
+launch_result cross_entropy_fwd(const device_tensor<T>& x, const device_tensor<int32_t>& target,
+                                device_tensor<float>& loss, device_tensor<float>& lse) {
+  const int m = static_cast<int>(x.size(0)), v = static_cast<int>(x.size(1));
+  return launch<bv::kernels::cross_entropy_fwd_kernel<T, cross_entropy_block, 8>>(
+      grid(m), x, target, loss, lse, v, v);
+}
+// dx [m, v] from the forward's lse and dloss [m].
+template <class T>
+launch_result cross_entropy_bwd(const device_tensor<T>& x, const device_tensor<int32_t>& target,
+                                const device_tensor<float>& lse, const device_tensor<float>& dloss,
+                                device_tensor<T>& dx) {
+  const int m = static_cast<int>(x.size(0)), v = static_cast<int>(x.size(1));
+  return launch<bv::kernels::cross_entropy_bwd_kernel<T, cross_entropy_block, 8>>(
+      grid(m), x, target, lse, dloss, dx, v, v, v);
+}
+
+// o = softmax(q k^T / sqrt(D) [+ causal mask]) v over contiguous [B, H, S, 64] q, k, v (16-bit);
+// lse [B*H, S] fp32. Tiles 64x64, 4 warps (Triton's tutorial configuration for D = 64).
+template <class T>
+launch_result attention_fwd(const device_tensor<T>& q, const device_tensor<T>& k,
+                            const device_tensor<T>& v, device_tensor<T>& o,
+                            device_tensor<float>& lse, bool causal) {
+  if (q.size(3) != 64)
+    throw std::invalid_argument("GPU attention_fwd: head dim 64 only in this build");
+  const int bh = static_cast<int>(q.size(0) * q.size(1)), s = static_cast<int>(q.size(2));
+  const float scale = 1.0f / std::sqrt(64.0f);
+  constexpr int B = 64;
+  if (causal)
+    return launch<bv::kernels::attention_fwd_kernel<T, 64, B, B, true, 4>>(grid(cdiv(s, B), bh), q,
+                                                                           k, v, o, lse, s, scale);
+  return launch<bv::kernels::attention_fwd_kernel<T, 64, B, B, false, 4>>(grid(cdiv(s, B), bh), q,
+                                                                          k, v, o, lse, s, scale);
+}
+
+}  // namespace bv::gpu::kernels
