@@ -1,6 +1,8 @@
 // Device code of every kernel in kernels/, one representative instantiation each, for the
 // compile-only builds (the ISA check; nvcc -c): a kernel the GPU backend cannot compile fails
-// here. Kernels with GPU launchers and tests (add, copy, softmax, matmul) are in host_api.cu.
+// here. Kernels with GPU launchers and tests are also instantiated, in their launch
+// configurations, by host_api.cu (add, copy, softmax, matmul) and host_api_lib.cu (rmsnorm,
+// add_rmsnorm, layernorm fwd, act_mul, dropout, cross_entropy, attention fwd).
 #include "bv/bv.hpp"
 #include "bv/kernels/act_mul.hpp"
 #include "bv/kernels/attention.hpp"
