@@ -7,6 +7,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QLibraryInfo>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTableView>
@@ -14,6 +15,14 @@
 #include <QtTest>
 #include <random>
 #include <set>
+
+#include <QBarSeries>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QScatterSeries>
 
 #include "live/live_panel.hpp"
 #include "main_window.hpp"
@@ -124,7 +133,177 @@ class test_viewer : public QObject {
     QVERIFY(colours(w.diagnostics_table()) > 2);
     w.tabs()->setCurrentWidget(w.charts());
     QVERIFY(w.charts()->bars() >= 2);
-    QVERIFY(colours(w.charts()) > 3);
+    // The lane-utilisation chart is a QChart: one bar series, two sets, a bar per memory op.
+    QChart* c = w.charts()->lanes_chart();
+    QCOMPARE(c->series().size(), qsizetype(1));
+    auto* bars = qobject_cast<QBarSeries*>(c->series().first());
+    QVERIFY(bars);
+    QCOMPARE(bars->count(), 2);
+    QCOMPARE(bars->barSets()[0]->count(), w.charts()->bars());
+    for (int i = 0; i < bars->barSets()[0]->count(); ++i)
+      QVERIFY(bars->barSets()[0]->at(i) >= 0 && bars->barSets()[0]->at(i) <= 100);
+    QVERIFY(colours(w.charts()->chart_view(bvv::charts_view::lanes_page)) > 3);
+  }
+
+ private:
+  // Writes text to a file in the test's directory and returns its path.
+  QString write(const char* name, const QByteArray& text) const {
+    const QString path = dir_.filePath(name);
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) return {};
+    f.write(text);
+    return path;
+  }
+  // Loads a chart file and waits for its signal; true when loaded, false (with msg) on failure.
+  static bool load_chart(bvv::main_window& w, bool bench, const QString& path, QString* msg) {
+    QSignalSpy ok(w.charts(), &bvv::charts_view::loaded);
+    QSignalSpy bad(w.charts(), &bvv::charts_view::failed);
+    if (bench)
+      w.charts()->open_bench(path);
+    else
+      w.charts()->open_errors(path);
+    w.wait_idle();
+    if (msg && bad.count()) *msg = bad.first().first().toString();
+    return ok.count() == 1 && bad.count() == 0;
+  }
+
+ private slots:
+  void bench_chart() {
+    // The JSON of blockvec bench --json, as the command prints it (fewer header fields).
+    const QString path = write("bench.json", R"({"date":"2025-01-01","cpu":"Test CPU","cores":2,
+      "repeat":3,"results":[
+      {"kernel":"add","size":[1048576],"programs":1024,"native_s":0.001,"checks_off_s":0.0015,
+       "checks_all_s":0.003,"parallel_s":0.0009,"off_over_native":1.5,"all_over_native":3.0,
+       "parallel_speedup":1.67,"triton_interpret_s":0,"match":true},
+      {"kernel":"softmax","size":[512,1024],"programs":512,"native_s":0.002,"checks_off_s":0.005,
+       "checks_all_s":0.012,"parallel_s":0.003,"off_over_native":2.5,"all_over_native":6.0,
+       "parallel_speedup":1.6,"triton_interpret_s":0,"match":true},
+      {"kernel":"matmul","size":[256,256,256],"programs":64,"native_s":0.01,"checks_off_s":0.012,
+       "checks_all_s":0.02,"parallel_s":0.008,"off_over_native":1.2,"all_over_native":2.0,
+       "parallel_speedup":1.5,"triton_interpret_s":0,"match":true}]})");
+    bvv::main_window w;
+    w.resize(1500, 900);
+    w.show();
+    w.tabs()->setCurrentWidget(w.charts());
+    QString msg;
+    QVERIFY2(load_chart(w, true, path, &msg), qPrintable(msg));
+    // The model holds the parsed numbers.
+    bvv::bench_model* m = w.charts()->bench();
+    QCOMPARE(m->rowCount(), 3);
+    QCOMPARE(m->index(1, 0).data().toString(), QString("softmax"));
+    QCOMPARE(m->index(1, 1).data().toString(), QString("512x1024"));
+    QCOMPARE(m->index(1, 5).data(Qt::UserRole).toDouble(), 2.5);
+    QCOMPARE(m->index(1, 6).data(Qt::UserRole).toDouble(), 6.0);
+    QCOMPARE(m->index(0, 2).data().toString(), QString("1.00"));  // native ms
+    QVERIFY(m->index(1, 5).data(Qt::ForegroundRole).isValid());   // 2.5x misses the 2x target
+    QVERIFY(!m->index(0, 5).data(Qt::ForegroundRole).isValid());
+    QVERIFY(w.charts()->message(bvv::charts_view::bench_page).contains("1 miss a target"));
+    // The chart: grouped bars (two sets of three) and the two target lines at 2x and 4x.
+    QChart* c = w.charts()->bench_chart();
+    QCOMPARE(c->series().size(), qsizetype(3));
+    auto* bars = qobject_cast<QBarSeries*>(c->series()[0]);
+    QVERIFY(bars);
+    QCOMPARE(bars->count(), 2);
+    QCOMPARE(bars->barSets()[0]->count(), 3);
+    QCOMPARE(bars->barSets()[0]->at(2), 1.2);
+    QCOMPARE(bars->barSets()[1]->at(1), 6.0);
+    auto* t2 = qobject_cast<QLineSeries*>(c->series()[1]);
+    auto* t4 = qobject_cast<QLineSeries*>(c->series()[2]);
+    QVERIFY(t2 && t4);
+    QCOMPARE(t2->count(), 2);
+    QCOMPARE(t2->at(0).y(), 2.0);
+    QCOMPARE(t4->at(1).y(), 4.0);
+    QVERIFY(colours(w.charts()->chart_view(bvv::charts_view::bench_page)) > 5);
+  }
+
+  void errors_chart() {
+    // Three runs of blockvec run --json appended to one file (a shell loop), then an array.
+    const QByteArray run1 = R"({"kernel":"add","size":[1000],"seed":1,"backend":"cpu",
+      "schedule":"sequential","max_abs_error":0.0,"rel_error":0.0,"tolerance":1e-6,"match":true,
+      "errors":0,"ok":true})";
+    const QByteArray run2 = R"({"kernel":"softmax","size":[64,256],"seed":2,"backend":"cpu",
+      "schedule":"shuffled","max_abs_error":1e-7,"rel_error":3e-8,"tolerance":1e-5,
+      "match":true,"ok":true})";
+    const QByteArray run3 = R"({"kernel":"layernorm","size":[64,256],"seed":3,"backend":"cpu",
+      "schedule":"parallel","max_abs_error":0.5,"rel_error":0.02,"tolerance":1e-5,
+      "match":false,"ok":false})";
+    bvv::main_window w;
+    w.resize(1500, 900);
+    w.show();
+    w.tabs()->setCurrentWidget(w.charts());
+    QString msg;
+    QVERIFY2(
+        load_chart(w, false, write("runs.json", run1 + "\n" + run2 + "\n" + run3 + "\n"), &msg),
+        qPrintable(msg));
+    bvv::errors_model* m = w.charts()->errors();
+    QCOMPARE(m->rowCount(), 3);
+    QCOMPARE(m->runs()[1].rel_error, 3e-8);
+    QCOMPARE(m->runs()[2].tolerance, 1e-5);
+    QVERIFY(!m->runs()[2].match);
+    QCOMPARE(m->index(0, 2).data().toString(), QString("0 (exact)"));
+    QVERIFY(m->runs()[1].label().contains("shuffled"));
+    QChart* c = w.charts()->errors_chart();
+    QCOMPARE(c->series().size(), qsizetype(3));
+    auto* ok = qobject_cast<QScatterSeries*>(c->series()[0]);
+    auto* bad = qobject_cast<QScatterSeries*>(c->series()[1]);
+    auto* tol = qobject_cast<QLineSeries*>(c->series()[2]);
+    QVERIFY(ok && bad && tol);
+    QCOMPARE(ok->count(), 2);
+    QCOMPARE(bad->count(), 1);
+    QCOMPARE(bad->at(0).y(), 0.02);
+    QCOMPARE(tol->count(), 6);  // a step per run
+    // Exact (0) sits on a floor above zero, which a log axis can show.
+    QVERIFY(ok->at(0).y() > 0 && ok->at(0).y() < 3e-8);
+    bool log_axis = false;
+    for (QAbstractAxis* a : c->axes(Qt::Vertical))
+      log_axis = log_axis || qobject_cast<QLogValueAxis*>(a) != nullptr;
+    QVERIFY(log_axis);
+    QVERIFY(w.charts()->message(bvv::charts_view::errors_page).contains("1 over tolerance"));
+    QVERIFY(colours(w.charts()->chart_view(bvv::charts_view::errors_page)) > 5);
+    // The same runs as one array, and a --backend both run (a point for each side).
+    const QByteArray both = R"({"kernel":"add","size":[1000],"seed":4,"backend":"both",
+      "gpu":{"ms":0.1,"max_abs_error":1e-7,"rel_error":2e-8,"match":true},
+      "cpu":{"seconds":0.01,"max_abs_error":0.0,"rel_error":0.0,"match":true,"errors":0},
+      "ok":true})";
+    QVERIFY2(
+        load_chart(w, false, write("array.json", "[" + run1 + "," + run2 + "," + both + "]"), &msg),
+        qPrintable(msg));
+    QCOMPARE(m->rowCount(), 4);
+    QCOMPARE(m->runs()[2].backend, QString("gpu"));
+    QCOMPARE(m->runs()[3].backend, QString("cpu"));
+    QCOMPARE(m->runs()[2].tolerance, -1.0);
+  }
+
+  void bad_chart_files_give_messages() {
+    bvv::main_window w;
+    const std::tuple<bool, QByteArray, QString> cases[] = {
+        {true, "", "is empty"},
+        {true, "{\"results\": [", "not valid JSON"},
+        {true, "[1,2]", "no \"results\" array"},
+        {true, R"({"results":[{"kernel":"add","native_s":1}]})", "'checks_off_s' is missing"},
+        {true, R"({"results":[{"kernel":"add","native_s":1,"checks_off_s":1,"checks_all_s":1,
+           "parallel_s":1,"off_over_native":"fast","all_over_native":1}]})",
+         "'off_over_native' is not a number"},
+        {true, R"({"results":[]})", "no results"},
+        {false, "{\"kernel\":\"add\"} garbage", "not valid JSON"},
+        {false, "[]", "no runs"},
+        {false, "[42]", "run 0: not an object"},
+        {false, R"({"kernel":"add","seconds":1})", "no 'rel_error'"},
+        {false, R"({"results":[]})", "'kernel' is missing"},
+    };
+    int i = 0;
+    for (auto& [bench, text, expect] : cases) {
+      const QString path = write(qPrintable(QString("bad%1.json").arg(i++)), text);
+      QString msg;
+      QVERIFY2(!load_chart(w, bench, path, &msg), qPrintable(path));
+      QVERIFY2(msg.contains(expect), qPrintable(path + ": " + msg + " (expected " + expect + ")"));
+    }
+    QString msg;
+    QVERIFY(!load_chart(w, true, dir_.filePath("no-such.json"), &msg));
+    QVERIFY2(msg.contains("cannot open"), qPrintable(msg));
+    // A trace is not a benchmark: binary, and no JSON in it.
+    QVERIFY(!load_chart(w, true, trace("add"), &msg));
+    QVERIFY2(msg.contains("not valid JSON"), qPrintable(msg));
   }
 
   void bad_files_give_messages() {
@@ -206,7 +385,7 @@ class test_viewer : public QObject {
   void live_mode_stops_steps_and_finishes() {
     bvv::main_window w;
     bvv::live_panel live;
-    QObject::connect(&live, &bvv::live_panel::trace_ready, &w, &bvv::main_window::open_trace);
+    QObject::connect(&live, &bvv::live_panel::trace_ready, &w, &bvv::main_window::open_live_trace);
     QSignalSpy ready(&live, &bvv::live_panel::trace_ready);
     live.run("add", 3000, "=1", 0);
     QTRY_VERIFY_WITH_TIMEOUT(live.stopped() && live.stops() == 1, 20000);
@@ -219,6 +398,71 @@ class test_viewer : public QObject {
     QVERIFY(w.wait_idle());
     QVERIFY(w.document()->launch());
     QCOMPARE(w.document()->launch()->programs.size(), size_t(3));
+  }
+
+  void live_plugin_stops_steps_and_finishes() {
+    bvv::main_window w;
+    bvv::live_panel live;
+    QObject::connect(&live, &bvv::live_panel::trace_ready, &w, &bvv::main_window::open_live_trace);
+    QString err;
+    QVERIFY2(live.load_plugin(BV_SAMPLE_PLUGIN, &err), qPrintable(err));
+    QVERIFY(live.all_kernels().contains("shift_add_bug"));
+    QVERIFY(live.all_kernels().contains("shift_add_fixed"));
+    QVERIFY(live.all_kernels().contains("add"));  // the library kernels stay
+    // The buggy kernel, 1000 elements in blocks of 256: stop program 3, the ragged last one.
+    QSignalSpy ready(&live, &bvv::live_panel::trace_ready);
+    live.run("shift_add_bug", "1000", "=3", 0);
+    QTRY_VERIFY_WITH_TIMEOUT(live.stopped() && live.stops() == 1, 20000);
+    QCOMPARE(live.picture().addr.size(), size_t(256));
+    QCOMPARE(live.picture().addr[0], int64_t(768));  // x[offs]: program 3's first lane
+    QCOMPARE(live.picture().active_lanes, 1000 - 768);
+    live.resume_with(1);  // step onto x[offs + 1], the buggy load
+    QTRY_VERIFY_WITH_TIMEOUT(live.stopped() && live.stops() == 2, 20000);
+    QCOMPARE(live.picture().addr[0], int64_t(769));
+    QCOMPARE(live.picture().active_lanes, 1000 - 768);  // lane 231 reads x[1000]
+    QVERIFY(live.picture().addr[231] == 1000 && live.picture().numel == 1000);
+    live.resume_with(0);
+    QTRY_VERIFY2_WITH_TIMEOUT(ready.count() == 1, qPrintable(live.status_text()), 20000);
+    QVERIFY2(live.status_text().contains("1 error(s)"), qPrintable(live.status_text()));
+    QVERIFY(w.wait_idle());
+    // The launch ran on the viewer's interpreter: its trace has the plugin's kernel and the
+    // out-of-bounds read it made.
+    QVERIFY(w.document()->launch());
+    QVERIFY(QString::fromStdString(w.document()->launch()->launch.kernel).contains("shift_add"));
+    QCOMPARE(w.document()->launch()->programs.size(), size_t(4));
+    QCOMPARE(w.document()->launch()->diagnostics.size(), size_t(1));
+    QCOMPARE(w.document()->launch()->diagnostics[0].pid[0], 3);
+    // The fixed one runs clean, no breakpoint.
+    live.run("shift_add_fixed", "1000", "=9", 0);
+    QTRY_VERIFY2_WITH_TIMEOUT(ready.count() == 2, qPrintable(live.status_text()), 20000);
+    QVERIFY2(live.status_text().contains("0 error(s)"), qPrintable(live.status_text()));
+    QCOMPARE(live.stops(), 0);
+    // A size the plugin cannot read comes back as its message, and no trace opens.
+    live.run("shift_add_fixed", "ten", "=9", 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!live.running(), 20000);
+    QTest::qWait(50);
+    QCOMPARE(ready.count(), 2);
+    QVERIFY2(live.status_text().contains("not a list of numbers"), qPrintable(live.status_text()));
+  }
+
+  void bad_plugins_give_messages() {
+    bvv::live_panel live;
+    const int before = live.all_kernels().size();
+    QString err;
+    QVERIFY(!live.load_plugin(dir_.filePath("no-such.so"), &err));
+    QVERIFY2(err.contains("no such file"), qPrintable(err));
+    const QString text = write("text.so", "not a library\n");
+    QVERIFY(!live.load_plugin(text, &err));
+    QVERIFY2(err.contains("not a loadable shared library"), qPrintable(err));
+    QVERIFY(!live.load_plugin(trace("add"), &err));
+    QVERIFY2(err.contains("not a loadable shared library"), qPrintable(err));
+    // A real shared library that is no plugin.
+    const QString qtcore = QLibraryInfo::path(QLibraryInfo::LibrariesPath) + "/libQt6Core.so.6";
+    if (QFile::exists(qtcore)) {
+      QVERIFY(!live.load_plugin(qtcore, &err));
+      QVERIFY2(err.contains("not a blockvec live plugin"), qPrintable(err));
+    }
+    QCOMPARE(live.all_kernels().size(), before);
   }
 };
 

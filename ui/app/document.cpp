@@ -63,8 +63,9 @@ void trace_document::run(F work, D done) {
   }));
 }
 
-void trace_document::open(const QString& path) {
+void trace_document::open(const QString& path, bool last_launch) {
   path_ = path;
+  last_launch_ = last_launch;
   error_.clear();
   summary_.reset();
   launch_.reset();
@@ -100,6 +101,7 @@ void trace_document::open(const QString& path) {
           if (summary_->launches[i].errors + summary_->launches[i].warnings >
               summary_->launches[best].errors + summary_->launches[best].warnings)
             best = static_cast<int>(i);
+        if (last_launch_) best = static_cast<int>(summary_->launches.size()) - 1;
         select_launch(best);
       });
 }

@@ -51,7 +51,9 @@ class trace_document : public QObject {
   explicit trace_document(QObject* parent = nullptr);
   ~trace_document() override;
 
-  void open(const QString& path);
+  // last_launch: show the trace's newest launch (live mode appends one per run) rather than the
+  // one with the most diagnostics.
+  void open(const QString& path, bool last_launch = false);
   const QString& path() const { return path_; }
   bool is_open() const { return summary_ != nullptr; }
   int busy() const { return busy_; }
@@ -104,6 +106,7 @@ class trace_document : public QObject {
   void request_heat();
 
   QString path_, error_;
+  bool last_launch_ = false;
   std::unique_ptr<trace_summary> summary_;
   std::unique_ptr<launch_data> launch_;
   int launch_index_ = -1;

@@ -1,4 +1,5 @@
-// blockvec-viewer [TRACE] [--screenshot FILE.png [--program X,Y,Z] [--op N] [--tab NAME]
+// blockvec-viewer [TRACE] [--bench FILE.json] [--errors FILE.json] [--plugin LIB.so]...
+//                 [--screenshot FILE.png [--program X,Y,Z] [--op N] [--tab NAME]
 //                 [--diagnostic N] [--size WxH]]
 #include <QApplication>
 #include <QCommandLineParser>
@@ -29,13 +30,27 @@ int main(int argc, char** argv) {
   QCommandLineOption diag("diagnostic", "select the N-th diagnostic (from 0)", "N");
   QCommandLineOption tab("tab", "show this tab: memory, charts or live", "NAME");
   QCommandLineOption size("size", "window size for the screenshot", "WxH", "1500x900");
-  cl.addOptions({shot, prog, op, diag, tab, size});
+  QCommandLineOption bench("bench", "chart the output of blockvec bench --json", "FILE.json");
+  QCommandLineOption errors(
+      "errors",
+      "chart the errors of blockvec run KERNEL --json outputs (one, an array, or several)",
+      "FILE.json");
+  QCommandLineOption plugin(
+      "plugin", "load the kernels of a live-mode plugin into the Live tab (repeatable)", "LIB.so");
+  cl.addOptions({shot, prog, op, diag, tab, size, bench, errors, plugin});
   cl.process(app);
 
   bvv::main_window w;
   auto* live = new bvv::live_panel;
   w.add_tab(live, QObject::tr("Live"));
-  QObject::connect(live, &bvv::live_panel::trace_ready, &w, &bvv::main_window::open_trace);
+  QObject::connect(live, &bvv::live_panel::trace_ready, &w, &bvv::main_window::open_live_trace);
+  for (const QString& lib : cl.values(plugin)) {
+    QString why;
+    if (!live->load_plugin(lib, &why)) {
+      std::fprintf(stderr, "blockvec-viewer: %s\n", qPrintable(why));
+      if (cl.isSet(shot)) return 1;  // a script asked for it: fail; a person sees it in the tab
+    }
+  }
   const QStringList wh = cl.value(size).split('x');
   if (wh.size() == 2) w.resize(wh[0].toInt(), wh[1].toInt());
   if (cl.isSet(tab)) {
@@ -44,22 +59,49 @@ int main(int argc, char** argv) {
       if (w.tabs()->tabText(i).toLower() == t) w.tabs()->setCurrentIndex(i);
   }
   const QStringList args = cl.positionalArguments();
+  // Chart files open on the Charts tab; the last one given is the page shown.
+  bvv::charts_view* charts = w.charts();
+  const bool chart_files = cl.isSet(bench) || cl.isSet(errors);
+  if (chart_files && !cl.isSet(tab)) w.tabs()->setCurrentWidget(charts);
+  if (cl.isSet(bench)) charts->open_bench(cl.value(bench));
+  if (cl.isSet(errors)) charts->open_errors(cl.value(errors));
   if (!cl.isSet(shot)) {
     w.show();
     if (!args.isEmpty()) w.open_trace(args[0]);
     return app.exec();
   }
-  if (args.isEmpty()) {
-    std::fprintf(stderr, "blockvec-viewer: --screenshot needs a TRACE to open\n");
+  if (args.isEmpty() && !chart_files) {
+    std::fprintf(stderr, "blockvec-viewer: --screenshot needs a TRACE, --bench or --errors\n");
     return 2;
   }
+  QString chart_error;
+  QObject::connect(charts, &bvv::charts_view::failed,
+                   [&chart_error](const QString& m) { chart_error = m; });
   w.show();
+  if (args.isEmpty()) {
+    w.wait_idle();
+    if (!chart_error.isEmpty()) {
+      std::fprintf(stderr, "blockvec-viewer: %s\n", qPrintable(chart_error));
+      return 1;
+    }
+    const QString file = cl.value(shot);
+    if (!w.grab().save(file)) {
+      std::fprintf(stderr, "blockvec-viewer: cannot write %s\n", qPrintable(file));
+      return 1;
+    }
+    std::printf("%s\n", qPrintable(file));
+    return 0;
+  }
   w.open_trace(args[0]);
   bvv::trace_document* doc = w.document();
   if (!w.wait_idle() || !doc->error().isEmpty() || !doc->launch()) {
     std::fprintf(
         stderr, "blockvec-viewer: %s\n",
         doc->error().isEmpty() ? "the trace did not load in time" : qPrintable(doc->error()));
+    return 1;
+  }
+  if (!chart_error.isEmpty()) {
+    std::fprintf(stderr, "blockvec-viewer: %s\n", qPrintable(chart_error));
     return 1;
   }
   if (cl.isSet(diag)) {

@@ -173,15 +173,22 @@ void main_window::open_trace(const QString& path) {
   doc_->open(path);
 }
 
+void main_window::open_live_trace(const QString& path) {
+  status_->setText(tr("opening %1...").arg(path));
+  doc_->open(path, true);
+}
+
 bool main_window::wait_idle(int timeout_ms) {
   QElapsedTimer t;
   t.start();
-  // Idle means no query in flight for a few consecutive passes (a finished query may start the
-  // next one from its result).
+  // Idle means no query (nor chart file) in flight for a few consecutive passes (a finished query
+  // may start the next one from its result).
   int quiet = 0;
   while (t.elapsed() < timeout_ms) {
     QApplication::processEvents(QEventLoop::AllEvents, 20);
-    if (doc_->busy() == 0 && !ops_model_->canFetchMore({}))
+    if (charts_->busy())
+      quiet = 0;
+    else if (doc_->busy() == 0 && !ops_model_->canFetchMore({}))
       ++quiet;
     else if (doc_->busy() == 0 && ops_model_->canFetchMore({}))
       ops_model_->fetchMore({}), quiet = 0;

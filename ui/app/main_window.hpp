@@ -1,6 +1,7 @@
 #pragma once
 #include <QMainWindow>
 
+#include "charts/charts_view.hpp"
 #include "document.hpp"
 #include "views.hpp"
 
@@ -19,6 +20,7 @@ class main_window : public QMainWindow {
   // Adds a tab next to Memory and Charts (the live mode, which lives in its own module).
   void add_tab(QWidget* w, const QString& title);
   void open_trace(const QString& path);
+  void open_live_trace(const QString& path);  // the same, showing the newest launch
   // Pumps events until no query is running (or the timeout passes); true when idle.
   bool wait_idle(int timeout_ms = 20000);
 

@@ -126,21 +126,4 @@ class memory_view : public QWidget {
   QLabel* info_;
 };
 
-// Lane utilisation per memory op of the source, as bars. Drawn with QPainter: Qt Charts' CMake
-// package needs Qt6OpenGL's development files, which this machine lacks (libqt6opengl6-dev).
-class charts_view : public QWidget {
-  Q_OBJECT
- public:
-  explicit charts_view(trace_document* doc, QWidget* parent = nullptr);
-  int bars() const { return bars_; }
-
- protected:
-  void paintEvent(QPaintEvent*) override;
-
- private:
-  void refresh();
-  trace_document* doc_;
-  int bars_ = 0;
-};
-
 }  // namespace bvv

@@ -3,9 +3,13 @@
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLibrary>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -23,15 +27,82 @@ namespace bvv {
 
 QStringList live_panel::kernels() { return {"add", "copy", "softmax", "matmul"}; }
 
+QStringList live_panel::all_kernels() const {
+  QStringList all = kernels();
+  for (const auto& p : plugin_kernels_) all << p.name;
+  return all;
+}
+
+QString live_panel::status_text() const { return status_->text(); }
+
+const live_panel::plugin_kernel* live_panel::find_plugin_kernel(const QString& name) const {
+  for (const auto& p : plugin_kernels_)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+bool live_panel::load_plugin(const QString& path, QString* error) {
+  auto fail = [&](const QString& why) {
+    const QString m = tr("%1: %2").arg(QFileInfo(path).fileName(), why);
+    status_->setText("<font color=#c00>" + m.toHtmlEscaped() + "</font>");
+    if (error) *error = m;
+    return false;
+  };
+  if (!QFileInfo::exists(path)) return fail(tr("no such file"));
+  // Never unloaded (see the header): the QLibrary object is dropped, the library stays mapped.
+  QLibrary lib(path);
+  lib.setLoadHints(QLibrary::ResolveAllSymbolsHint);  // an unresolved symbol fails now, not mid-run
+  if (!lib.load()) return fail(tr("not a loadable shared library (%1)").arg(lib.errorString()));
+  auto version = reinterpret_cast<bv_live_abi_version_fn>(lib.resolve("bv_live_abi_version"));
+  auto list = reinterpret_cast<bv_live_kernels_fn>(lib.resolve("bv_live_kernels"));
+  if (!version || !list)
+    return fail(tr("a shared library, but not a blockvec live plugin: it exports no %1")
+                    .arg(version ? "bv_live_kernels" : "bv_live_abi_version"));
+  if (version() != BV_LIVE_PLUGIN_ABI)
+    return fail(tr("built for live plugin ABI %1; this viewer loads ABI %2 (rebuild the plugin "
+                   "against this blockvec)")
+                    .arg(version())
+                    .arg(BV_LIVE_PLUGIN_ABI));
+  int count = -1;
+  const bv_live_kernel* ks = list(&count);
+  if (!ks || count <= 0 || count > 10000)
+    return fail(tr("bv_live_kernels returned no kernels (count %1)").arg(count));
+  std::vector<plugin_kernel> add;
+  for (int i = 0; i < count; ++i) {
+    const bv_live_kernel& k = ks[i];
+    if (!k.name || !*k.name || !k.run)
+      return fail(tr("kernel %1 has no name or no run function").arg(i));
+    QString name = QString::fromUtf8(k.name);
+    // A name already taken (a library kernel, another plugin's) gets the library's name first.
+    if (kernels().contains(name) || find_plugin_kernel(name))
+      name = QFileInfo(path).baseName() + ":" + name;
+    add.push_back({name, path, &k});
+  }
+  for (auto& p : add) {
+    plugin_kernels_.push_back(p);
+    kernel_->addItem(p.name);
+    kernel_->setItemData(
+        kernel_->count() - 1,
+        QString("%1 (%2)").arg(QString::fromUtf8(p.k->description ? p.k->description : ""),
+                               QFileInfo(path).fileName()),
+        Qt::ToolTipRole);
+  }
+  status_->setText(tr("loaded %1 kernel(s) from %2").arg(add.size()).arg(path));
+  return true;
+}
+
 live_panel::live_panel(QWidget* parent) : QWidget(parent) {
   auto* v = new QVBoxLayout(this);
   v->setContentsMargins(4, 4, 4, 4);
   auto* form = new QHBoxLayout;
   kernel_ = new QComboBox(this);
   kernel_->addItems(kernels());
-  size_ = new QSpinBox(this);
-  size_->setRange(1, 1 << 20);
-  size_->setValue(3000);
+  size_ = new QLineEdit("3000", this);
+  size_->setToolTip(
+      tr("problem size: a number, or a list (64,256) for plugin kernels that take one"));
+  size_->setMaximumWidth(110);
+  load_ = new QPushButton(tr("Load plugin..."), this);
+  load_->setToolTip(tr("a shared library built with bv_add_live_plugin (docs/viewer.md)"));
   cond_ = new QLineEdit("=1", this);
   cond_->setToolTip(
       tr("program-id condition, as BV_BREAK: \"=1\", \"=0,>1\"; empty: every program"));
@@ -46,6 +117,7 @@ live_panel::live_panel(QWidget* parent) : QWidget(parent) {
   form->addWidget(cond_);
   form->addWidget(new QLabel(tr("line"), this));
   form->addWidget(line_);
+  form->addWidget(load_);
   auto* buttons = new QHBoxLayout;
   run_ = new QPushButton(tr("Run"), this);
   cont_ = new QPushButton(tr("Continue"), this);
@@ -53,8 +125,8 @@ live_panel::live_panel(QWidget* parent) : QWidget(parent) {
   stop_ = new QPushButton(tr("Stop"), this);
   for (auto* b : {run_, cont_, step_, stop_}) buttons->addWidget(b);
   buttons->addStretch(1);
-  status_ = new QLabel(tr("Run a library kernel on the interpreter; it stops at the breakpoint, "
-                          "then Step goes op by op."),
+  status_ = new QLabel(tr("Run a library kernel, or one from a plugin, on the interpreter; it "
+                          "stops at the breakpoint, then Step goes op by op."),
                        this);
   status_->setWordWrap(true);
   grid_ = new block_grid(this);
@@ -67,7 +139,16 @@ live_panel::live_panel(QWidget* parent) : QWidget(parent) {
   v->addWidget(grid_, 1);
   v->addWidget(watched_);
   connect(run_, &QPushButton::clicked, this,
-          [this] { run(kernel_->currentText(), size_->value(), cond_->text(), line_->value()); });
+          [this] { run(kernel_->currentText(), size_->text(), cond_->text(), line_->value()); });
+  connect(load_, &QPushButton::clicked, this, [this] {
+    const QString f = QFileDialog::getOpenFileName(this, tr("Load a live plugin"), {},
+                                                   tr("Shared libraries (*.so);;All files (*)"));
+    if (!f.isEmpty()) load_plugin(f);
+  });
+  connect(kernel_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
+    if (const plugin_kernel* p = find_plugin_kernel(name); p && p->k->default_size)
+      size_->setText(QString::fromUtf8(p->k->default_size));
+  });
   connect(cont_, &QPushButton::clicked, this, [this] { resume_with(0); });
   connect(step_, &QPushButton::clicked, this, [this] { resume_with(1); });
   connect(stop_, &QPushButton::clicked, this, [this] { resume_with(2); });
@@ -103,8 +184,20 @@ void live_panel::resume_with(int action) {
   set_buttons();
 }
 
-void live_panel::run(const QString& kernel, int size, const QString& break_cond, int break_line) {
+void live_panel::run(const QString& kernel, const QString& size_text, const QString& break_cond,
+                     int break_line) {
   if (!finished_) return;
+  const plugin_kernel* plugin = find_plugin_kernel(kernel);
+  if (!plugin && !kernels().contains(kernel)) {
+    status_->setText(tr("no kernel '%1' (load its plugin first)").arg(kernel));
+    return;
+  }
+  bool size_ok = true;
+  const int size = plugin ? 0 : size_text.trimmed().toInt(&size_ok);
+  if (!size_ok || (!plugin && size < 1)) {
+    status_->setText(tr("size '%1' is not a number above 0").arg(size_text));
+    return;
+  }
   if (worker_.joinable()) worker_.join();
   finished_ = false;
   stops_ = 0;
@@ -165,9 +258,23 @@ void live_panel::run(const QString& kernel, int size, const QString& break_cond,
   });
   status_->setText(tr("running %1...").arg(kernel));
   set_buttons();
-  worker_ = std::thread([this, kernel, size] {
+  const bv_live_kernel* pk = plugin ? plugin->k : nullptr;
+  const QByteArray plugin_size = size_text.trimmed().toUtf8();
+  worker_ = std::thread([this, kernel, size, pk, plugin_size] {
     bv::launch_result r;
     const uint64_t seed = 7;
+    if (pk) {
+      // The plugin makes its inputs and launches; the launch runs here, on this interpreter, so
+      // the stop handler above sees its programs as it sees a library kernel's.
+      char message[1024] = {0};
+      const int rc = pk->run(plugin_size.constData(), seed, message, sizeof message);
+      const QString m = QString::fromUtf8(message);
+      const QString summary = rc == 0 ? QString("%1: %2").arg(kernel, m)
+                                      : QString("%1 could not run: %2").arg(kernel, m);
+      QMetaObject::invokeMethod(
+          this, [this, summary, rc] { finish(summary, rc == 0); }, Qt::QueuedConnection);
+      return;
+    }
     if (kernel == "add" || kernel == "copy") {
       auto x = bv::tensor<float>::randn("x", {size}, seed),
            y = bv::tensor<float>::randn("y", {size}, seed + 1);
@@ -192,7 +299,7 @@ void live_panel::run(const QString& kernel, int size, const QString& break_cond,
                                 .arg(r.errors)
                                 .arg(r.quit ? ", stopped by the user" : "");
     QMetaObject::invokeMethod(
-        this, [this, summary] { finish(summary); }, Qt::QueuedConnection);
+        this, [this, summary] { finish(summary, true); }, Qt::QueuedConnection);
   });
 }
 
@@ -209,7 +316,7 @@ void live_panel::show_stop(const block_picture& pic, const QString& where, const
   emit stopped_at(0);
 }
 
-void live_panel::finish(const QString& summary) {
+void live_panel::finish(const QString& summary, bool launched) {
   finished_ = true;
   waiting_ = false;
   if (worker_.joinable()) worker_.join();
@@ -217,8 +324,13 @@ void live_panel::finish(const QString& summary) {
   auto& cfg = bv::config();
   cfg.trace_path.clear();
   cfg.break_cond.clear();
-  status_->setText(tr("finished %1; its trace is open in the other views").arg(summary));
   set_buttons();
+  // A plugin that could not make its inputs launched nothing: there is no new trace to open.
+  if (!launched) {
+    status_->setText("<font color=#c00>" + summary.toHtmlEscaped() + "</font>");
+    return;
+  }
+  status_->setText(tr("finished %1; its trace is open in the other views").arg(summary));
   emit trace_ready(trace_path_);
 }
 

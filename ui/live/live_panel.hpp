@@ -1,4 +1,5 @@
-// Live mode: runs a library kernel on the interpreter inside the viewer, on a worker thread, with
+// Live mode: runs a library kernel, or a user's kernel from a plugin (plugin/bv/live_plugin.hpp),
+// on the interpreter inside the viewer, on a worker thread, with
 // breakpoints. Where a program stops, the interpreter's stop handler hands a snapshot of the block
 // it stopped at to the UI and waits for Continue, Step or Stop. When the launch ends, its trace
 // opens in the other views. This module links the interpreter and the kernels; the rest of ui/
@@ -10,6 +11,7 @@
 #include <thread>
 
 #include "app/views.hpp"
+#include "plugin/bv/live_plugin.hpp"
 
 class QComboBox;
 class QLabel;
@@ -25,10 +27,20 @@ class live_panel : public QWidget {
  public:
   explicit live_panel(QWidget* parent = nullptr);
   ~live_panel() override;
-  static QStringList kernels();
+  static QStringList kernels();     // the library kernels
+  QStringList all_kernels() const;  // library kernels, then those of loaded plugins
 
-  // For tests and scripts: the same as the buttons.
-  void run(const QString& kernel, int size, const QString& break_cond, int break_line);
+  // Loads a plugin's kernels into the list; false with a one-line reason (also shown) otherwise.
+  // Plugins stay loaded: their code may be on a stopped launch's stack, and unloading code the
+  // interpreter registered (checks, static objects) is not safe.
+  bool load_plugin(const QString& path, QString* error = nullptr);
+
+  // For tests and scripts: the same as the buttons. size: "3000", or "64,256" for plugins.
+  void run(const QString& kernel, const QString& size, const QString& break_cond, int break_line);
+  void run(const QString& kernel, int size, const QString& break_cond, int break_line) {
+    run(kernel, QString::number(size), break_cond, break_line);
+  }
+  QString status_text() const;
   void resume_with(int action);  // 0 continue, 1 step, 2 stop
   bool stopped() const { return waiting_; }
   bool running() const { return worker_.joinable() && !finished_; }
@@ -41,11 +53,18 @@ class live_panel : public QWidget {
 
  private:
   void show_stop(const block_picture& pic, const QString& where, const QString& watched);
-  void finish(const QString& summary);
+  void finish(const QString& summary, bool launched);
+  struct plugin_kernel {
+    QString name, library;
+    const bv_live_kernel* k;
+  };
+  const plugin_kernel* find_plugin_kernel(const QString& name) const;
+  std::vector<plugin_kernel> plugin_kernels_;
   void set_buttons();
 
   QComboBox* kernel_;
-  QSpinBox* size_;
+  QLineEdit* size_;
+  QPushButton* load_;
   QLineEdit* cond_;
   QSpinBox* line_;
   QPushButton *run_, *cont_, *step_, *stop_;
