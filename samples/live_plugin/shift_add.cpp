@@ -1,6 +1,6 @@
 // A live-mode plugin for blockvec-viewer: two versions of a "shift add" kernel,
 // out[i] = x[i] + x[i+1] (x[n] taken as 0), the first with the classic off-by-one in its mask.
-//   blockvec-viewer --plugin build/samples/live_plugin/bv_live_shift_add.so
+//   blockvec-viewer --live-plugin build/samples/live_plugin/bv_live_shift_add.so
 // then pick shift_add_bug in the Live tab, break at program =2 and Step onto the x[i+1] load of
 // the last program: its last lane reads one element past the end of x.
 #include <cmath>

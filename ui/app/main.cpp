@@ -1,4 +1,4 @@
-// blockvec-viewer [TRACE] [--bench FILE.json] [--errors FILE.json] [--plugin LIB.so]...
+// blockvec-viewer [TRACE] [--bench FILE.json] [--errors FILE.json] [--live-plugin LIB.so]...
 //                 [--screenshot FILE.png [--program X,Y,Z] [--op N] [--tab NAME]
 //                 [--diagnostic N] [--size WxH]]
 #include <QApplication>
@@ -35,8 +35,10 @@ int main(int argc, char** argv) {
       "errors",
       "chart the errors of blockvec run KERNEL --json outputs (one, an array, or several)",
       "FILE.json");
-  QCommandLineOption plugin(
-      "plugin", "load the kernels of a live-mode plugin into the Live tab (repeatable)", "LIB.so");
+  // Not --plugin: QGuiApplication takes -plugin/--plugin (platform plugins) out of argv first.
+  QCommandLineOption plugin("live-plugin",
+                            "load the kernels of a live-mode plugin into the Live tab (repeatable)",
+                            "LIB.so");
   cl.addOptions({shot, prog, op, diag, tab, size, bench, errors, plugin});
   cl.process(app);
 

@@ -302,7 +302,6 @@ void charts_view::draw_errors() {
   tol->setPen(QPen(k_grey, 2, Qt::DashLine));
   auto* x = new QCategoryAxis;
   x->setStartValue(-0.5);
-  x->setLabelsAngle(-30);
   int over = 0;
   for (size_t i = 0; i < runs.size(); ++i) {
     const error_run& r = runs[i];
@@ -312,7 +311,7 @@ void charts_view::draw_errors() {
     (within ? ok : bad)->append(xi, std::max(r.rel_error, floor));
     // The tolerance as a step per run (a run from the GPU backend prints none).
     if (r.tolerance > 0) tol->append(xi - 0.45, r.tolerance), tol->append(xi + 0.45, r.tolerance);
-    x->append(QString("%1: %2").arg(i).arg(r.label()), xi + 0.5);
+    x->append(QString("%1 %2").arg(i).arg(r.kernel), xi + 0.5);  // the table has the rest
   }
   for (QAbstractSeries* s : {static_cast<QAbstractSeries*>(ok), static_cast<QAbstractSeries*>(bad),
                              static_cast<QAbstractSeries*>(tol)})

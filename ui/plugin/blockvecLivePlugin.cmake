@@ -3,7 +3,7 @@
 #   find_package(blockvec REQUIRED)
 #   include(${blockvec_DIR}/blockvecLivePlugin.cmake)
 #   bv_add_live_plugin(my_kernels my_kernels.cpp)
-# then `blockvec-viewer --plugin ./my_kernels.so`.
+# then `blockvec-viewer --live-plugin ./my_kernels.so`.
 #
 # The plugin gets blockvec's headers (and Eigen's and Boost's) but does NOT link the interpreter
 # library: the viewer exports its own interpreter, and the plugin's launches must run on that one

@@ -1,5 +1,5 @@
 // The live-mode plugin ABI: a user's kernels, built as a shared library, run inside
-// blockvec-viewer's Live tab (`blockvec-viewer --plugin LIB.so`, or "Load plugin..." there).
+// blockvec-viewer's Live tab (`blockvec-viewer --live-plugin LIB.so`, or "Load plugin..." there).
 //
 // A plugin exports two C functions (BV_LIVE_PLUGIN below writes them):
 //   int bv_live_abi_version(void);                      returns BV_LIVE_PLUGIN_ABI
