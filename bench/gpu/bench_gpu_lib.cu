@@ -165,6 +165,44 @@ int main() {
         "BENCH_LIB_JSON {\"device\":\"%s\",\"rmsnorm_s\":%.6e,\"layernorm_s\":%.6e,"
         "\"attn_s\":%.6e,\"attn_causal_s\":%.6e}\n",
         prop.name, t_rms * 1e-3, t_ln * 1e-3, t_attn[0] * 1e-3, t_attn[1] * 1e-3);
+    // Other warps-per-program / tile choices of the same kernel sources, for the record (the
+    // launchers use 16 warps for 8192-wide rows, 128x64 tiles with 8 warps for attention).
+    auto variant = [&](const char* name, auto run) {
+      std::printf("variant %s: %.4f ms\n", name, median_ms(run));
+    };
+    variant("rmsnorm 8192 W4", [&] {
+      launch<bv::kernels::rmsnorm_fwd_kernel<half, 8192, 4>>(grid(R), x, w, y, rstd, C, C, C,
+                                                             1e-6f);
+    });
+    variant("rmsnorm 8192 W8", [&] {
+      launch<bv::kernels::rmsnorm_fwd_kernel<half, 8192, 8>>(grid(R), x, w, y, rstd, C, C, C,
+                                                             1e-6f);
+    });
+    variant("layernorm 8192 W4", [&] {
+      launch<bv::kernels::layernorm_fwd_kernel<half, 8192, 4>>(grid(R), x, w, b, y, mean, rstd, C,
+                                                               C, C, 1e-5f);
+    });
+    variant("layernorm 8192 W8", [&] {
+      launch<bv::kernels::layernorm_fwd_kernel<half, 8192, 8>>(grid(R), x, w, b, y, mean, rstd, C,
+                                                               C, C, 1e-5f);
+    });
+    variant("attention 64x64 W4 (previous launcher)", [&] {
+      launch<bv::kernels::attention_fwd_kernel<half, 64, 64, 64, false, 4>>(
+          grid(cdiv(S, 64), B * H), q, k, v, o, lse, S, 0.125f);
+    });
+    variant("attention 128x64 W4", [&] {
+      launch<bv::kernels::attention_fwd_kernel<half, 64, 128, 64, false, 4>>(
+          grid(cdiv(S, 128), B * H), q, k, v, o, lse, S, 0.125f);
+    });
+    variant("attention 128x32 W8", [&] {
+      launch<bv::kernels::attention_fwd_kernel<half, 64, 128, 32, false, 8>>(
+          grid(cdiv(S, 128), B * H), q, k, v, o, lse, S, 0.125f);
+    });
+    o.fill_bytes(0xff);
+    launch<bv::kernels::attention_fwd_kernel<half, 64, 128, 32, false, 8>>(
+        grid(cdiv(S, 128), B * H), q, k, v, o, lse, S, 0.125f);
+    gpu::synchronize();
+    check_attn("attention 128x32 W8", false);
     return 0;
   } catch (const check_failed&) {
     return 1;

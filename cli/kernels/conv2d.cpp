@@ -1,7 +1,9 @@
 // CLI entry: conv2d (kernels/bv/kernels/conv2d.hpp).
 #include "bv/kernels/conv2d.hpp"
 
+#include "bv/gpu/host_api.hpp"
 #include "bv/kernels/ref/conv2d.hpp"
+#include "gpu_compare.hpp"
 #include "lib_common.hpp"
 
 namespace bv::cli {
@@ -31,7 +33,8 @@ registrar reg{{
           auto out = output<float>("out", {s[0], s[4], oh, ow});
           checker c;
           c.launched(kernels::conv2d(x, w, bias, out, prm));
-          c.add(out, kernels::ref::conv2d(x, w, bias, prm.stride_h, prm.stride_w, prm.pad_h, prm.pad_w),
+          c.add(out,
+                kernels::ref::conv2d(x, w, bias, prm.stride_h, prm.stride_w, prm.pad_h, prm.pad_w),
                 1e-5);
           return c.done();
         },
@@ -68,6 +71,26 @@ registrar reg{{
               O.colwise() += Eigen::Map<Eigen::VectorXf>(bias.data(), oc);
             }
           });
+        },
+    .run_gpu =
+        [](const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
+          const auto prm = params(s);
+          auto x = tensor<float>::randn("x", {s[0], s[1], s[2], s[3]}, seed);
+          auto w = tensor<float>::randn("w", {s[4], s[1], s[5], s[5]}, seed + 1, 0.3);
+          auto bias = tensor<float>::randn("bias", {s[4]}, seed + 2);
+          const int64_t oh = kernels::conv2d_out_size(s[2], s[5], prm.stride_h, prm.pad_h);
+          const int64_t ow = kernels::conv2d_out_size(s[3], s[5], prm.stride_w, prm.pad_w);
+          auto out = output<float>("out", {s[0], s[4], oh, ow});
+          auto i = [](int64_t v) { return static_cast<int>(v); };
+          const double ms =
+              gpu::conv2d(gpu::dtype_id::f32, x.data(), w.data(), bias.data(), out.data(), i(s[0]),
+                          i(s[1]), i(s[2]), i(s[3]), i(s[4]), i(s[5]), i(s[5]), prm.stride_h,
+                          prm.stride_w, prm.pad_h, prm.pad_w);
+          return finish_gpu(
+              out, ms,
+              kernels::ref::conv2d(x, w, bias, prm.stride_h, prm.stride_w, prm.pad_h, prm.pad_w),
+              1e-5, cpu, 1e-5,
+              [&](tensor<float>& o) { return kernels::conv2d(x, w, bias, o, prm); });
         },
 }};
 }  // namespace

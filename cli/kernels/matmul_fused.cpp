@@ -2,7 +2,9 @@
 // (kernels/bv/kernels/matmul_fused.hpp).
 #include "bv/kernels/matmul_fused.hpp"
 
+#include "bv/gpu/host_api.hpp"
 #include "bv/kernels/ref/matmul_fused.hpp"
+#include "gpu_compare.hpp"
 #include "lib_common.hpp"
 
 namespace bv::cli {
@@ -42,6 +44,21 @@ registrar reg_epi{{
                     .exp();
             G = 0.5f * G * (1.0f + (e - 1.0f) / (e + 1.0f));
           });
+        },
+    .run_gpu =
+        [](const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
+          auto a = tensor<float>::randn("a", {s[0], s[2]}, seed, 0.2);
+          auto b = tensor<float>::randn("b", {s[2], s[1]}, seed + 1, 0.2);
+          auto bias = tensor<float>::randn("bias", {s[1]}, seed + 2);
+          auto c = output<float>("c", {s[0], s[1]});
+          const double ms = gpu::matmul_bias_gelu(gpu::dtype_id::f32, a.data(), b.data(),
+                                                  bias.data(), c.data(), static_cast<int>(s[0]),
+                                                  static_cast<int>(s[1]), static_cast<int>(s[2]));
+          return finish_gpu(c, ms, kernels::ref::matmul_bias_act(a, b, bias, 3), 1e-5, cpu, 1e-5,
+                            [&](tensor<float>& o) {
+                              return kernels::matmul_bias_act<kernels::epilogue::gelu_tanh>(
+                                  a, b, bias, o);
+                            });
         },
 }};
 

@@ -2,7 +2,8 @@
 // compile-only builds (the ISA check; nvcc -c): a kernel the GPU backend cannot compile fails
 // here. Kernels with GPU launchers and tests are also instantiated, in their launch
 // configurations, by host_api.cu (add, copy, softmax, matmul) and host_api_lib.cu (rmsnorm,
-// add_rmsnorm, layernorm fwd, act_mul, dropout, cross_entropy, attention fwd).
+// add_rmsnorm, layernorm fwd, act_mul, dropout, cross_entropy, attention fwd) and
+// host_api_lib2.cu (matmul_bias_act with GELU, conv2d).
 #include "bv/bv.hpp"
 #include "bv/kernels/act_mul.hpp"
 #include "bv/kernels/attention.hpp"

@@ -15,19 +15,23 @@
 #include "bv/kernels/act_mul.hpp"
 #include "bv/kernels/add.hpp"
 #include "bv/kernels/attention.hpp"
+#include "bv/kernels/conv2d.hpp"
 #include "bv/kernels/copy.hpp"
 #include "bv/kernels/cross_entropy.hpp"
 #include "bv/kernels/dropout.hpp"
 #include "bv/kernels/layernorm.hpp"
 #include "bv/kernels/matmul.hpp"
+#include "bv/kernels/matmul_fused.hpp"
 #include "bv/kernels/ref/act_mul.hpp"
 #include "bv/kernels/ref/add.hpp"
 #include "bv/kernels/ref/attention.hpp"
+#include "bv/kernels/ref/conv2d.hpp"
 #include "bv/kernels/ref/copy.hpp"
 #include "bv/kernels/ref/cross_entropy.hpp"
 #include "bv/kernels/ref/dropout.hpp"
 #include "bv/kernels/ref/layernorm.hpp"
 #include "bv/kernels/ref/matmul.hpp"
+#include "bv/kernels/ref/matmul_fused.hpp"
 #include "bv/kernels/ref/rmsnorm.hpp"
 #include "bv/kernels/ref/softmax.hpp"
 #include "bv/kernels/rmsnorm.hpp"
@@ -313,6 +317,46 @@ void attention_case(int B, int H, int S, bool causal, uint64_t seed) {
   check_same(o_gpu, o_cpu, ref.o, 1e-2);
   check_same(l_gpu, l_cpu, ref.lse, 1e-3);
 }
+
+template <class T>
+void matmul_bias_gelu_case(int M, int N, int K, uint64_t seed) {
+  CAPTURE(M);
+  CAPTURE(N);
+  CAPTURE(K);
+  auto a = tensor<T>::randn("a", {M, K}, seed), b = tensor<T>::randn("b", {K, N}, seed + 1);
+  auto bias = tensor<T>::randn("bias", {N}, seed + 2);
+  tensor<T> c_gpu("c_gpu", {M, N}), c_cpu("c_cpu", {M, N});
+  bv::testing::poison(c_gpu);
+  bv::gpu::matmul_bias_gelu(id_of<T>(), a.data(), b.data(), bias.data(), c_gpu.data(), M, N, K);
+  REQUIRE(bv::kernels::matmul_bias_act<bv::kernels::epilogue::gelu_tanh>(a, b, bias, c_cpu).ok());
+  const auto ref = bv::kernels::ref::matmul_bias_act(a, b, bias, 3);
+  BV_CHECK_CLOSE(c_gpu, ref, bv::is_16bit_float<T> ? 1e-2 : 1e-5);
+  check_same(c_gpu, c_cpu, ref, bv::is_16bit_float<T> ? 1e-2 : 1e-5);
+}
+
+template <class T>
+void conv2d_case(int n, int c, int h, int wd, int oc, int k, int stride, int pad, uint64_t seed) {
+  CAPTURE(n);
+  CAPTURE(c);
+  CAPTURE(h);
+  CAPTURE(wd);
+  CAPTURE(oc);
+  CAPTURE(k);
+  CAPTURE(stride);
+  CAPTURE(pad);
+  auto x = tensor<T>::randn("x", {n, c, h, wd}, seed);
+  auto w = tensor<T>::randn("w", {oc, c, k, k}, seed + 1, 0.2);
+  auto bias = tensor<T>::randn("bias", {oc}, seed + 2);
+  const int oh = (h + 2 * pad - k) / stride + 1, ow = (wd + 2 * pad - k) / stride + 1;
+  tensor<T> o_gpu("out_gpu", {n, oc, oh, ow}), o_cpu("out_cpu", {n, oc, oh, ow});
+  bv::testing::poison(o_gpu);
+  bv::gpu::conv2d(id_of<T>(), x.data(), w.data(), bias.data(), o_gpu.data(), n, c, h, wd, oc, k, k,
+                  stride, stride, pad, pad);
+  REQUIRE(bv::kernels::conv2d(x, w, bias, o_cpu, {stride, stride, pad, pad}).ok());
+  const auto ref = bv::kernels::ref::conv2d(x, w, bias, stride, stride, pad, pad);
+  BV_CHECK_CLOSE(o_gpu, ref, bv::is_16bit_float<T> ? 1e-2 : 1e-5);
+  check_same(o_gpu, o_cpu, ref, bv::is_16bit_float<T> ? 1e-2 : 1e-5);
+}
 }  // namespace
 
 TEST_CASE("gpu rmsnorm forward: f32 and f16, every row-block class, ragged") {
@@ -389,6 +433,27 @@ TEST_CASE("gpu attention forward: f16, head dim 64, causal and not, ragged seque
     attention_case(1, 2, 128, causal, s + causal);
     attention_case(2, 1, S, causal, s + 2 + causal);
   }
+}
+
+TEST_CASE("gpu matmul_bias_gelu: f32 and f16, ragged") {
+  const uint64_t s = seed_for("matmul_bias_gelu");
+  std::mt19937_64 rng(s);
+  matmul_bias_gelu_case<float>(64, 64, 32, s);
+  matmul_bias_gelu_case<float>(bv::testing::ragged(rng, 65, 200), bv::testing::ragged(rng, 65, 200),
+                               bv::testing::ragged(rng, 33, 150), s + 1);
+  matmul_bias_gelu_case<bv::half>(bv::testing::ragged(rng, 65, 300),
+                                  bv::testing::ragged(rng, 65, 300),
+                                  bv::testing::ragged(rng, 33, 300), s + 2);
+}
+
+TEST_CASE("gpu conv2d: f32 and f16, stride and padding, ragged") {
+  const uint64_t s = seed_for("conv2d");
+  std::mt19937_64 rng(s);
+  conv2d_case<float>(2, 3, 17, 19, 20, 3, 1, 1, s);
+  conv2d_case<bv::half>(2, 3, 17, 19, 20, 3, 1, 1, s + 1);
+  const int h = bv::testing::ragged(rng, 9, 40, 4), wd = bv::testing::ragged(rng, 9, 40, 4);
+  conv2d_case<float>(1, 5, h, wd, 37, 5, 2, 2, s + 2);
+  conv2d_case<bv::half>(1, 5, h, wd, 37, 5, 2, 2, s + 3);
 }
 
 TEST_CASE("gpu add: f32 and f16, ragged sizes") {

@@ -61,5 +61,13 @@ double cross_entropy_bwd(dtype_id t, const void* x, const int32_t* target, const
 // o [B, H, S, D] = softmax(q k^T / sqrt(D) [+ causal]) v; lse [B*H, S]. f16/bf16, D = 64.
 double attention_fwd(dtype_id t, const void* q, const void* k, const void* v, void* o, float* lse,
                      int B, int H, int S, int D, bool causal);
+// c [M, N] = gelu_tanh(a @ b + bias) (matmul_bias_act_kernel, GELU epilogue); f32 or f16, c of
+// the inputs' dtype (src/host_api_lib2.cu).
+double matmul_bias_gelu(dtype_id t, const void* a, const void* b, const void* bias, void* c, int M,
+                        int N, int K);
+// Direct NCHW conv2d with stride and padding: out [n, oc, oh, ow] from x [n, c, h, w],
+// w [oc, c, kh, kw], bias [oc]; oh = (h + 2 ph - kh) / sh + 1, likewise ow. f32 or f16.
+double conv2d(dtype_id t, const void* x, const void* w, const void* bias, void* out, int n, int c,
+              int h, int wd, int oc, int kh, int kw, int sh, int sw, int ph, int pw);
 
 }  // namespace bv::gpu

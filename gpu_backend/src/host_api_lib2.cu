@@ -1,0 +1,59 @@
+// libblockvec_gpu, third part: host entry points of the matrix-core library kernels
+// (matmul_bias_gelu, conv2d), in their own translation unit so that it compiles in parallel with
+// host_api.cu and host_api_lib.cu.
+#include <stdexcept>
+#include <string>
+
+#include "bv/gpu/host_api.hpp"
+#include "bv/gpu/kernels_gpu_lib.hpp"
+
+namespace bv::gpu {
+namespace {
+template <class F>
+double f32_f16(dtype_id t, const char* kernel, F&& f) {
+  if (device_count() == 0) throw error("blockvec GPU: no GPU device found");
+  if (t == dtype_id::f32) return f(float{});
+  if (t == dtype_id::f16) return f(half{});
+  throw std::invalid_argument(std::string("blockvec GPU: ") + kernel +
+                              ": bf16 is not instantiated in this build (f32, f16)");
+}
+template <class T>
+device_tensor<T> up(const char* name, std::vector<int64_t> shape, const void* host) {
+  return device_tensor<T>::from_host(name, std::move(shape), static_cast<const T*>(host));
+}
+template <class F>
+double timed(F&& f) {
+  const double ms = time_ms(f);
+  synchronize();
+  return ms;
+}
+}  // namespace
+
+double matmul_bias_gelu(dtype_id t, const void* a, const void* b, const void* bias, void* c, int M,
+                        int N, int K) {
+  return f32_f16(t, "matmul_bias_gelu", [&](auto z) {
+    using T = decltype(z);
+    auto da = up<T>("a", {M, K}, a), db = up<T>("b", {K, N}, b), dbias = up<T>("bias", {N}, bias);
+    auto dc = device_tensor<T>::empty("c", {M, N});
+    const double ms = timed([&] { kernels::matmul_bias_gelu(da, db, dbias, dc); });
+    dc.copy_to_host(static_cast<T*>(c));
+    return ms;
+  });
+}
+
+double conv2d(dtype_id t, const void* x, const void* w, const void* bias, void* out, int n, int c,
+              int h, int wd, int oc, int kh, int kw, int sh, int sw, int ph, int pw) {
+  const int oh = (h + 2 * ph - kh) / sh + 1, ow = (wd + 2 * pw - kw) / sw + 1;
+  if (oh <= 0 || ow <= 0) throw std::invalid_argument("blockvec GPU: conv2d: empty output");
+  return f32_f16(t, "conv2d", [&](auto z) {
+    using T = decltype(z);
+    auto dx = up<T>("x", {n, c, h, wd}, x), dw = up<T>("w", {oc, c, kh, kw}, w);
+    auto db = up<T>("bias", {oc}, bias);
+    auto dout = device_tensor<T>::empty("out", {n, oc, oh, ow});
+    const double ms = timed([&] { kernels::conv2d(dx, dw, db, dout, sh, sw, ph, pw); });
+    dout.copy_to_host(static_cast<T*>(out));
+    return ms;
+  });
+}
+
+}  // namespace bv::gpu
