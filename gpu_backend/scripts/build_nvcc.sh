@@ -20,7 +20,7 @@ if [ ! -f "$B/interpreter/libblockvec.a" ]; then
   cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBV_BUILD_TESTS=OFF -DBV_BUILD_CLI=OFF
 fi
 ninja -C "$B" blockvec_interp
-# The three host-API translation units compile in parallel.
+# The four host-API translation units compile in parallel.
 "$NVCC" "${NVFLAGS[@]}" -Xptxas -v -c gpu_backend/src/host_api.cu -o "$B/gpu_obj/host_api.o" \
   2> "$B/gpu_obj/host_api.ptxas.txt" &
 p1=$!
@@ -30,9 +30,13 @@ p2=$!
 "$NVCC" "${NVFLAGS[@]}" -Xptxas -v -c gpu_backend/src/host_api_lib2.cu \
   -o "$B/gpu_obj/host_api_lib2.o" 2> "$B/gpu_obj/host_api_lib2.ptxas.txt" &
 p3=$!
+"$NVCC" "${NVFLAGS[@]}" -Xptxas -v -c gpu_backend/src/host_api_lib3.cu \
+  -o "$B/gpu_obj/host_api_lib3.o" 2> "$B/gpu_obj/host_api_lib3.ptxas.txt" &
+p4=$!
 wait $p1 || { cat "$B/gpu_obj/host_api.ptxas.txt" >&2; exit 1; }
 wait $p2 || { cat "$B/gpu_obj/host_api_lib.ptxas.txt" >&2; exit 1; }
 wait $p3 || { cat "$B/gpu_obj/host_api_lib2.ptxas.txt" >&2; exit 1; }
+wait $p4 || { cat "$B/gpu_obj/host_api_lib3.ptxas.txt" >&2; exit 1; }
 for f in "$B"/gpu_obj/host_api*.ptxas.txt; do
   if grep -q "[1-9][0-9]* bytes spill" "$f"; then
     echo "warning: ptxas reports spills (see $f)" >&2
@@ -42,7 +46,8 @@ g++ -std=c++20 -O2 -DEIGEN_STACK_ALLOCATION_LIMIT=0 -Ilang -Iinterpreter -Ikerne
   -Itests/support -I/usr/include/eigen3 -c tests/gpu/gpu_tests.cpp -o "$B/gpu_obj/gpu_tests.o"
 CUDA_LIB=$(dirname "$NVCC")/../lib64
 g++ -o "$OUT/bv_gpu_tests" "$B/gpu_obj/gpu_tests.o" "$B/gpu_obj/host_api.o" \
-  "$B/gpu_obj/host_api_lib.o" "$B/gpu_obj/host_api_lib2.o" "$B/interpreter/libblockvec.a" /usr/lib/x86_64-linux-gnu/libboost_context.a \
+  "$B/gpu_obj/host_api_lib.o" "$B/gpu_obj/host_api_lib2.o" \
+  "$B/gpu_obj/host_api_lib3.o" "$B/interpreter/libblockvec.a" /usr/lib/x86_64-linux-gnu/libboost_context.a \
   /usr/lib/x86_64-linux-gnu/libsqlite3.a -L"$CUDA_LIB" -lcudart_static -ldl -lpthread -lrt \
   -static-libstdc++ -static-libgcc
 "$NVCC" "${NVFLAGS[@]}" -o "$OUT/bv_gpu_bench" bench/gpu/bench_gpu.cu &

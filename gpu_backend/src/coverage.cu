@@ -3,7 +3,8 @@
 // here. Kernels with GPU launchers and tests are also instantiated, in their launch
 // configurations, by host_api.cu (add, copy, softmax, matmul) and host_api_lib.cu (rmsnorm,
 // add_rmsnorm, layernorm fwd, act_mul, dropout, cross_entropy, attention fwd) and
-// host_api_lib2.cu (matmul_bias_act with GELU, conv2d).
+// host_api_lib2.cu (matmul_bias_act with GELU, conv2d) and host_api_lib3.cu (the norm and
+// attention backward kernels, col_sum).
 #include "bv/bv.hpp"
 #include "bv/kernels/act_mul.hpp"
 #include "bv/kernels/attention.hpp"

@@ -48,4 +48,16 @@ double conv2d(dtype_id, const void*, const void*, const void*, void*, int, int, 
               int, int, int, int, int) {
   none();
 }
+double rmsnorm_bwd(dtype_id, const void*, const void*, const void*, const float*, void*, void*, int,
+                   int) {
+  none();
+}
+double layernorm_bwd(dtype_id, bool, const void*, const void*, const void*, const float*,
+                     const float*, void*, void*, void*, int, int) {
+  none();
+}
+double attention_bwd(dtype_id, const void*, const void*, const void*, const void*, const float*,
+                     const void*, void*, void*, void*, int, int, int, int, bool) {
+  none();
+}
 }  // namespace bv::gpu

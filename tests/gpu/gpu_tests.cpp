@@ -357,6 +357,96 @@ void conv2d_case(int n, int c, int h, int wd, int oc, int k, int stride, int pad
   BV_CHECK_CLOSE(o_gpu, ref, bv::is_16bit_float<T> ? 1e-2 : 1e-5);
   check_same(o_gpu, o_cpu, ref, bv::is_16bit_float<T> ? 1e-2 : 1e-5);
 }
+
+template <class T>
+void rmsnorm_bwd_case(int rows, int cols, uint64_t seed) {
+  CAPTURE(rows);
+  CAPTURE(cols);
+  auto x = tensor<T>::randn("x", {rows, cols}, seed), w = tensor<T>::randn("w", {cols}, seed + 1);
+  auto dy = tensor<T>::randn("dy", {rows, cols}, seed + 3);
+  tensor<T> y("y", {rows, cols});
+  tensor<float> rstd("rstd", {rows});
+  REQUIRE(bv::kernels::rmsnorm_fwd(x, w, y, rstd).ok());  // the forward's rstd, for both
+  tensor<T> dx_gpu("dx_gpu", {rows, cols}), dx_cpu("dx_cpu", {rows, cols});
+  tensor<T> dw_gpu("dw_gpu", {cols}), dw_cpu("dw_cpu", {cols});
+  bv::testing::poison(dx_gpu);
+  bv::testing::poison(dw_gpu);
+  bv::gpu::rmsnorm_bwd(id_of<T>(), dy.data(), x.data(), w.data(), rstd.data(), dx_gpu.data(),
+                       dw_gpu.data(), rows, cols);
+  for (const auto& r : bv::kernels::rmsnorm_bwd(dy, x, w, rstd, dx_cpu, dw_cpu)) REQUIRE(r.ok());
+  const auto ref = bv::kernels::ref::rmsnorm_bwd(dy, x, w);
+  const double tol = bv::is_16bit_float<T> ? 1e-2 : 1e-5;
+  BV_CHECK_CLOSE(dx_gpu, ref.dx, tol);
+  BV_CHECK_CLOSE(dw_gpu, ref.dw, tol);
+  check_same(dx_gpu, dx_cpu, ref.dx, tol);
+  check_same(dw_gpu, dw_cpu, ref.dw, tol);
+}
+
+template <class T>
+void layernorm_bwd_case(bool lock, int rows, int cols, uint64_t seed) {
+  CAPTURE(lock);
+  CAPTURE(rows);
+  CAPTURE(cols);
+  auto x = tensor<T>::randn("x", {rows, cols}, seed, 2.0);
+  auto w = tensor<T>::randn("w", {cols}, seed + 1), b = tensor<T>::randn("b", {cols}, seed + 2);
+  auto dy = tensor<T>::randn("dy", {rows, cols}, seed + 3);
+  tensor<T> y("y", {rows, cols});
+  tensor<float> mean("mean", {rows}), rstd("rstd", {rows});
+  REQUIRE(bv::kernels::layernorm_fwd(x, w, b, y, mean, rstd).ok());
+  tensor<T> dx_gpu("dx_gpu", {rows, cols}), dx_cpu("dx_cpu", {rows, cols});
+  tensor<T> dw_gpu("dw_gpu", {cols}), dw_cpu("dw_cpu", {cols}), db_gpu("db_gpu", {cols}),
+      db_cpu("db_cpu", {cols});
+  bv::testing::poison(dx_gpu);
+  bv::testing::poison(dw_gpu);
+  bv::testing::poison(db_gpu);
+  bv::gpu::layernorm_bwd(id_of<T>(), lock, dy.data(), x.data(), w.data(), mean.data(), rstd.data(),
+                         dx_gpu.data(), dw_gpu.data(), db_gpu.data(), rows, cols);
+  const auto how = lock ? bv::kernels::reduction::lock : bv::kernels::reduction::two_stage;
+  for (const auto& r :
+       bv::kernels::layernorm_bwd(dy, x, w, mean, rstd, dx_cpu, dw_cpu, db_cpu, how))
+    REQUIRE(r.ok());
+  const auto ref = bv::kernels::ref::layernorm_bwd(dy, x, w);
+  const double tol = bv::is_16bit_float<T> ? 1e-2 : 1e-5;
+  BV_CHECK_CLOSE(dx_gpu, ref.dx, tol);
+  BV_CHECK_CLOSE(dw_gpu, ref.dw, tol);
+  BV_CHECK_CLOSE(db_gpu, ref.db, tol);
+  check_same(dx_gpu, dx_cpu, ref.dx, tol);
+  check_same(dw_gpu, dw_cpu, ref.dw, tol);
+  check_same(db_gpu, db_cpu, ref.db, tol);
+}
+
+void attention_bwd_case(int B, int H, int S, bool causal, uint64_t seed) {
+  using T = bv::half;
+  CAPTURE(B);
+  CAPTURE(H);
+  CAPTURE(S);
+  CAPTURE(causal);
+  const int D = 64;
+  auto q = tensor<T>::randn("q", {B, H, S, D}, seed),
+       k = tensor<T>::randn("k", {B, H, S, D}, seed + 1),
+       v = tensor<T>::randn("v", {B, H, S, D}, seed + 2),
+       dout = tensor<T>::randn("dout", {B, H, S, D}, seed + 3);
+  tensor<T> o("o", {B, H, S, D});
+  tensor<float> lse("lse", {B * H, S});
+  REQUIRE(bv::kernels::attention_fwd(q, k, v, o, lse, causal).ok());
+  tensor<T> g[2][3] = {{tensor<T>("dq_gpu", {B, H, S, D}), tensor<T>("dk_gpu", {B, H, S, D}),
+                        tensor<T>("dv_gpu", {B, H, S, D})},
+                       {tensor<T>("dq_cpu", {B, H, S, D}), tensor<T>("dk_cpu", {B, H, S, D}),
+                        tensor<T>("dv_cpu", {B, H, S, D})}};
+  for (auto& t : g[0]) bv::testing::poison(t);
+  bv::gpu::attention_bwd(dtype_id::f16, q.data(), k.data(), v.data(), o.data(), lse.data(),
+                         dout.data(), g[0][0].data(), g[0][1].data(), g[0][2].data(), B, H, S, D,
+                         causal);
+  for (const auto& r :
+       bv::kernels::attention_bwd(q, k, v, o, lse, dout, g[1][0], g[1][1], g[1][2], causal))
+    REQUIRE(r.ok());
+  const auto ref = bv::kernels::ref::attention_bwd(q, k, v, dout, causal);
+  const std::vector<double>* refs[3] = {&ref.dq, &ref.dk, &ref.dv};
+  for (int i = 0; i < 3; ++i) {
+    BV_CHECK_CLOSE(g[0][i], *refs[i], 2e-2);
+    check_same(g[0][i], g[1][i], *refs[i], 2e-2);
+  }
+}
 }  // namespace
 
 TEST_CASE("gpu rmsnorm forward: f32 and f16, every row-block class, ragged") {
@@ -454,6 +544,32 @@ TEST_CASE("gpu conv2d: f32 and f16, stride and padding, ragged") {
   const int h = bv::testing::ragged(rng, 9, 40, 4), wd = bv::testing::ragged(rng, 9, 40, 4);
   conv2d_case<float>(1, 5, h, wd, 37, 5, 2, 2, s + 2);
   conv2d_case<bv::half>(1, 5, h, wd, 37, 5, 2, 2, s + 3);
+}
+
+TEST_CASE("gpu rmsnorm backward: f32 and f16, ragged") {
+  const uint64_t s = seed_for("rmsnorm_bwd");
+  std::mt19937_64 rng(s);
+  for (int cols : {100, bv::testing::ragged(rng, 1025, 4000)}) {
+    rmsnorm_bwd_case<float>(bv::testing::ragged(rng, 50, 400), cols, s + cols);
+    rmsnorm_bwd_case<bv::half>(bv::testing::ragged(rng, 50, 400), cols, s + cols + 1);
+  }
+}
+
+TEST_CASE("gpu layernorm backward: spin-lock and two-stage reductions, f32 and f16, ragged") {
+  const uint64_t s = seed_for("layernorm_bwd");
+  std::mt19937_64 rng(s);
+  for (bool lock : {true, false})
+    for (int cols : {100, bv::testing::ragged(rng, 1025, 4000)}) {
+      layernorm_bwd_case<float>(lock, bv::testing::ragged(rng, 50, 400), cols, s + cols);
+      layernorm_bwd_case<bv::half>(lock, bv::testing::ragged(rng, 50, 400), cols, s + cols + 1);
+    }
+}
+
+TEST_CASE("gpu attention backward: f16, head dim 64, causal and not, ragged sequence") {
+  const uint64_t s = seed_for("attention_bwd");
+  std::mt19937_64 rng(s);
+  const int S = bv::testing::ragged(rng, 65, 200);
+  for (bool causal : {false, true}) attention_bwd_case(1, 2, S, causal, s + causal);
 }
 
 TEST_CASE("gpu add: f32 and f16, ragged sizes") {

@@ -69,5 +69,17 @@ double matmul_bias_gelu(dtype_id t, const void* a, const void* b, const void* bi
 // w [oc, c, kh, kw], bias [oc]; oh = (h + 2 ph - kh) / sh + 1, likewise ow. f32 or f16.
 double conv2d(dtype_id t, const void* x, const void* w, const void* bias, void* out, int n, int c,
               int h, int wd, int oc, int kh, int kw, int sh, int sw, int ph, int pw);
+// Backward kernels (src/host_api_lib3.cu). rstd, mean, lse: the forward's fp32 statistics.
+// dx [rows, cols], dw [cols] (dtype t) for y = rmsnorm(x) * w. f32 or f16.
+double rmsnorm_bwd(dtype_id t, const void* dy, const void* x, const void* w, const float* rstd,
+                   void* dx, void* dw, int rows, int cols);
+// dx, dw, db for y = layernorm(x) * w + b; lock: the spin-lock reduction, else two-stage.
+double layernorm_bwd(dtype_id t, bool lock, const void* dy, const void* x, const void* w,
+                     const float* mean, const float* rstd, void* dx, void* dw, void* db, int rows,
+                     int cols);
+// dq, dk, dv [B, H, S, D] from q, k, v, the forward's o and lse [B*H, S], and dout. f16, D = 64.
+double attention_bwd(dtype_id t, const void* q, const void* k, const void* v, const void* o,
+                     const float* lse, const void* dout, void* dq, void* dk, void* dv, int B, int H,
+                     int S, int D, bool causal);
 
 }  // namespace bv::gpu

@@ -161,4 +161,81 @@ launch_result conv2d(const device_tensor<T>& x, const device_tensor<T>& w,
       sw, ph, pw);
 }
 
+// Backward of the norms: dx per row and dw (db) through per-program partial rows summed by
+// col_sum_kernel. Up to 256 programs for the two-stage reductions (two per SM on an H100).
+template <class T>
+launch_result col_sum(const device_tensor<float>& partial, device_tensor<T>& out) {
+  const int g = static_cast<int>(partial.size(0)), n = static_cast<int>(partial.size(1));
+  return launch<bv::kernels::col_sum_kernel<T, 32, 128, 4>>(grid(cdiv(n, 128)), partial, out, g, n);
+}
+inline int norm_bwd_programs(int rows) { return rows < 256 ? rows : 256; }
+
+template <class T>
+void rmsnorm_bwd(const device_tensor<T>& dy, const device_tensor<T>& x, const device_tensor<T>& w,
+                 const device_tensor<float>& rstd, device_tensor<T>& dx, device_tensor<T>& dw,
+                 device_tensor<float>& partial) {
+  const int m = static_cast<int>(x.size(0)), n = static_cast<int>(x.size(1));
+  const int g = static_cast<int>(partial.size(0));
+  detail::with_row_block(n, "rmsnorm_bwd", [&](auto b, auto wv) {
+    return launch<bv::kernels::rmsnorm_bwd_kernel<T, decltype(b)::value, decltype(wv)::value>>(
+        grid(g), dy, x, w, rstd, dx, partial, n, n, n, m, n);
+  });
+  col_sum(partial, dw);
+}
+
+// lock: rows hash onto `groups` partial rows under atomic_cas spin locks (locks: 2 * groups int32,
+// zeroed here); two-stage: one partial row per program. partial rows: [groups or programs, n].
+template <class T>
+void layernorm_bwd(bool lock, const device_tensor<T>& dy, const device_tensor<T>& x,
+                   const device_tensor<T>& w, const device_tensor<float>& mean,
+                   const device_tensor<float>& rstd, device_tensor<T>& dx, device_tensor<T>& dw,
+                   device_tensor<T>& db, device_tensor<float>& dw_partial,
+                   device_tensor<float>& db_partial, device_tensor<int32_t>& locks) {
+  const int m = static_cast<int>(x.size(0)), n = static_cast<int>(x.size(1));
+  const int g = static_cast<int>(dw_partial.size(0));
+  if (lock) {
+    locks.fill_bytes(0);
+    detail::with_row_block(n, "layernorm_bwd", [&](auto b, auto wv) {
+      return launch<
+          bv::kernels::layernorm_bwd_lock_kernel<T, decltype(b)::value, decltype(wv)::value>>(
+          grid(m), dy, x, w, mean, rstd, dx, dw_partial, db_partial, locks, n, n, n, n, g);
+    });
+  } else {
+    detail::with_row_block(n, "layernorm_bwd", [&](auto b, auto wv) {
+      return launch<
+          bv::kernels::layernorm_bwd_twostage_kernel<T, decltype(b)::value, decltype(wv)::value>>(
+          grid(g), dy, x, w, mean, rstd, dx, dw_partial, db_partial, n, n, n, m, n);
+    });
+  }
+  col_sum(dw_partial, dw);
+  col_sum(db_partial, db);
+}
+
+// dq, dk, dv for [B, H, S, 64] f16/bf16 from o, lse and dout: delta = rowsum(dO * O), then the
+// dK/dV and dQ kernels (64x64 tiles, 4 warps, the interpreter's configuration).
+template <class T>
+void attention_bwd(const device_tensor<T>& q, const device_tensor<T>& k, const device_tensor<T>& v,
+                   const device_tensor<T>& o, const device_tensor<float>& lse,
+                   const device_tensor<T>& dout, device_tensor<T>& dq, device_tensor<T>& dk,
+                   device_tensor<T>& dv, device_tensor<float>& delta, bool causal) {
+  if (q.size(3) != 64)
+    throw std::invalid_argument("GPU attention_bwd: head dim 64 only in this build");
+  const int bh = static_cast<int>(q.size(0) * q.size(1)), s = static_cast<int>(q.size(2));
+  const float scale = 1.0f / std::sqrt(64.0f);
+  constexpr int B = 64;
+  launch<bv::kernels::attention_bwd_preprocess_kernel<T, 64, B, 4>>(grid(cdiv(s, B), bh), o, dout,
+                                                                    delta, s);
+  auto run = [&](auto c) {
+    constexpr bool C = decltype(c)::value;
+    launch<bv::kernels::attention_bwd_dkdv_kernel<T, 64, B, B, C, 4>>(
+        grid(cdiv(s, B), bh), q, k, v, dout, lse, delta, dk, dv, s, scale);
+    launch<bv::kernels::attention_bwd_dq_kernel<T, 64, B, B, C, 4>>(grid(cdiv(s, B), bh), q, k, v,
+                                                                    dout, lse, delta, dq, s, scale);
+  };
+  if (causal)
+    run(std::true_type{});
+  else
+    run(std::false_type{});
+}
+
 }  // namespace bv::gpu::kernels

@@ -1,0 +1,102 @@
+// libblockvec_gpu, fourth part: host entry points of the backward kernels (rmsnorm_bwd,
+// layernorm_bwd with both reductions, attention_bwd), in their own translation unit so that it
+// compiles in parallel with the others.
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "bv/gpu/host_api.hpp"
+#include "bv/gpu/kernels_gpu_lib.hpp"
+
+namespace bv::gpu {
+namespace {
+template <class F>
+double f32_f16(dtype_id t, const char* kernel, F&& f) {
+  if (device_count() == 0) throw error("blockvec GPU: no GPU device found");
+  if (t == dtype_id::f32) return f(float{});
+  if (t == dtype_id::f16) return f(half{});
+  throw std::invalid_argument(std::string("blockvec GPU: ") + kernel +
+                              ": bf16 is not instantiated in this build (f32, f16)");
+}
+template <class T>
+device_tensor<T> up(const char* name, std::vector<int64_t> shape, const void* host) {
+  return device_tensor<T>::from_host(name, std::move(shape), static_cast<const T*>(host));
+}
+template <class F>
+double timed(F&& f) {
+  const double ms = time_ms(f);
+  synchronize();
+  return ms;
+}
+}  // namespace
+
+double rmsnorm_bwd(dtype_id t, const void* dy, const void* x, const void* w, const float* rstd,
+                   void* dx, void* dw, int rows, int cols) {
+  return f32_f16(t, "rmsnorm_bwd", [&](auto z) {
+    using T = decltype(z);
+    auto ddy = up<T>("dy", {rows, cols}, dy), dxin = up<T>("x", {rows, cols}, x);
+    auto dwin = up<T>("w", {cols}, w);
+    auto dr = device_tensor<float>::from_host("rstd", {rows}, rstd);
+    auto ddx = device_tensor<T>::empty("dx", {rows, cols});
+    auto ddw = device_tensor<T>::empty("dw", {cols});
+    auto partial =
+        device_tensor<float>::empty("dw_partial", {kernels::norm_bwd_programs(rows), cols});
+    const double ms = timed([&] { kernels::rmsnorm_bwd(ddy, dxin, dwin, dr, ddx, ddw, partial); });
+    ddx.copy_to_host(static_cast<T*>(dx));
+    ddw.copy_to_host(static_cast<T*>(dw));
+    return ms;
+  });
+}
+
+double layernorm_bwd(dtype_id t, bool lock, const void* dy, const void* x, const void* w,
+                     const float* mean, const float* rstd, void* dx, void* dw, void* db, int rows,
+                     int cols) {
+  return f32_f16(t, "layernorm_bwd", [&](auto z) {
+    using T = decltype(z);
+    auto ddy = up<T>("dy", {rows, cols}, dy), dxin = up<T>("x", {rows, cols}, x);
+    auto dwin = up<T>("w", {cols}, w);
+    auto dm = device_tensor<float>::from_host("mean", {rows}, mean);
+    auto dr = device_tensor<float>::from_host("rstd", {rows}, rstd);
+    auto ddx = device_tensor<T>::empty("dx", {rows, cols});
+    auto ddw = device_tensor<T>::empty("dw", {cols}), ddb = device_tensor<T>::empty("db", {cols});
+    // The tutorial's GROUP_SIZE_M for the lock; one partial row per program for two-stage.
+    const int groups = cols <= 1024 ? 64 : (cols <= 4096 ? 32 : 16);
+    const int g = lock ? (rows < groups ? rows : groups) : kernels::norm_bwd_programs(rows);
+    auto dwp = device_tensor<float>::empty("dw_partial", {g, cols});
+    auto dbp = device_tensor<float>::empty("db_partial", {g, cols});
+    auto locks = device_tensor<int32_t>::empty("locks", {2 * g});
+    const double ms = timed([&] {
+      kernels::layernorm_bwd(lock, ddy, dxin, dwin, dm, dr, ddx, ddw, ddb, dwp, dbp, locks);
+    });
+    ddx.copy_to_host(static_cast<T*>(dx));
+    ddw.copy_to_host(static_cast<T*>(dw));
+    ddb.copy_to_host(static_cast<T*>(db));
+    return ms;
+  });
+}
+
+double attention_bwd(dtype_id t, const void* q, const void* k, const void* v, const void* o,
+                     const float* lse, const void* dout, void* dq, void* dk, void* dv, int B, int H,
+                     int S, int D, bool causal) {
+  if (device_count() == 0) throw error("blockvec GPU: no GPU device found");
+  if (t != dtype_id::f16)
+    throw std::invalid_argument("blockvec GPU: attention_bwd: f16 only in this build");
+  if (D != 64) throw std::invalid_argument("blockvec GPU: attention_bwd: head dim 64 only");
+  using T = half;
+  const std::vector<int64_t> shape{B, H, S, D};
+  auto dq_in = up<T>("q", shape, q), dk_in = up<T>("k", shape, k), dv_in = up<T>("v", shape, v);
+  auto do_in = up<T>("o", shape, o), ddout = up<T>("dout", shape, dout);
+  auto dl = device_tensor<float>::from_host("lse", {int64_t(B) * H, S}, lse);
+  auto delta = device_tensor<float>::empty("delta", {int64_t(B) * H, S});
+  auto gq = device_tensor<T>::empty("dq", shape), gk = device_tensor<T>::empty("dk", shape),
+       gv = device_tensor<T>::empty("dv", shape);
+  const double ms = timed([&] {
+    kernels::attention_bwd(dq_in, dk_in, dv_in, do_in, dl, ddout, gq, gk, gv, delta, causal);
+  });
+  gq.copy_to_host(static_cast<T*>(dq));
+  gk.copy_to_host(static_cast<T*>(dk));
+  gv.copy_to_host(static_cast<T*>(dv));
+  return ms;
+}
+
+}  // namespace bv::gpu
