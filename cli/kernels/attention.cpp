@@ -159,6 +159,36 @@ registrar reg_bwd{{
             }
           });
         },
+    // GPU: f16 inputs and head dim 64 in this build; the interpreter runs the f16 kernel too.
+    .run_gpu =
+        [](const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
+          auto q = tensor<half>::randn("q", shape4(s), seed);
+          auto k = tensor<half>::randn("k", shape4(s), seed + 1);
+          auto v = tensor<half>::randn("v", shape4(s), seed + 2);
+          auto dout = tensor<half>::randn("dout", shape4(s), seed + 3);
+          auto o = tensor<half>::empty("o", shape4(s));
+          auto lse = tensor<float>::empty("lse", {s[0] * s[1], s[2]});
+          kernels::attention_fwd(q, k, v, o, lse, true);
+          auto dq = output<half>("dq", shape4(s));
+          auto dk = output<half>("dk", shape4(s));
+          auto dv = output<half>("dv", shape4(s));
+          const double ms = gpu::attention_bwd(
+              gpu::dtype_id::f16, q.data(), k.data(), v.data(), o.data(), lse.data(), dout.data(),
+              dq.data(), dk.data(), dv.data(), static_cast<int>(s[0]), static_cast<int>(s[1]),
+              static_cast<int>(s[2]), static_cast<int>(s[3]), true);
+          const auto ref = kernels::ref::attention_bwd(q, k, v, dout, true);
+          // dq against the reference and the interpreter; dk and dv folded into the GPU's outcome.
+          auto g = finish_gpu(dq, ms, ref.dq, 2e-2, cpu, 5e-2, [&](tensor<half>& out) {
+            auto dk_cpu = tensor<half>::empty("dk(cpu)", shape4(s));
+            auto dv_cpu = tensor<half>::empty("dv(cpu)", shape4(s));
+            return kernels::attention_bwd(q, k, v, o, lse, dout, out, dk_cpu, dv_cpu, true).back();
+          });
+          checker c{g.gpu, true};
+          c.add(dk, ref.dk, 2e-2);
+          c.add(dv, ref.dv, 2e-2);
+          g.gpu = c.done(g.gpu.note);
+          return g;
+        },
 }};
 }  // namespace
 }  // namespace bv::cli

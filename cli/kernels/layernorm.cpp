@@ -33,6 +33,37 @@ outcome run_bwd(const std::vector<int64_t>& s, uint64_t seed, kernels::reduction
   return c.done();
 }
 
+gpu_outcome run_bwd_gpu(const std::vector<int64_t>& s, uint64_t seed, bool cpu,
+                        kernels::reduction how) {
+  auto x = tensor<float>::randn("x", {s[0], s[1]}, seed, 2.0);
+  auto w = tensor<float>::randn("w", {s[1]}, seed + 1);
+  auto b = tensor<float>::randn("b", {s[1]}, seed + 2);
+  auto dy = tensor<float>::randn("dy", {s[0], s[1]}, seed + 3);
+  auto y = tensor<float>::empty("y", {s[0], s[1]});
+  auto mean = tensor<float>::empty("mean", {s[0]});
+  auto rstd = tensor<float>::empty("rstd", {s[0]});
+  kernels::layernorm_fwd(x, w, b, y, mean, rstd);
+  auto dx = output<float>("dx", {s[0], s[1]});
+  auto dw = output<float>("dw", {s[1]});
+  auto db = output<float>("db", {s[1]});
+  const double ms =
+      gpu::layernorm_bwd(gpu::dtype_id::f32, how == kernels::reduction::lock, dy.data(), x.data(),
+                         w.data(), mean.data(), rstd.data(), dx.data(), dw.data(), db.data(),
+                         static_cast<int>(s[0]), static_cast<int>(s[1]));
+  const auto ref = kernels::ref::layernorm_bwd(dy, x, w);
+  // dx against the reference and the interpreter; dw and db folded into the GPU's outcome.
+  auto g = finish_gpu(dx, ms, ref.dx, 1e-5, cpu, 1e-5, [&](tensor<float>& o) {
+    auto dw_cpu = tensor<float>::empty("dw(cpu)", {s[1]});
+    auto db_cpu = tensor<float>::empty("db(cpu)", {s[1]});
+    return kernels::layernorm_bwd(dy, x, w, mean, rstd, o, dw_cpu, db_cpu, how).front();
+  });
+  checker c{g.gpu, true};
+  c.add(dw, ref.dw, 1e-5);
+  c.add(db, ref.db, 1e-5);
+  g.gpu = c.done(g.gpu.note);
+  return g;
+}
+
 double native_bwd(const std::vector<int64_t>& s, uint64_t seed) {
   auto x = tensor<float>::randn("x", {s[0], s[1]}, seed, 2.0);
   auto w = tensor<float>::randn("w", {s[1]}, seed + 1);
@@ -128,6 +159,8 @@ registrar reg_lock{{
     .run = [](const std::vector<int64_t>& s,
               uint64_t seed) { return run_bwd(s, seed, kernels::reduction::lock); },
     .native = native_bwd,
+    .run_gpu = [](const std::vector<int64_t>& s, uint64_t seed,
+                  bool cpu) { return run_bwd_gpu(s, seed, cpu, kernels::reduction::lock); },
 }};
 
 registrar reg_two{{
@@ -140,6 +173,8 @@ registrar reg_two{{
     .run = [](const std::vector<int64_t>& s,
               uint64_t seed) { return run_bwd(s, seed, kernels::reduction::two_stage); },
     .native = native_bwd,
+    .run_gpu = [](const std::vector<int64_t>& s, uint64_t seed,
+                  bool cpu) { return run_bwd_gpu(s, seed, cpu, kernels::reduction::two_stage); },
 }};
 }  // namespace
 }  // namespace bv::cli

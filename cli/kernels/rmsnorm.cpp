@@ -170,6 +170,30 @@ registrar reg_bwd{{
             }
           });
         },
+    .run_gpu =
+        [](const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
+          auto x = tensor<float>::randn("x", {s[0], s[1]}, seed);
+          auto w = tensor<float>::randn("w", {s[1]}, seed + 1);
+          auto dy = tensor<float>::randn("dy", {s[0], s[1]}, seed + 3);
+          auto y = tensor<float>::empty("y", {s[0], s[1]});
+          auto rstd = tensor<float>::empty("rstd", {s[0]});
+          kernels::rmsnorm_fwd(x, w, y, rstd);
+          auto dx = output<float>("dx", {s[0], s[1]});
+          auto dw = output<float>("dw", {s[1]});
+          const double ms = gpu::rmsnorm_bwd(gpu::dtype_id::f32, dy.data(), x.data(), w.data(),
+                                             rstd.data(), dx.data(), dw.data(),
+                                             static_cast<int>(s[0]), static_cast<int>(s[1]));
+          const auto ref = kernels::ref::rmsnorm_bwd(dy, x, w);
+          // dx against the reference and the interpreter; dw folded into the GPU's outcome.
+          auto g = finish_gpu(dx, ms, ref.dx, 1e-5, cpu, 1e-5, [&](tensor<float>& o) {
+            auto dw_cpu = tensor<float>::empty("dw(cpu)", {s[1]});
+            return kernels::rmsnorm_bwd(dy, x, w, rstd, o, dw_cpu).front();
+          });
+          checker c{g.gpu, true};
+          c.add(dw, ref.dw, 1e-5);
+          g.gpu = c.done(g.gpu.note);
+          return g;
+        },
 }};
 }  // namespace
 }  // namespace bv::cli
