@@ -325,6 +325,8 @@ void charts_view::draw_errors() {
   c->addAxis(x, Qt::AlignBottom);
   c->addAxis(y, Qt::AlignLeft);
   for (QAbstractSeries* s : c->series()) s->attachAxis(x), s->attachAxis(y);
+  // Attaching the series fits the axis to the points; keep half a run of margin on both sides.
+  x->setRange(-0.5, double(runs.size()) - 0.5);
   say(errors_page,
       tr("%1 run(s): %2")
           .arg(runs.size())
