@@ -5,16 +5,24 @@
 
 namespace bv::kernels {
 
-template <class T, class O, int BM, int BN, int BK, int GROUP_M, int W = 4>
-BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O> c, int M, int N,
-                             int K, int sam, int sak, int sbk, int sbn, int scm, int scn) {
-  const int pid = p.id(0);
+// Triton's grouped ordering: program `pid` of a 1-D grid takes the tile (pid_m, pid_n) so that
+// GROUP_M consecutive programs share the columns of B they read (L2 reuse).
+struct tile_index {
+  int m, n;
+};
+BV_HD constexpr tile_index grouped_tile(int pid, int M, int N, int BM, int BN, int GROUP_M) {
   const int num_pid_m = cdiv(M, BM), num_pid_n = cdiv(N, BN);
   const int num_in_group = GROUP_M * num_pid_n;
   const int first_m = (pid / num_in_group) * GROUP_M;
   const int group_size = num_pid_m - first_m < GROUP_M ? num_pid_m - first_m : GROUP_M;
-  const int pid_m = first_m + (pid % num_in_group) % group_size;
-  const int pid_n = (pid % num_in_group) / group_size;
+  return {first_m + (pid % num_in_group) % group_size, (pid % num_in_group) / group_size};
+}
+
+template <class T, class O, int BM, int BN, int BK, int GROUP_M, int W = 4>
+BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O> c, int M, int N,
+                             int K, int sam, int sak, int sbk, int sbn, int scm, int scn) {
+  const tile_index t = grouped_tile(p.id(0), M, N, BM, BN, GROUP_M);
+  const int pid_m = t.m, pid_n = t.n;
 
   auto rm = pid_m * BM + arange<BM>(p);
   auto rn = pid_n * BN + arange<BN>(p);

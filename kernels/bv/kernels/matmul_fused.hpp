@@ -7,6 +7,7 @@
 //    products (small M*N, large K); C must be fp32 and is zeroed by a first launch.
 #pragma once
 #include "bv/bv.hpp"
+#include "bv/kernels/matmul.hpp"
 #include "bv/kernels/act_mul.hpp"
 #include "bv/kernels/launch_util.hpp"
 
@@ -32,13 +33,8 @@ template <class T, class O, epilogue E, int BM, int BN, int BK, int GROUP_M, int
 BV_KERNEL void matmul_bias_act_kernel(program<W> p, ptr<const T> a, ptr<const T> b,
                                       ptr<const T> bias, ptr<O> c, int M, int N, int K, int sam,
                                       int sak, int sbk, int sbn, int scm, int scn) {
-  const int pid = p.id(0);
-  const int num_pid_m = cdiv(M, BM), num_pid_n = cdiv(N, BN);
-  const int num_in_group = GROUP_M * num_pid_n;
-  const int first_m = (pid / num_in_group) * GROUP_M;
-  const int group_size = num_pid_m - first_m < GROUP_M ? num_pid_m - first_m : GROUP_M;
-  const int pid_m = first_m + (pid % num_in_group) % group_size;
-  const int pid_n = (pid % num_in_group) / group_size;
+  const tile_index t = grouped_tile(p.id(0), M, N, BM, BN, GROUP_M);
+  const int pid_m = t.m, pid_n = t.n;
 
   auto rm = pid_m * BM + arange<BM>(p);
   auto rn = pid_n * BN + arange<BN>(p);
