@@ -20,6 +20,9 @@ struct run_request {
 int list_command();
 int run_command(const run_request& r);
 int bench_command(const std::vector<std::string>& kernels, bool json, int repeat);
+// bench --backend gpu (cli/bench_gpu.cpp): median of `reps` device-timed launches after `warmup`.
+int bench_gpu_command(const std::vector<std::string>& kernels, bool json, int reps, int warmup,
+                      bool variants);
 int demo_command(bool json);
 
 // "256,1024" or "256x1024" -> {256, 1024}; false with a message when malformed.

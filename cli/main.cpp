@@ -53,6 +53,15 @@ int main(int argc, char** argv) {
   bench->add_option("kernels", bench_kernels, "Kernels to benchmark (default: all)");
   bench->add_option("--repeat", repeat, "Runs per measurement; the best counts")->check(CLI::Range(1, 100));
   bench->add_flag("--json", bench_json, "Print JSON");
+  std::string bench_backend = "cpu";
+  int warmup = 3;
+  bool bench_variants = false;
+  bench->add_option("--backend", bench_backend,
+                    "cpu (interpreter vs native C++) or gpu (each kernel's GPU entry, median of "
+                    "--repeat device-timed launches, default 20)")
+      ->check(CLI::IsMember({"cpu", "gpu"}));
+  bench->add_option("--warmup", warmup, "GPU: untimed launches first")->check(CLI::Range(0, 100));
+  bench->add_flag("--variants", bench_variants, "GPU: also the launch-configuration variants");
 
   bool demo_json = false;
   auto* demo = app.add_subcommand("demo", "Run every kernel and print a table");
@@ -68,7 +77,8 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "blockvec: {}\n", e.what());
     fmt::print(stderr, "usage: blockvec list | run KERNEL [--size N[,M]] [--seed N] "
                        "[--schedule sequential|shuffled|parallel] [--threads N] "
-                       "[--check all|none|LIST] [--trace FILE] [--backend cpu|gpu|both] [--json] | bench [KERNEL...] [--json] | demo\n"
+                       "[--check all|none|LIST] [--trace FILE] [--backend cpu|gpu|both] [--json]\n"
+                       "       | bench [KERNEL...] [--backend cpu|gpu] [--repeat N] [--json] | demo\n"
                        "       blockvec --help and blockvec SUBCOMMAND --help say more\n");
     return 2;
   }
@@ -87,6 +97,10 @@ int main(int argc, char** argv) {
 
   if (*list) return bv::cli::list_command();
   if (*run) return bv::cli::run_command(req);
+  if (*bench && bench_backend == "gpu")
+    return bv::cli::bench_gpu_command(bench_kernels, bench_json,
+                                      bench->count("--repeat") ? repeat : 20, warmup,
+                                      bench_variants);
   if (*bench) return bv::cli::bench_command(bench_kernels, bench_json, repeat);
   if (*demo) return bv::cli::demo_command(demo_json);
   return 2;

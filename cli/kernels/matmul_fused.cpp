@@ -88,6 +88,20 @@ registrar reg_splitk{{
                 fmap(a.data(), s[0], s[2]) * fmap(b.data(), s[2], s[1]);
           });
         },
+    // The GPU adds the 8 partial tiles with atomics in whatever order they land: the sum's
+    // rounding differs from the interpreter's by a few ulps of the dot products.
+    .run_gpu =
+        [](const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
+          auto a = tensor<float>::randn("a", {s[0], s[2]}, seed);
+          auto b = tensor<float>::randn("b", {s[2], s[1]}, seed + 1);
+          auto c = output<float>("c", {s[0], s[1]});
+          const double ms = gpu::matmul_splitk(gpu::dtype_id::f32, a.data(), b.data(), c.data(),
+                                               static_cast<int>(s[0]), static_cast<int>(s[1]),
+                                               static_cast<int>(s[2]), 8);
+          return finish_gpu(c, ms, kernels::ref::matmul_splitk(a, b), 1e-5, cpu,
+                            1e-4 * std::sqrt(static_cast<double>(s[2])),
+                            [&](tensor<float>& o) { return kernels::matmul_splitk(a, b, o, 8); });
+        },
 }};
 }  // namespace
 }  // namespace bv::cli

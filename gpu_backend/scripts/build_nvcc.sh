@@ -4,7 +4,8 @@
 # Debian provides linked statically (Boost.Context, SQLite, libstdc++; CUDA's static runtime).
 # usage: gpu_backend/scripts/build_nvcc.sh OUTDIR [INTERP_BUILD_DIR]
 #   OUTDIR gets bv_gpu_tests (GPU vs interpreter vs reference), bv_gpu_bench (add, copy, softmax,
-#   matmul) and bv_gpu_libbench (RMSNorm, LayerNorm, attention).
+#   matmul) and bv_gpu_libbench (RMSNorm, LayerNorm, attention). The blockvec command with the GPU
+#   backend (and the same bv_gpu_tests) comes from build_cli_gpu.sh.
 #   INTERP_BUILD_DIR: a CMake build of this project holding interpreter/libblockvec.a
 #   (default build-gpu; built here with `ninja blockvec_interp` if missing).
 set -euo pipefail
@@ -20,24 +21,12 @@ if [ ! -f "$B/interpreter/libblockvec.a" ]; then
   cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBV_BUILD_TESTS=OFF -DBV_BUILD_CLI=OFF
 fi
 ninja -C "$B" blockvec_interp
-# The four host-API translation units compile in parallel.
-"$NVCC" "${NVFLAGS[@]}" -Xptxas -v -c gpu_backend/src/host_api.cu -o "$B/gpu_obj/host_api.o" \
-  2> "$B/gpu_obj/host_api.ptxas.txt" &
-p1=$!
-"$NVCC" "${NVFLAGS[@]}" -Xptxas -v -c gpu_backend/src/host_api_lib.cu \
-  -o "$B/gpu_obj/host_api_lib.o" 2> "$B/gpu_obj/host_api_lib.ptxas.txt" &
-p2=$!
-"$NVCC" "${NVFLAGS[@]}" -Xptxas -v -c gpu_backend/src/host_api_lib2.cu \
-  -o "$B/gpu_obj/host_api_lib2.o" 2> "$B/gpu_obj/host_api_lib2.ptxas.txt" &
-p3=$!
-"$NVCC" "${NVFLAGS[@]}" -Xptxas -v -c gpu_backend/src/host_api_lib3.cu \
-  -o "$B/gpu_obj/host_api_lib3.o" 2> "$B/gpu_obj/host_api_lib3.ptxas.txt" &
-p4=$!
-wait $p1 || { cat "$B/gpu_obj/host_api.ptxas.txt" >&2; exit 1; }
-wait $p2 || { cat "$B/gpu_obj/host_api_lib.ptxas.txt" >&2; exit 1; }
-wait $p3 || { cat "$B/gpu_obj/host_api_lib2.ptxas.txt" >&2; exit 1; }
-wait $p4 || { cat "$B/gpu_obj/host_api_lib3.ptxas.txt" >&2; exit 1; }
-for f in "$B"/gpu_obj/host_api*.ptxas.txt; do
+# The host-API translation units (and the device bench's driver) compile two at a time.
+TUS="host_api host_api_lib host_api_lib2 host_api_lib3 host_api_lib4 bench"
+printf '%s\n' $TUS | xargs -P "${JOBS:-2}" -I{} sh -c \
+  '"$0" "$@" -Xptxas -v -c gpu_backend/src/{}.cu -o "'"$B"'/gpu_obj/{}.o" 2> "'"$B"'/gpu_obj/{}.ptxas.txt" || { cat "'"$B"'/gpu_obj/{}.ptxas.txt" >&2; exit 255; }' \
+  "$NVCC" "${NVFLAGS[@]}"
+for f in "$B"/gpu_obj/*.ptxas.txt; do
   if grep -q "[1-9][0-9]* bytes spill" "$f"; then
     echo "warning: ptxas reports spills (see $f)" >&2
   fi
@@ -45,9 +34,8 @@ done
 g++ -std=c++20 -O2 -DEIGEN_STACK_ALLOCATION_LIMIT=0 -Ilang -Iinterpreter -Ikernels -Igpu_backend \
   -Itests/support -I/usr/include/eigen3 -c tests/gpu/gpu_tests.cpp -o "$B/gpu_obj/gpu_tests.o"
 CUDA_LIB=$(dirname "$NVCC")/../lib64
-g++ -o "$OUT/bv_gpu_tests" "$B/gpu_obj/gpu_tests.o" "$B/gpu_obj/host_api.o" \
-  "$B/gpu_obj/host_api_lib.o" "$B/gpu_obj/host_api_lib2.o" \
-  "$B/gpu_obj/host_api_lib3.o" "$B/interpreter/libblockvec.a" /usr/lib/x86_64-linux-gnu/libboost_context.a \
+g++ -o "$OUT/bv_gpu_tests" "$B/gpu_obj/gpu_tests.o" $(for t in $TUS; do echo "$B/gpu_obj/$t.o"; done) \
+  "$B/interpreter/libblockvec.a" /usr/lib/x86_64-linux-gnu/libboost_context.a \
   /usr/lib/x86_64-linux-gnu/libsqlite3.a -L"$CUDA_LIB" -lcudart_static -ldl -lpthread -lrt \
   -static-libstdc++ -static-libgcc
 "$NVCC" "${NVFLAGS[@]}" -o "$OUT/bv_gpu_bench" bench/gpu/bench_gpu.cu &

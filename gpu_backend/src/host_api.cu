@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "bench_registry.hpp"
 #include "bv/gpu/host_api.hpp"
 #include "bv/gpu/kernels_gpu.hpp"
 
@@ -115,5 +116,50 @@ double matmul(dtype_id t, dtype_id out, const void* a, const void* b, void* c, i
     return run(T{});
   });
 }
+
+// Device benchmarks (bv/gpu/host_bench.hpp) at the Triton peers' shapes
+// (../shared/peers/triton_peer.py gpu): add 2^28 f32, softmax 8192 x 8192 f32, matmul f16 8192^3.
+namespace {
+using namespace benchreg;
+const registrar bench_add{"add", [](int warm, int reps) {
+  const int64_t n = int64_t(1) << 28;
+  auto x = random<float>("x", {n}, 1), y = random<float>("y", {n}, 2);
+  auto out = device_tensor<float>::empty("out", {n});
+  bench_figure f{.dtype = "f32", .shape = "2^28"};
+  f.bytes = 3.0 * 4 * n;
+  return median_of(f, warm, reps, [&] { kernels::add(x, y, out); });
+}};
+const registrar bench_copy{"copy", [](int warm, int reps) {
+  const int64_t n = int64_t(1) << 28;
+  auto x = random<float>("x", {n}, 3);
+  auto out = device_tensor<float>::empty("out", {n});
+  bench_figure f{.dtype = "f32", .shape = "2^28"};
+  f.bytes = 2.0 * 4 * n;
+  return median_of(f, warm, reps, [&] { kernels::copy(x, out); });
+}};
+const registrar bench_softmax{"softmax", [](int warm, int reps) {
+  const int R = 8192, C = 8192;
+  auto x = random<float>("x", {R, C}, 4, -3.0f, 3.0f);
+  auto out = device_tensor<float>::empty("out", {R, C});
+  bench_figure f{.dtype = "f32", .shape = dims({R, C})};
+  f.bytes = 2.0 * 4 * R * C;
+  return median_of(f, warm, reps, [&] { kernels::softmax(x, out); });
+}};
+template <class T, class O>
+bench_figure matmul_bench(int warm, int reps, int n, const char* note) {
+  auto a = random<T>("a", {n, n}, 5), b = random<T>("b", {n, n}, 6);
+  auto c = device_tensor<O>::empty("c", {n, n});
+  bench_figure f{.dtype = dtype_name<T>(), .shape = dims({n, n, n}), .note = note};
+  f.bytes = 2.0 * sizeof(T) * n * n + double(sizeof(O)) * n * n;
+  f.flops = 2.0 * n * double(n) * n;
+  return median_of(f, warm, reps, [&] { kernels::matmul(a, b, c); });
+}
+const registrar bench_matmul{"matmul", [](int w, int r) {
+  return matmul_bench<float, float>(w, r, 4096, "f32 out, CUDA-core FMA path");
+}};
+const registrar bench_matmul_f16{"matmul_f16", [](int w, int r) {
+  return matmul_bench<half, half>(w, r, 8192, "f16 out (the peer's), mma.sync");
+}};
+}  // namespace
 
 }  // namespace bv::gpu

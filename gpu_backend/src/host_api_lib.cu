@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "bench_registry.hpp"
 #include "bv/gpu/host_api.hpp"
 #include "bv/gpu/kernels_gpu_lib.hpp"
 
@@ -159,12 +160,17 @@ double cross_entropy_bwd(dtype_id t, const void* x, const int32_t* target, const
   });
 }
 
+namespace detail {
+// src/host_api_lib4.cu: bf16, and head dim 128.
+double attention_fwd_ext(dtype_id t, const void* q, const void* k, const void* v, void* o,
+                         float* lse, int B, int H, int S, int D, bool causal);
+}  // namespace detail
+
 double attention_fwd(dtype_id t, const void* q, const void* k, const void* v, void* o, float* lse,
                      int B, int H, int S, int D, bool causal) {
   require();
-  if (t != dtype_id::f16)
-    throw std::invalid_argument("blockvec GPU: attention_fwd: f16 only in this build");
-  if (D != 64) throw std::invalid_argument("blockvec GPU: attention_fwd: head dim 64 only");
+  if (t != dtype_id::f16 || D != 64)
+    return detail::attention_fwd_ext(t, q, k, v, o, lse, B, H, S, D, causal);
   using T = half;
   const std::vector<int64_t> shape{B, H, S, D};
   auto dq = up<T>("q", shape, q), dk = up<T>("k", shape, k), dv = up<T>("v", shape, v);
@@ -175,5 +181,101 @@ double attention_fwd(dtype_id t, const void* q, const void* k, const void* v, vo
   dl.copy_to_host(lse);
   return ms;
 }
+
+// Device benchmarks (bv/gpu/host_bench.hpp): the norms at the Triton peers' shape (f16 8192 x
+// 8192: triton_peer.py's RMSNorm, bench/gpu/layernorm_peer.py's LayerNorm), attention at
+// triton_peer.py's 4 x 16 x 4096 x 64 f16; the others at sizes that fill an H100.
+namespace {
+using namespace benchreg;
+constexpr int NR = 8192, NC = 8192;
+const registrar bench_rmsnorm{"rmsnorm", [](int warm, int reps) {
+  auto x = random<half>("x", {NR, NC}, 1, -2.0f, 2.0f), w = random<half>("w", {NC}, 2);
+  auto y = device_tensor<half>::empty("y", {NR, NC});
+  auto r = device_tensor<float>::empty("rstd", {NR});
+  bench_figure f{.dtype = "f16", .shape = dims({NR, NC})};
+  f.bytes = 2.0 * 2 * NR * NC;
+  return median_of(f, warm, reps, [&] { kernels::rmsnorm_fwd(x, w, y, r, 1e-6f); });
+}};
+const registrar bench_add_rmsnorm{"add_rmsnorm", [](int warm, int reps) {
+  auto x = random<half>("x", {NR, NC}, 3), res = random<half>("res", {NR, NC}, 4);
+  auto w = random<half>("w", {NC}, 5);
+  auto h = device_tensor<half>::empty("h", {NR, NC}), y = device_tensor<half>::empty("y", {NR, NC});
+  auto r = device_tensor<float>::empty("rstd", {NR});
+  bench_figure f{.dtype = "f16", .shape = dims({NR, NC})};
+  f.bytes = 4.0 * 2 * NR * NC;
+  return median_of(f, warm, reps, [&] { kernels::add_rmsnorm_fwd(x, res, w, h, y, r, 1e-6f); });
+}};
+const registrar bench_layernorm{"layernorm", [](int warm, int reps) {
+  auto x = random<half>("x", {NR, NC}, 6, -2.0f, 2.0f);
+  auto w = random<half>("w", {NC}, 7), b = random<half>("b", {NC}, 8);
+  auto y = device_tensor<half>::empty("y", {NR, NC});
+  auto m = device_tensor<float>::empty("mean", {NR}), r = device_tensor<float>::empty("rstd", {NR});
+  bench_figure f{.dtype = "f16", .shape = dims({NR, NC})};
+  f.bytes = 2.0 * 2 * NR * NC;
+  return median_of(f, warm, reps, [&] { kernels::layernorm_fwd(x, w, b, y, m, r, 1e-5f); });
+}};
+template <bv::kernels::gate_act A>
+bench_figure act_fwd_bench(int warm, int reps) {
+  auto x = random<half>("x", {NR, 2 * NC}, 9, -3.0f, 3.0f);
+  auto y = device_tensor<half>::empty("y", {NR, NC});
+  bench_figure f{.dtype = "f16", .shape = dims({NR, NC}), .note = "x [M, 2N] -> y [M, N]"};
+  f.bytes = 2.0 * 3 * NR * NC;
+  return median_of(f, warm, reps, [&] { kernels::act_mul_fwd<A>(x, y); });
+}
+template <bv::kernels::gate_act A>
+bench_figure act_bwd_bench(int warm, int reps) {
+  auto x = random<half>("x", {NR, 2 * NC}, 10, -3.0f, 3.0f), dy = random<half>("dy", {NR, NC}, 11);
+  auto dx = device_tensor<half>::empty("dx", {NR, 2 * NC});
+  bench_figure f{.dtype = "f16", .shape = dims({NR, NC}), .note = "dy, x -> dx [M, 2N]"};
+  f.bytes = 2.0 * 5 * NR * NC;
+  return median_of(f, warm, reps, [&] { kernels::act_mul_bwd<A>(dy, x, dx); });
+}
+using bv::kernels::gate_act;
+const registrar bench_silu{"silu_mul", act_fwd_bench<gate_act::silu>};
+const registrar bench_gelu{"gelu_mul", act_fwd_bench<gate_act::gelu_tanh>};
+const registrar bench_silu_bwd{"silu_mul_bwd", act_bwd_bench<gate_act::silu>};
+const registrar bench_gelu_bwd{"gelu_mul_bwd", act_bwd_bench<gate_act::gelu_tanh>};
+const registrar bench_dropout{"dropout", [](int warm, int reps) {
+  const int64_t n = int64_t(1) << 28;
+  auto x = random<float>("x", {n}, 12);
+  auto out = device_tensor<float>::empty("out", {n});
+  bench_figure f{.dtype = "f32", .shape = "2^28", .note = "p = 0.3"};
+  f.bytes = 2.0 * 4 * n;
+  return median_of(f, warm, reps, [&] { kernels::dropout(x, out, 0.3f, 1234); });
+}};
+constexpr int CE_R = 4096, CE_V = 32000;
+const registrar bench_ce{"cross_entropy", [](int warm, int reps) {
+  auto x = random<half>("x", {CE_R, CE_V}, 13, -4.0f, 4.0f);
+  auto t = random<int32_t>("target", {CE_R}, 14, 0.0f, float(CE_V) - 1.0f);
+  auto loss = device_tensor<float>::empty("loss", {CE_R}), lse = device_tensor<float>::empty("lse", {CE_R});
+  bench_figure f{.dtype = "f16", .shape = dims({CE_R, CE_V})};
+  f.bytes = 2.0 * CE_R * CE_V;
+  return median_of(f, warm, reps, [&] { kernels::cross_entropy_fwd(x, t, loss, lse); });
+}};
+const registrar bench_ce_bwd{"cross_entropy_bwd", [](int warm, int reps) {
+  auto x = random<half>("x", {CE_R, CE_V}, 15, -4.0f, 4.0f);
+  auto t = random<int32_t>("target", {CE_R}, 16, 0.0f, float(CE_V) - 1.0f);
+  auto loss = device_tensor<float>::empty("loss", {CE_R}), lse = device_tensor<float>::empty("lse", {CE_R});
+  auto dloss = random<float>("dloss", {CE_R}, 17);
+  auto dx = device_tensor<half>::empty("dx", {CE_R, CE_V});
+  kernels::cross_entropy_fwd(x, t, loss, lse);
+  bench_figure f{.dtype = "f16", .shape = dims({CE_R, CE_V})};
+  f.bytes = 2.0 * 2 * CE_R * CE_V;
+  return median_of(f, warm, reps, [&] { kernels::cross_entropy_bwd(x, t, lse, dloss, dx); });
+}};
+bench_figure attn_bench(int warm, int reps, bool causal) {
+  const int B = 4, H = 16, S = 4096, D = 64;
+  auto q = random<half>("q", {B, H, S, D}, 18), k = random<half>("k", {B, H, S, D}, 19),
+       v = random<half>("v", {B, H, S, D}, 20);
+  auto o = device_tensor<half>::empty("o", {B, H, S, D});
+  auto lse = device_tensor<float>::empty("lse", {B * H, S});
+  bench_figure f{.dtype = "f16", .shape = dims({B, H, S, D}), .note = causal ? "causal" : "non-causal"};
+  f.bytes = 4.0 * 2 * B * H * S * D;
+  f.flops = 4.0 * B * H * double(S) * S * D * (causal ? 0.5 : 1.0);
+  return median_of(f, warm, reps, [&] { kernels::attention_fwd(q, k, v, o, lse, causal); });
+}
+const registrar bench_attn{"attention", [](int w, int r) { return attn_bench(w, r, false); }};
+const registrar bench_attn_c{"attention_causal", [](int w, int r) { return attn_bench(w, r, true); }};
+}  // namespace
 
 }  // namespace bv::gpu

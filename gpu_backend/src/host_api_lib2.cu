@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "bench_registry.hpp"
 #include "bv/gpu/host_api.hpp"
 #include "bv/gpu/kernels_gpu_lib.hpp"
 
@@ -55,5 +56,31 @@ double conv2d(dtype_id t, const void* x, const void* w, const void* bias, void* 
     return ms;
   });
 }
+
+// Device benchmarks (bv/gpu/host_bench.hpp).
+namespace {
+using namespace benchreg;
+const registrar bench_mbg{"matmul_bias_gelu", [](int warm, int reps) {
+  const int n = 4096;
+  auto a = random<half>("a", {n, n}, 1), b = random<half>("b", {n, n}, 2);
+  auto bias = random<half>("bias", {n}, 3);
+  auto c = device_tensor<half>::empty("c", {n, n});
+  bench_figure f{.dtype = "f16", .shape = dims({n, n, n}), .note = "64x64x32 tiles, 4 warps"};
+  f.bytes = 2.0 * 3 * n * double(n);
+  f.flops = 2.0 * n * double(n) * n;
+  return median_of(f, warm, reps, [&] { kernels::matmul_bias_gelu(a, b, bias, c); });
+}};
+const registrar bench_conv{"conv2d", [](int warm, int reps) {
+  // A ResNet-style layer: 32 x 64 x 56 x 56, 64 filters 3x3, stride 1, pad 1.
+  const int n = 32, c = 64, h = 56, wd = 56, oc = 64, k = 3;
+  auto x = random<half>("x", {n, c, h, wd}, 4), w = random<half>("w", {oc, c, k, k}, 5, -0.2f, 0.2f);
+  auto bias = random<half>("bias", {oc}, 6);
+  auto out = device_tensor<half>::empty("out", {n, oc, h, wd});
+  bench_figure f{.dtype = "f16", .shape = dims({n, c, h, wd, oc, k}), .note = "stride 1, pad 1"};
+  f.bytes = 2.0 * (double(n) * c * h * wd + double(oc) * c * k * k + double(n) * oc * h * wd);
+  f.flops = 2.0 * n * oc * double(h) * wd * c * k * k;
+  return median_of(f, warm, reps, [&] { kernels::conv2d(x, w, bias, out, 1, 1, 1, 1); });
+}};
+}  // namespace
 
 }  // namespace bv::gpu

@@ -5,6 +5,7 @@
 #include <string>
 #include <type_traits>
 
+#include "bench_registry.hpp"
 #include "bv/gpu/host_api.hpp"
 #include "bv/gpu/kernels_gpu_lib.hpp"
 
@@ -98,5 +99,62 @@ double attention_bwd(dtype_id t, const void* q, const void* k, const void* v, co
   gv.copy_to_host(static_cast<T*>(dv));
   return ms;
 }
+
+// Device benchmarks (bv/gpu/host_bench.hpp): the norms' backward at f16 8192 x 8192 (dx and the
+// dw/db reductions, col_sum included), attention backward at 4 x 16 x 4096 x 64 f16, causal.
+namespace {
+using namespace benchreg;
+constexpr int NR = 8192, NC = 8192;
+const registrar bench_rms_bwd{"rmsnorm_bwd", [](int warm, int reps) {
+  auto x = random<half>("x", {NR, NC}, 1, -2.0f, 2.0f), w = random<half>("w", {NC}, 2);
+  auto dy = random<half>("dy", {NR, NC}, 3);
+  auto rstd = random<float>("rstd", {NR}, 4, 0.5f, 1.5f);
+  auto dx = device_tensor<half>::empty("dx", {NR, NC});
+  auto dw = device_tensor<half>::empty("dw", {NC});
+  auto partial = device_tensor<float>::empty("dw_partial", {kernels::norm_bwd_programs(NR), NC});
+  bench_figure f{.dtype = "f16", .shape = dims({NR, NC}), .note = "dx + two-stage dw"};
+  f.bytes = 3.0 * 2 * NR * NC;
+  return median_of(f, warm, reps, [&] { kernels::rmsnorm_bwd(dy, x, w, rstd, dx, dw, partial); });
+}};
+bench_figure ln_bwd_bench(int warm, int reps, bool lock) {
+  auto x = random<half>("x", {NR, NC}, 5, -2.0f, 2.0f), w = random<half>("w", {NC}, 6);
+  auto dy = random<half>("dy", {NR, NC}, 7);
+  auto mean = random<float>("mean", {NR}, 8, -0.1f, 0.1f);
+  auto rstd = random<float>("rstd", {NR}, 9, 0.5f, 1.5f);
+  auto dx = device_tensor<half>::empty("dx", {NR, NC});
+  auto dw = device_tensor<half>::empty("dw", {NC}), db = device_tensor<half>::empty("db", {NC});
+  const int g = lock ? 16 : kernels::norm_bwd_programs(NR);
+  auto dwp = device_tensor<float>::empty("dw_partial", {g, NC});
+  auto dbp = device_tensor<float>::empty("db_partial", {g, NC});
+  auto locks = device_tensor<int32_t>::empty("locks", {2 * g});
+  bench_figure f{.dtype = "f16", .shape = dims({NR, NC}),
+                 .note = lock ? "spin lock, 16 groups" : "two-stage, 256 programs"};
+  f.bytes = 3.0 * 2 * NR * NC;
+  return median_of(f, warm, reps, [&] {
+    kernels::layernorm_bwd(lock, dy, x, w, mean, rstd, dx, dw, db, dwp, dbp, locks);
+  });
+}
+const registrar bench_ln_bwd{"layernorm_bwd", [](int w, int r) { return ln_bwd_bench(w, r, true); }};
+const registrar bench_ln_bwd2{"layernorm_bwd_two_stage",
+                              [](int w, int r) { return ln_bwd_bench(w, r, false); }};
+const registrar bench_attn_bwd{"attention_bwd", [](int warm, int reps) {
+  const int B = 4, H = 16, S = 4096, D = 64;
+  const std::vector<int64_t> shape{B, H, S, D};
+  auto q = random<half>("q", shape, 10), k = random<half>("k", shape, 11),
+       v = random<half>("v", shape, 12), dout = random<half>("dout", shape, 13);
+  auto o = device_tensor<half>::empty("o", shape);
+  auto lse = device_tensor<float>::empty("lse", {B * H, S});
+  kernels::attention_fwd(q, k, v, o, lse, true);
+  auto dq = device_tensor<half>::empty("dq", shape), dk = device_tensor<half>::empty("dk", shape),
+       dv = device_tensor<half>::empty("dv", shape);
+  auto delta = device_tensor<float>::empty("delta", {B * H, S});
+  bench_figure f{.dtype = "f16", .shape = dims({B, H, S, D}), .note = "causal, 64x64 tiles"};
+  f.bytes = 8.0 * 2 * B * H * S * D;
+  f.flops = 10.0 * B * H * double(S) * S * D * 0.5;
+  return median_of(f, warm, reps, [&] {
+    kernels::attention_bwd(q, k, v, o, lse, dout, dq, dk, dv, delta, true);
+  });
+}};
+}  // namespace
 
 }  // namespace bv::gpu

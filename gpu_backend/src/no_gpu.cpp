@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "bv/gpu/host_api.hpp"
+#include "bv/gpu/host_bench.hpp"
 
 namespace bv::gpu {
 namespace {
@@ -60,4 +61,15 @@ double attention_bwd(dtype_id, const void*, const void*, const void*, const void
                      const void*, void*, void*, void*, int, int, int, int, bool) {
   none();
 }
+double matmul_splitk(dtype_id, const void*, const void*, float*, int, int, int, int) { none(); }
+double rope_split(dtype_id, const void*, void*, const float*, const float*, int, int, int, int, int,
+                  float) {
+  none();
+}
+double rope_merge(dtype_id, const void*, void*, const float*, const float*, int, int, int, int, int,
+                  float) {
+  none();
+}
+std::vector<std::string> bench_names() { return {}; }
+bench_figure bench(const std::string&, int, int) { none(); }
 }  // namespace bv::gpu

@@ -58,7 +58,8 @@ double cross_entropy_fwd(dtype_id t, const void* x, const int32_t* target, float
 // dx [rows, v] from x, targets, the forward's lse and dloss [rows].
 double cross_entropy_bwd(dtype_id t, const void* x, const int32_t* target, const float* lse,
                          const float* dloss, void* dx, int rows, int v);
-// o [B, H, S, D] = softmax(q k^T / sqrt(D) [+ causal]) v; lse [B*H, S]. f16/bf16, D = 64.
+// o [B, H, S, D] = softmax(q k^T / sqrt(D) [+ causal]) v; lse [B*H, S]. f16 or bf16, D = 64
+// (128 x 64 tiles, 8 warps) or D = 128 (64 x 64 tiles, 4 warps; src/host_api_lib4.cu).
 double attention_fwd(dtype_id t, const void* q, const void* k, const void* v, void* o, float* lse,
                      int B, int H, int S, int D, bool causal);
 // c [M, N] = gelu_tanh(a @ b + bias) (matmul_bias_act_kernel, GELU epilogue); f32 or f16, c of
@@ -81,5 +82,19 @@ double layernorm_bwd(dtype_id t, bool lock, const void* dy, const void* x, const
 double attention_bwd(dtype_id t, const void* q, const void* k, const void* v, const void* o,
                      const float* lse, const void* dout, void* dq, void* dk, void* dv, int B, int H,
                      int S, int D, bool causal);
+
+// Split-K matmul (src/host_api_lib4.cu): c [M, N] fp32 = a [M, K] @ b [K, N] with K cut into
+// `splits` slices whose partial tiles are added into c with atomic adds (c zeroed by a first
+// launch, as kernels::matmul_splitk does). f32, f16 or bf16 inputs; 64x64x32 tiles, 4 warps.
+double matmul_splitk(dtype_id t, const void* a, const void* b, float* c, int M, int N, int K,
+                     int splits);
+// RoPE (kernels/bv/kernels/rope.hpp), D = 64 or 128; cos and sin tables [S, D/2] fp32.
+// split: dst [H, S, D] = rope(src[:, col0 : col0 + H * D]) for src [S, src_stride].
+double rope_split(dtype_id t, const void* src, void* dst, const float* cos, const float* sin, int S,
+                  int H, int D, int src_stride, int col0, float sign);
+// merge: dst[:, col0 : col0 + H * D] = rope(src [H, S, D]) for dst [S, dst_stride]; dst is read
+// first (its other columns are kept) and written back whole.
+double rope_merge(dtype_id t, const void* src, void* dst, const float* cos, const float* sin, int S,
+                  int H, int D, int dst_stride, int col0, float sign);
 
 }  // namespace bv::gpu

@@ -67,12 +67,26 @@ struct op_argmax {
   }
 };
 
+// Two sums carried together (sum2): one trip through the lanes and LDS for both.
+template <class R>
+struct pair_acc {
+  R a, b;
+};
+struct op_add2 {
+  template <class R>
+  BV_DI pair_acc<R> operator()(pair_acc<R> x, pair_acc<R> y) const {
+    return {x.a + y.a, x.b + y.b};
+  }
+};
+
 template <class A>
 BV_DI A shuffle_acc(A a, int mask) {
   if constexpr (sizeof(A) < 4) {
     return static_cast<A>(gpu::prim::shuffle_xor(static_cast<int32_t>(a), mask));
   } else if constexpr (requires { a.i; }) {
     return {gpu::prim::shuffle_xor(a.v, mask), gpu::prim::shuffle_xor(a.i, mask)};
+  } else if constexpr (requires { a.b; }) {
+    return {gpu::prim::shuffle_xor(a.a, mask), gpu::prim::shuffle_xor(a.b, mask)};
   } else {
     return gpu::prim::shuffle_xor(a, mask);
   }
@@ -218,6 +232,43 @@ BV_REDUCE(sum, op_add, R(0))
 BV_REDUCE(max, op_max, detail::lowest<R>())
 BV_REDUCE(min, op_min, detail::highest<R>())
 #undef BV_REDUCE
+
+// sum2(x, y): {sum(x), sum(y)} for two blocks of one shape, folded together: each thread adds
+// its registers of both, then one butterfly and one trip through LDS (two barriers) carry the
+// pair, where two sum() calls take two trips (four barriers). GPU only: a kernel shared with the
+// interpreter writes two sum() calls there (#if BV_GPU), which is what sum2 computes.
+template <class R>
+struct sum2_result {
+  R first, second;
+};
+template <class T1, class T2, class S, int W>
+BV_DI auto sum2(const basic_block<T1, S, W>& x, const basic_block<T2, S, W>& y) {
+  using R = detail::acc_t<T1>;
+  static_assert(std::is_same_v<R, detail::acc_t<T2>>,
+                "sum2 takes two blocks of the same accumulation type (f32 with f32, ...)");
+  detail::pair_acc<R> acc{R(0), R(0)};
+  if constexpr (S::rank == 1) {
+    using B = basic_block<T1, S, W>;
+#pragma unroll
+    for (int i = 0; i < B::NF; ++i)
+      if (gpu::owner1d<S::size, W>(i)) {
+        acc.a += cvt<R>(x.f[i]);
+        acc.b += cvt<R>(y.f[i]);
+      }
+  } else {
+    using B = basic_block<T1, S, W>;
+#pragma unroll
+    for (int ri = 0; ri < B::NR; ++ri)
+#pragma unroll
+      for (int ci = 0; ci < B::NC; ++ci)
+        if (gpu::owner2d<S::rows, S::cols, W>(ri, ci)) {
+          acc.a += cvt<R>(x.v[ri * B::NC + ci]);
+          acc.b += cvt<R>(y.v[ri * B::NC + ci]);
+        }
+  }
+  acc = detail::program_fold<detail::pair_acc<R>, detail::op_add2, W>(acc, detail::op_add2{});
+  return sum2_result<R>{acc.a, acc.b};
+}
 
 // argmax: the index of the largest element (the first one on ties), as i32.
 template <class T, class S, int W>
