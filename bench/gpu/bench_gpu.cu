@@ -23,6 +23,52 @@ double median_ms(F&& f, int reps = 20, int warm = 3) {
   return t[t.size() / 2];
 }
 
+// matmul_kernel with the next K step's tiles loaded before this step's dot (the software
+// pipelining Triton's compiler does, written in the kernel).
+template <class T, class O, int BM, int BN, int BK, int GROUP_M, int W>
+BV_KERNEL void matmul_pf_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O> c, int M,
+                                int N, int K, int sam, int sak, int sbk, int sbn, int scm,
+                                int scn) {
+  const auto t = bv::kernels::grouped_tile(p.id(0), M, N, BM, BN, GROUP_M);
+  auto rm = t.m * BM + arange<BM>(p);
+  auto rn = t.n * BN + arange<BN>(p);
+  auto rk = arange<BK>(p);
+  auto pa = a + (rm.col() * sam + rk.row() * sak);
+  auto pb = b + (rk.col() * sbk + rn.row() * sbn);
+  auto acc = zeros<float, BM, BN>(p);
+  auto ta = load(pa, (rm.col() < M) & (rk.row() < K), 0.0f);
+  auto tb = load(pb, (rk.col() < K) & (rn.row() < N), 0.0f);
+  for (int k = 0; k < K; k += BK) {
+    pa += BK * sak;
+    pb += BK * sbk;
+    auto na = load(pa, (rm.col() < M) & (rk.row() < K - k - BK), 0.0f);
+    auto nb = load(pb, (rk.col() < K - k - BK) & (rn.row() < N), 0.0f);
+    acc = dot(ta, tb, acc);
+    ta = na;
+    tb = nb;
+  }
+  store(c + (rm.col() * scm + rn.row() * scn), acc, (rm.col() < M) & (rn.row() < N));
+}
+template <int BM, int BN, int BK, int W, int MinP = 0, class T, class O>
+launch_result matmul_pf(const device_tensor<T>& a, const device_tensor<T>& b,
+                        device_tensor<O>& c) {
+  const int M = static_cast<int>(a.size(0)), K = static_cast<int>(a.size(1));
+  const int N = static_cast<int>(b.size(1));
+  return gpu::kernels::launch_units<matmul_pf_kernel<T, O, BM, BN, BK, 8, W>,
+                                    gpu::kernels::detail::units<7, 9, 11>, MinP>(
+      grid(cdiv(M, BM) * cdiv(N, BN)), a, b, c, M, N, K, K, 1, N, 1, N, 1);
+}
+// The launcher's kernel with registers left for MinP programs per SM.
+template <int BM, int BN, int BK, int W, int MinP, class T, class O>
+launch_result matmul_occ(const device_tensor<T>& a, const device_tensor<T>& b,
+                         device_tensor<O>& c) {
+  const int M = static_cast<int>(a.size(0)), K = static_cast<int>(a.size(1));
+  const int N = static_cast<int>(b.size(1));
+  return gpu::kernels::launch_units<bv::kernels::matmul_kernel<T, O, BM, BN, BK, 8, W>,
+                                    gpu::kernels::detail::units<7, 9, 11>, MinP>(
+      grid(cdiv(M, BM) * cdiv(N, BN)), a, b, c, M, N, K, K, 1, N, 1, N, 1);
+}
+
 template <class T>
 device_tensor<T> random_tensor(const char* name, std::vector<int64_t> shape, uint64_t seed) {
   int64_t n = 1;
@@ -119,15 +165,46 @@ int main(int argc, char** argv) {
       if (!(std::sqrt(num / den) < 1e-2)) return 1;
     }
     const double tflops = 2.0 * M * M * double(M) / (t_mm * 1e-3) / 1e12;
-    // other tile shapes of the same kernel source, for the record
+    // other tile shapes of the same kernel source, for the record; each spot-checked first
+    std::vector<half> ha(size_t(M) * M), hb(size_t(M) * M), hc(size_t(M) * M);
+    a.copy_to_host(ha.data());
+    b.copy_to_host(hb.data());
     auto variant = [&](const char* name, auto run) {
+      c.fill_bytes(0xff);
+      run();
+      gpu::synchronize();
+      c.copy_to_host(hc.data());
+      double num = 0, den = 0;
+      std::mt19937 rng(17);
+      for (int t = 0; t < 32; ++t) {
+        const int i = rng() % M, j = rng() % M;
+        double r = 0;
+        for (int k = 0; k < M; ++k)
+          r += double(float(ha[size_t(i) * M + k])) * double(float(hb[size_t(k) * M + j]));
+        const double e = float(hc[size_t(i) * M + j]) - r;
+        num += e * e;
+        den += r * r;
+      }
+      const double err = std::sqrt(num / den);
       const double t = median_ms(run, quick ? 5 : 10, 2);
-      std::printf("matmul variant %s: %.4f ms, %.1f TFLOP/s\n", name, t,
-                  2.0 * M * M * double(M) / (t * 1e-3) / 1e12);
+      std::printf("matmul variant %s: %.4f ms, %.1f TFLOP/s (rel err %.1e%s)\n", name, t,
+                  2.0 * M * M * double(M) / (t * 1e-3) / 1e12, err,
+                  err < 1e-2 ? "" : " WRONG");
     };
-    variant("128x128x64 W8", [&] { gpu::kernels::matmul_tiles<128, 128, 64, 8>(a, b, c); });
+    variant("128x128x32 W4", [&] { gpu::kernels::matmul_tiles<128, 128, 32, 4>(a, b, c); });
+    variant("128x128x32 W8", [&] { gpu::kernels::matmul_tiles<128, 128, 32, 8>(a, b, c); });
     variant("256x128x32 W8", [&] { gpu::kernels::matmul_tiles<256, 128, 32, 8>(a, b, c); });
+    variant("128x128x64 W4", [&] { gpu::kernels::matmul_tiles<128, 128, 64, 4>(a, b, c); });
+    variant("256x128x64 W8", [&] { gpu::kernels::matmul_tiles<256, 128, 64, 8>(a, b, c); });
     variant("128x256x32 W8", [&] { gpu::kernels::matmul_tiles<128, 256, 32, 8>(a, b, c); });
+    variant("256x64x32 W4", [&] { gpu::kernels::matmul_tiles<256, 64, 32, 4>(a, b, c); });
+    variant("prefetch 128x128x32 W4", [&] { matmul_pf<128, 128, 32, 4>(a, b, c); });
+    variant("prefetch 256x128x32 W8", [&] { matmul_pf<256, 128, 32, 8>(a, b, c); });
+    variant("prefetch 128x128x32 W8", [&] { matmul_pf<128, 128, 32, 8>(a, b, c); });
+    variant("128x128x32 W8 2/SM", [&] { matmul_occ<128, 128, 32, 8, 2>(a, b, c); });
+    variant("128x128x64 W8 2/SM", [&] { matmul_occ<128, 128, 64, 8, 2>(a, b, c); });
+    variant("prefetch 128x128x32 W8 2/SM", [&] { matmul_pf<128, 128, 32, 8, 2>(a, b, c); });
+    variant("128x64x64 W4 2/SM", [&] { matmul_occ<128, 64, 64, 4, 2>(a, b, c); });
 
     std::printf("\n| kernel | shape | ms (median) | figure |\n|---|---|---|---|\n");
     std::printf("| d2d memcpy ceiling | %lld B | %.4f | %.2f TB/s |\n", (long long)cb, t_ceiling,

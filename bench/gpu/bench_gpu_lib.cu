@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "bv/gpu/kernels_gpu.hpp"
 #include "bv/gpu/kernels_gpu_lib.hpp"
 
 namespace {
@@ -32,6 +33,44 @@ std::vector<T> random_host(int64_t n, uint64_t seed) {
   std::normal_distribution<float> d(0.f, 1.f);
   for (auto& x : h) x = T(d(rng));
   return h;
+}
+
+// Attention forward with the next key block's K and V loaded before this block's math (the
+// software pipelining Triton's compiler does, written in the kernel): same math as
+// bv::kernels::attention_fwd_kernel, non-causal.
+template <class T, int D, int BM, int BN, int W>
+BV_KERNEL void attention_fwd_pf_kernel(program<W> p, ptr<const T> q, ptr<const T> k,
+                                       ptr<const T> v, ptr<T> o, ptr<float> lse, int s,
+                                       float scale) {
+  const int start_m = p.id(0) * BM, bh = p.id(1);
+  const int base = bh * s * D;
+  auto rm = start_m + arange<BM>(p);
+  auto rn = arange<BN>(p);
+  auto rd = arange<D>(p);
+  auto qb = load(q + base + rm.col() * D + rd.row(), rm.col() < s, 0.0f);
+  auto m_i = full<float, BM>(p, -INFINITY);
+  auto l_i = zeros<float, BM>(p);
+  auto acc = zeros<float, BM, D>(p);
+  auto kb = load(k + base + rn.col() * D + rd.row(), rn.col() < s, 0.0f);
+  auto vb = load(v + base + rn.col() * D + rd.row(), rn.col() < s, 0.0f);
+  for (int start_n = 0; start_n < s; start_n += BN) {
+    auto cols = start_n + rn;
+    auto next = cols + BN;
+    auto kn = load(k + base + next.col() * D + rd.row(), next.col() < s, 0.0f);
+    auto vn = load(v + base + next.col() * D + rd.row(), next.col() < s, 0.0f);
+    auto qk = dot(qb, trans(kb)) * scale;
+    qk = where(cols.row() < s, qk, -INFINITY);
+    auto m_new = maximum(m_i, max<1>(qk));
+    auto alpha = exp(m_i - m_new);
+    auto pm = exp(qk - m_new.col());
+    l_i = l_i * alpha + sum<1>(pm);
+    acc = dot(pm.to(dtype<T>{}), vb, acc * alpha.col());
+    m_i = m_new;
+    kb = kn;
+    vb = vn;
+  }
+  store(o + base + rm.col() * D + rd.row(), acc / l_i.col(), rm.col() < s);
+  store(lse + bh * s + rm, m_i + log(l_i), rm < s);
 }
 
 struct check_failed {};
@@ -186,23 +225,52 @@ int main() {
       launch<bv::kernels::layernorm_fwd_kernel<half, 8192, 8>>(grid(R), x, w, b, y, mean, rstd, C,
                                                                C, C, 1e-5f);
     });
-    variant("attention 64x64 W4 (previous launcher)", [&] {
-      launch<bv::kernels::attention_fwd_kernel<half, 64, 64, 64, false, 4>>(
-          grid(cdiv(S, 64), B * H), q, k, v, o, lse, S, 0.125f);
-    });
-    variant("attention 128x64 W4", [&] {
-      launch<bv::kernels::attention_fwd_kernel<half, 64, 128, 64, false, 4>>(
-          grid(cdiv(S, 128), B * H), q, k, v, o, lse, S, 0.125f);
-    });
-    variant("attention 128x32 W8", [&] {
-      launch<bv::kernels::attention_fwd_kernel<half, 64, 128, 32, false, 8>>(
-          grid(cdiv(S, 128), B * H), q, k, v, o, lse, S, 0.125f);
-    });
-    o.fill_bytes(0xff);
-    launch<bv::kernels::attention_fwd_kernel<half, 64, 128, 32, false, 8>>(
-        grid(cdiv(S, 128), B * H), q, k, v, o, lse, S, 0.125f);
-    gpu::synchronize();
-    check_attn("attention 128x32 W8", false);
+    // Attention tile choices: each checked against the double reference, then timed.
+    auto attn_variant = [&](const char* name, auto run) {
+      o.fill_bytes(0xff);
+      run();
+      gpu::synchronize();
+      check_attn(name, false);
+      variant(name, run);
+    };
+#define BV_ATTN_VARIANT(BM, BN, W)                                                               \
+  attn_variant("attention " #BM "x" #BN " W" #W, [&] {                                          \
+    launch<bv::kernels::attention_fwd_kernel<half, 64, BM, BN, false, W>>(                      \
+        grid(cdiv(S, BM), B * H), q, k, v, o, lse, S, 0.125f);                                  \
+  })
+    BV_ATTN_VARIANT(64, 64, 4);
+    BV_ATTN_VARIANT(128, 64, 4);
+    BV_ATTN_VARIANT(128, 64, 8);
+    BV_ATTN_VARIANT(128, 128, 4);
+    BV_ATTN_VARIANT(128, 128, 8);
+    BV_ATTN_VARIANT(256, 64, 8);
+#undef BV_ATTN_VARIANT
+#define BV_ATTN_PF_VARIANT(BM, BN, W)                                                            \
+  attn_variant("attention prefetch " #BM "x" #BN " W" #W, [&] {                                 \
+    launch<attention_fwd_pf_kernel<half, 64, BM, BN, W>>(grid(cdiv(S, BM), B * H), q, k, v, o,  \
+                                                         lse, S, 0.125f);                       \
+  })
+    BV_ATTN_PF_VARIANT(64, 64, 4);
+    BV_ATTN_PF_VARIANT(128, 64, 4);
+    BV_ATTN_PF_VARIANT(128, 64, 8);
+#undef BV_ATTN_PF_VARIANT
+    // Registers left for more programs per SM.
+#define BV_ATTN_OCC_VARIANT(KERNEL, NAME, BM, W, P)                                              \
+  attn_variant(NAME, [&] {                                                                      \
+    gpu::kernels::launch_units<KERNEL, gpu::kernels::detail::units<>, P>(                       \
+        grid(cdiv(S, BM), B * H), q, k, v, o, lse, S, 0.125f);                                  \
+  })
+    BV_ATTN_OCC_VARIANT((bv::kernels::attention_fwd_kernel<half, 64, 128, 64, false, 4>),
+                        "attention 128x64 W4 3/SM", 128, 4, 3);
+    BV_ATTN_OCC_VARIANT((bv::kernels::attention_fwd_kernel<half, 64, 64, 64, false, 4>),
+                        "attention 64x64 W4 4/SM", 64, 4, 4);
+    BV_ATTN_OCC_VARIANT((bv::kernels::attention_fwd_kernel<half, 64, 128, 64, false, 8>),
+                        "attention 128x64 W8 2/SM", 128, 8, 2);
+    BV_ATTN_OCC_VARIANT((attention_fwd_pf_kernel<half, 64, 64, 64, 4>),
+                        "attention prefetch 64x64 W4 3/SM", 64, 4, 3);
+    BV_ATTN_OCC_VARIANT((attention_fwd_pf_kernel<half, 64, 128, 64, 4>),
+                        "attention prefetch 128x64 W4 2/SM", 128, 4, 2);
+#undef BV_ATTN_OCC_VARIANT
     return 0;
   } catch (const check_failed&) {
     return 1;

@@ -435,9 +435,11 @@ BV_DI basic_block<U, S, W> cast(const basic_block<T, S, W>& x, dtype<U> d = {}) 
   return x.to(d);
 }
 
-// trans(x): rows become columns (tl.trans); a layout conversion through LDS.
+// transpose(x): rows become columns, a layout conversion through LDS. tl.trans is trans() in
+// dot.hpp: a lazy view, so that dot can read a transposed operand straight from its own staging.
+namespace detail {
 template <class T, int R, int C, int W>
-BV_DI basic_block<T, shape<C, R>, W> trans(const basic_block<T, shape<R, C>, W>& x) {
+BV_DI basic_block<T, shape<C, R>, W> transpose(const basic_block<T, shape<R, C>, W>& x) {
   using X = basic_block<T, shape<R, C>, W>;
   using O = basic_block<T, shape<C, R>, W>;
   constexpr int ld = C + 1;  // odd stride: the transposed reads spread over the banks
@@ -458,6 +460,7 @@ BV_DI basic_block<T, shape<C, R>, W> trans(const basic_block<T, shape<R, C>, W>&
       out.v[ri * O::NC + ci] = s[gpu::col_of<C, R, W>(ci) * ld + gpu::row_of<C, R, W>(ri)];
   return out;
 }
+}  // namespace detail
 
 // broadcast_to<D...>(x): x repeated to a larger shape (tl.broadcast_to); no data moves.
 template <int... D, class T, class S, int W>

@@ -1,9 +1,15 @@
-// dot(a, b) and dot(a, b, acc) on the GPU (tl.dot): both operands go to LDS (A row-major, B
-// transposed so that both are read along K), then
+// dot(a, b) and dot(a, b, acc) on the GPU (tl.dot):
 //  - NVIDIA, f16/bf16, sm_80+: mma.sync m16n8k16 tensor-core instructions, accumulating straight
-//    into the output block's registers: the 2-D layout *is* the mma accumulator layout;
-//  - AMD CDNA, f16/bf16/f32: MFMA 32x32 (x8 for 16-bit, x2 for f32), used transposed so that each
-//    lane holds 4 contiguous columns; again the 2-D layout is the accumulator layout;
+//    into the output block's registers: the 2-D layout *is* the mma accumulator layout, and since
+//    every wave holds whole rows (layout.hpp: WN = 1), a's registers already are mma's A
+//    fragments: a never goes through LDS (a loop-invariant a, like attention's q tile, costs
+//    nothing per call). b is staged once in LDS in mma order (4-byte stores, swizzled 16-byte
+//    chunks) and read as fragments with ldmatrix (.trans for a [k][n] b; plain for trans(x), the
+//    [n][k] x itself: tl.trans is a lazy view, so dot(q, trans(k)) stages k once and never
+//    transposes it). K and N must be multiples of 32 (one lane's 8 columns x 4 lanes);
+//  - AMD CDNA, f16/bf16/f32: both operands to LDS (A row-major, B transposed so that both are read
+//    along K), then MFMA 32x32 (x8 for 16-bit, x2 for f32), used transposed so that each lane holds
+//    4 contiguous columns; again the 2-D layout is the accumulator layout;
 //  - anything else (small tiles, other dtypes, older GPUs): a portable LDS-tiled loop in which
 //    each thread computes its own registers.
 #pragma once
@@ -52,8 +58,7 @@ constexpr bool use_tensor_cores() {
   using L = gpu::layout2d<M, N, W>;
 #if BV_NVIDIA
   return gpu::prim::has_mma && is_16bit_float<A> && std::is_same_v<A, B> &&
-         std::is_same_v<C, float> && K % 16 == 0 && L::NR % 2 == 0 && N >= L::cols::tile() &&
-         M >= L::rows::tile();
+         std::is_same_v<C, float> && K % 32 == 0 && N % 32 == 0 && L::WN == 1;
 #else
   return ((is_16bit_float<A> && K % 8 == 0) || (std::is_same_v<A, float> && K % 2 == 0)) &&
          std::is_same_v<A, B> && std::is_same_v<C, float> && M >= L::rows::tile() &&
@@ -61,11 +66,114 @@ constexpr bool use_tensor_cores() {
 #endif
 }
 
+#if BV_NVIDIA
+// The tensor-core order of a dimension inside each group of 32 (layout.hpp gives lane column t
+// the logical indices 8t .. 8t + 7): mma.sync wants lane t at 2t, 2t + 1 of every 8. Bit 0 stays,
+// the register pair (bits 1-2) goes to bits 3-4 and the lane (bits 3-4) to bits 1-2. Applied to
+// n it makes register pair q of the accumulator n-tile q; applied to k it makes a's registers
+// 4 ks .. 4 ks + 3 the A fragment of k-step ks, as they already lie.
+BV_HD constexpr int mma_order(int x) {
+  return (x & ~31) | (x & 1) | (((x >> 3) & 3) << 1) | (((x >> 1) & 3) << 3);
+}
+// LDS image of an operand tile in that order: [row][col], C columns (no padding), the 16-byte
+// chunks of a row XOR-swizzled by the row so that ldmatrix (8 consecutive rows, one chunk) and
+// the staging stores (8 rows in mma order, one chunk) both hit 8 different bank groups.
+template <int C>
+BV_DI int swz(int row, int col) {
+  constexpr int chunks = C / 8 < 8 ? C / 8 : 8;
+  return row * C + (((col >> 3) ^ ((row ^ (row >> 2)) & (chunks - 1))) << 3) + (col & 7);
+}
+// Stage x (R x C) as [mma_order(row)][mma_order(col)]: each thread's 8 contiguous columns go out
+// as 4 pairs (4-byte stores).
+template <class T, int R, int C, int W>
+BV_DI void stage_mma(T* s, const basic_block<T, shape<R, C>, W>& x) {
+  using X = basic_block<T, shape<R, C>, W>;
+#pragma unroll
+  for (int ri = 0; ri < X::NR; ++ri) {
+    const int row = mma_order(gpu::row_of<R, C, W>(ri));
+#pragma unroll
+    for (int ci = 0; ci < X::NC; ci += 2) {
+      const int col = mma_order(gpu::col_of<R, C, W>(ci));
+      vstore<2>(s + swz<C>(row, col), x.v + ri * X::NC + ci);
+    }
+  }
+}
+
+// The NVIDIA tensor-core product acc += a @ b, with b given as the K x N block itself (BT false)
+// or as the N x K block whose transpose it is (BT true).
+template <bool BT, class A, class C, int M, int K, int N, int W, class BB>
+BV_DI void mma_dot(const basic_block<A, shape<M, K>, W>& a, const BB& b,
+                   basic_block<C, shape<M, N>, W>& acc) {
+  using O = basic_block<C, shape<M, N>, W>;
+  using AB = basic_block<A, shape<M, K>, W>;
+  static_assert(AB::NC == K / 4 && O::NC == N / 4, "internal: dot expects whole rows per wave");
+  constexpr int bcols = BT ? K : N, brows = BT ? N : K;
+  A* Bs = gpu::prim::lds<A, brows * bcols, BT ? 10 : 9>();
+  gpu::prim::barrier();
+  stage_mma(Bs, b);
+  gpu::prim::barrier();
+  const int lane = gpu::prim::lane_id();
+  const int mi = lane >> 3, r8 = lane & 7;  // ldmatrix: this lane's matrix and row
+  constexpr int NP = (O::NR + 1) / 2;  // row pairs (an odd last row is paired with itself)
+#pragma unroll
+  for (int ks = 0; ks < K / 16; ++ks) {
+    uint32_t af[NP][4];
+#pragma unroll
+    for (int p = 0; p < NP; ++p) {
+      const int r0 = 2 * p, r1 = 2 * p + 1 < O::NR ? 2 * p + 1 : 2 * p;
+      __builtin_memcpy(&af[p][0], a.v + r0 * AB::NC + 4 * ks, 4);
+      __builtin_memcpy(&af[p][1], a.v + r1 * AB::NC + 4 * ks, 4);
+      __builtin_memcpy(&af[p][2], a.v + r0 * AB::NC + 4 * ks + 2, 4);
+      __builtin_memcpy(&af[p][3], a.v + r1 * AB::NC + 4 * ks + 2, 4);
+    }
+#pragma unroll
+    for (int j = 0; j < N / 8; j += 2) {
+      // Matrices: n-tiles j, j + 1 (mi >> 1) x k halves (mi & 1).
+      uint32_t bf[4];
+      if constexpr (BT) {
+        const int row = (j + (mi >> 1)) * 8 + r8;
+        gpu::prim::ldmatrix_x4(bf, Bs + swz<bcols>(row, ks * 16 + (mi & 1) * 8));
+      } else {
+        const int row = ks * 16 + (mi & 1) * 8 + r8;
+        gpu::prim::ldmatrix_x4_trans(bf, Bs + swz<bcols>(row, (j + (mi >> 1)) * 8));
+      }
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const uint32_t b2[2] = {bf[2 * h], bf[2 * h + 1]};
+        const int q = j + h;
+#pragma unroll
+        for (int p = 0; p < NP; ++p) {
+          const int r0 = 2 * p;
+          const bool pair = 2 * p + 1 < O::NR;
+          const int r1 = pair ? 2 * p + 1 : 2 * p;
+          float c4[4] = {acc.v[r0 * O::NC + 2 * q], acc.v[r0 * O::NC + 2 * q + 1],
+                         pair ? acc.v[r1 * O::NC + 2 * q] : 0.f,
+                         pair ? acc.v[r1 * O::NC + 2 * q + 1] : 0.f};
+          gpu::prim::mma_16x8x16<A>(c4, af[p], b2);
+          acc.v[r0 * O::NC + 2 * q] = c4[0];
+          acc.v[r0 * O::NC + 2 * q + 1] = c4[1];
+          if (pair) {
+            acc.v[r1 * O::NC + 2 * q] = c4[2];
+            acc.v[r1 * O::NC + 2 * q + 1] = c4[3];
+          }
+        }
+      }
+    }
+  }
+}
+#endif
+
 template <class A, class B, class C, int M, int K, int N, int W>
 BV_DI void dot_acc(const basic_block<A, shape<M, K>, W>& a, const basic_block<B, shape<K, N>, W>& b,
                    basic_block<C, shape<M, N>, W>& acc) {
   using O = basic_block<C, shape<M, N>, W>;
   using L = gpu::layout2d<M, N, W>;
+#if BV_NVIDIA
+  if constexpr (use_tensor_cores<A, B, C, M, N, K, W>()) {
+    mma_dot<false>(a, b, acc);
+    return;
+  }
+#endif
   constexpr int lda = K + lds_pad, ldb = K + lds_pad;
   A* As = gpu::prim::lds<A, M * lda, 3>();
   B* Bs = gpu::prim::lds<B, N * ldb, 4>();
@@ -75,42 +183,7 @@ BV_DI void dot_acc(const basic_block<A, shape<M, K>, W>& a, const basic_block<B,
   gpu::prim::barrier();
   const int lane = gpu::prim::lane_id(), wave = gpu::prim::wave_id();
   if constexpr (use_tensor_cores<A, B, C, M, N, K, W>()) {
-#if BV_NVIDIA
-    const int g = lane / 4, t = lane % 4;
-    const int col0 = L::wave_col(wave) * 8 + g;
-#pragma unroll 2
-    for (int kk = 0; kk < K; kk += 16) {
-      uint32_t af[O::NR / 2][4], bf[O::NC / 2][2];
-#pragma unroll
-      for (int p = 0; p < O::NR / 2; ++p) {
-        const A* r0 = As + gpu::row_of<M, N, W>(2 * p) * lda + kk + 2 * t;
-        const A* r1 = As + gpu::row_of<M, N, W>(2 * p + 1) * lda + kk + 2 * t;
-        af[p][0] = *reinterpret_cast<const uint32_t*>(r0);
-        af[p][1] = *reinterpret_cast<const uint32_t*>(r1);
-        af[p][2] = *reinterpret_cast<const uint32_t*>(r0 + 8);
-        af[p][3] = *reinterpret_cast<const uint32_t*>(r1 + 8);
-      }
-#pragma unroll
-      for (int q = 0; q < O::NC / 2; ++q) {
-        const B* c = Bs + (q * L::cols::tile() + col0) * ldb + kk + 2 * t;
-        bf[q][0] = *reinterpret_cast<const uint32_t*>(c);
-        bf[q][1] = *reinterpret_cast<const uint32_t*>(c + 8);
-      }
-#pragma unroll
-      for (int p = 0; p < O::NR / 2; ++p)
-#pragma unroll
-        for (int q = 0; q < O::NC / 2; ++q) {
-          float c4[4] = {acc.v[(2 * p) * O::NC + 2 * q], acc.v[(2 * p) * O::NC + 2 * q + 1],
-                         acc.v[(2 * p + 1) * O::NC + 2 * q],
-                         acc.v[(2 * p + 1) * O::NC + 2 * q + 1]};
-          gpu::prim::mma_16x8x16<A>(c4, af[p], bf[q]);
-          acc.v[(2 * p) * O::NC + 2 * q] = c4[0];
-          acc.v[(2 * p) * O::NC + 2 * q + 1] = c4[1];
-          acc.v[(2 * p + 1) * O::NC + 2 * q] = c4[2];
-          acc.v[(2 * p + 1) * O::NC + 2 * q + 1] = c4[3];
-        }
-    }
-#else
+#if !BV_NVIDIA
     constexpr int KPL = std::is_same_v<A, float> ? 1 : 4;  // k values per lane per step
     const int hi = lane / 32, l32 = lane % 32;
     const int colbase = L::wave_col(wave) * 8 + 4 * ((l32 / 4) % 2) + l32 % 4;
@@ -163,6 +236,73 @@ BV_DI void dot_acc(const basic_block<A, shape<M, K>, W>& a, const basic_block<B,
 }
 }  // namespace detail
 
+// trans(x) (tl.trans): rows become columns. A lazy view: dot reads a transposed operand straight
+// from x's own staging (no transpose at all on NVIDIA); anywhere else it converts to the
+// transposed block (a layout conversion through LDS), implicitly or with .get().
+template <class T, int R, int C, int W>
+struct trans_view {
+  basic_block<T, shape<R, C>, W> src;  // the block whose transpose this is
+  using value_type = T;
+  using shape_type = shape<C, R>;
+  static constexpr int waves = W;
+  BV_DI basic_block<T, shape<C, R>, W> get() const { return detail::transpose(src); }
+  BV_DI operator basic_block<T, shape<C, R>, W>() const { return get(); }
+  template <class U>
+  BV_DI trans_view<U, R, C, W> to(dtype<U> d) const {
+    return {src.to(d)};
+  }
+};
+template <class T, int R, int C, int W>
+BV_DI trans_view<T, R, C, W> trans(const basic_block<T, shape<R, C>, W>& x) {
+  return {x};
+}
+template <class T, int R, int C, int W>
+BV_DI basic_block<T, shape<R, C>, W> trans(const trans_view<T, R, C, W>& x) {
+  return x.src;
+}
+
+namespace detail {
+template <class A, int M, int K, int N, int W>
+BV_DI void check_dot_shapes() {
+  static_assert(M >= 16 && N >= 16 && K >= 16,
+                "dot needs every dimension to be at least 16, as tl.dot does (the matrix cores "
+                "work on 16x16 tiles); pad the block and mask the extra rows.");
+  static_assert(!std::is_same_v<A, bool>, "dot multiplies numbers, not bool blocks.");
+}
+}  // namespace detail
+
+// dot(a, trans(x), acc): a @ x^T.
+template <class A, int M, int K, class B, int N, int K2, class C, int W>
+BV_DI basic_block<C, shape<M, N>, W> dot(const basic_block<A, shape<M, K>, W>& a,
+                                         const trans_view<B, N, K2, W>& bt,
+                                         const basic_block<C, shape<M, N>, W>& acc) {
+  static_assert(K == K2,
+                "dot(a, trans(x), acc) needs a's columns to equal x's columns: a is MxK and x "
+                "must be NxK.");
+  detail::check_dot_shapes<B, M, K, N, W>();
+#if BV_NVIDIA
+  if constexpr (std::is_same_v<A, B> &&
+                detail::use_tensor_cores<A, B, C, M, N, K, W>()) {
+    basic_block<C, shape<M, N>, W> out = acc;
+    detail::mma_dot<true>(a, bt.src, out);
+    return out;
+  } else
+#endif
+    return dot(a, bt.get(), acc);
+}
+template <class A, int K, int M, class B, int K2, int N, class C, int W>
+BV_DI basic_block<C, shape<M, N>, W> dot(const trans_view<A, K, M, W>& at,
+                                         const basic_block<B, shape<K2, N>, W>& b,
+                                         const basic_block<C, shape<M, N>, W>& acc) {
+  return dot(at.get(), b, acc);
+}
+template <class A, int K, int M, class B, int N, int K2, class C, int W>
+BV_DI basic_block<C, shape<M, N>, W> dot(const trans_view<A, K, M, W>& at,
+                                         const trans_view<B, N, K2, W>& bt,
+                                         const basic_block<C, shape<M, N>, W>& acc) {
+  return dot(at.get(), bt, acc);
+}
+
 template <class A, int M, int K, class B, int K2, int N, class C, int W>
 BV_DI basic_block<C, shape<M, N>, W> dot(const basic_block<A, shape<M, K>, W>& a,
                                          const basic_block<B, shape<K2, N>, W>& b,
@@ -190,6 +330,21 @@ BV_DI auto dot(const basic_block<A, shape<M, K>, W>& a, const basic_block<B, sha
   basic_block<R, shape<M, N>, W> acc;
   detail::generate(acc, [](auto, int, int) { return R(0); });
   return dot(a, b, acc);
+}
+template <class A, int M, int K, class B, int N, int K2, int W>
+BV_DI auto dot(const basic_block<A, shape<M, K>, W>& a, const trans_view<B, N, K2, W>& bt) {
+  using R = compute_t<promote_t<A, B>>;
+  basic_block<R, shape<M, N>, W> acc;
+  detail::generate(acc, [](auto, int, int) { return R(0); });
+  return dot(a, bt, acc);
+}
+template <class A, int K, int M, class B, int K2, int N, int W>
+BV_DI auto dot(const trans_view<A, K, M, W>& at, const basic_block<B, shape<K2, N>, W>& b) {
+  return dot(at.get(), b);
+}
+template <class A, int K, int M, class B, int N, int K2, int W>
+BV_DI auto dot(const trans_view<A, K, M, W>& at, const trans_view<B, N, K2, W>& bt) {
+  return dot(at.get(), bt);
 }
 
 }  // namespace gpu_lang

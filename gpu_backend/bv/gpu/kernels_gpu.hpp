@@ -2,6 +2,8 @@
 // configurations the GPU backend uses, on device tensors. The host wrappers in kernels/ are the
 // interpreter's; these are their GPU counterparts, used by host_api.cu, the GPU tests and bench.
 #pragma once
+#include <utility>
+
 #include "bv/bv.hpp"
 #include "bv/kernels/add.hpp"
 #include "bv/kernels/copy.hpp"
@@ -43,13 +45,72 @@ launch_result softmax(const device_tensor<T>& x, device_tensor<T>& out) {
                                                                 cols);
 }
 
-// c = a @ b, contiguous row-major.
+namespace detail {
+// Launching with unit arguments fixed: the parameters at the positions in Units (counted after the
+// program handle) are compiled as the constant 1, as Triton specialises integer arguments equal
+// to 1. A launcher that passes unit strides thus gets kernels whose addresses fold to a row base
+// plus immediates: no per-element offsets in registers, no run-time contiguity checks.
+template <int... I>
+struct units {};
+template <class U, int J>
+struct is_unit;
+template <int... I, int J>
+struct is_unit<units<I...>, J> : std::bool_constant<((I == J) || ...)> {};
+template <bool Unit, class X>
+BV_DI X unit_or(X x) {
+  if constexpr (Unit)
+    return X(1);
+  else
+    return x;
+}
+template <auto K, class U, class... P, size_t... J>
+BV_DI void call_with_units(std::index_sequence<J...>, P... args) {
+  K(program<bv::gpu_lang::detail::kernel_traits<K>::waves>{},
+    unit_or<is_unit<U, static_cast<int>(J)>::value>(args)...);
+}
+// Programs per SM the registers must allow: MinPrograms, or the runtime's default when 0.
+template <auto K, int MinPrograms>
+inline constexpr int min_programs =
+    MinPrograms > 0 ? MinPrograms
+                    : bv::gpu_lang::detail::min_programs_per_sm<
+                          bv::gpu_lang::detail::kernel_traits<K>::threads>;
+template <auto K, class U, int MinPrograms, class... P>
+__global__ void __launch_bounds__(bv::gpu_lang::detail::kernel_traits<K>::threads,
+                                  (min_programs<K, MinPrograms>))
+    unit_trampoline(P... args) {
+  call_with_units<K, U>(std::index_sequence_for<P...>{}, args...);
+}
+template <auto K, class U, int MinPrograms, class... P, class... A>
+launch_result launch_units_impl(std::tuple<P...>*, grid g, A&&... args) {
+  launch_result r;
+  r.kernel = std::string(bv::gpu_lang::detail::kernel_name_of<K>());
+  r.programs = g.count();
+  r.threads_per_program = bv::gpu_lang::detail::kernel_traits<K>::threads;
+  if (g.count() == 0) return r;
+  unit_trampoline<K, U, MinPrograms, P...><<<dim3(g.x, g.y, g.z), dim3(r.threads_per_program), 0, 0>>>(
+      bv::gpu_lang::detail::to_param<P>(args)...);
+  gpu::check(hipGetLastError(), ("launch of " + r.kernel).c_str());
+  return r;
+}
+}  // namespace detail
+
+// launch_units<kernel, units<i, j...>>(grid, args...): launch<kernel> with arguments i, j, ...
+// (which the caller passes as 1) compiled in as the constant 1; MinPrograms > 0 asks the compiler
+// to leave registers for that many programs per SM.
+template <auto K, class U, int MinPrograms = 0, class... A>
+launch_result launch_units(grid g, A&&... args) {
+  using params = typename bv::gpu_lang::detail::kernel_traits<K>::params;
+  return detail::launch_units_impl<K, U, MinPrograms>(static_cast<params*>(nullptr), g,
+                                                      std::forward<A>(args)...);
+}
+
+// c = a @ b, contiguous row-major: the unit strides sak, sbn, scn are compiled in.
 template <int BM, int BN, int BK, int W, class T, class O>
 launch_result matmul_tiles(const device_tensor<T>& a, const device_tensor<T>& b,
                            device_tensor<O>& c) {
   const int M = static_cast<int>(a.size(0)), K = static_cast<int>(a.size(1));
   const int N = static_cast<int>(b.size(1));
-  return launch<bv::kernels::matmul_kernel<T, O, BM, BN, BK, 8, W>>(
+  return launch_units<bv::kernels::matmul_kernel<T, O, BM, BN, BK, 8, W>, detail::units<7, 9, 11>>(
       grid(cdiv(M, BM) * cdiv(N, BN)), a, b, c, M, N, K, K, 1, N, 1, N, 1);
 }
 template <class T, class O>
@@ -57,7 +118,7 @@ launch_result matmul(const device_tensor<T>& a, const device_tensor<T>& b, devic
   // NVIDIA: 8 warps of 32 over 128x128 tiles. AMD: 4 waves of 64 over 64x64 tiles (128x128
   // spills on gfx940/gfx942 for now; see docs/isa_report.md).
   if constexpr (is_16bit_float<T> && gpu::prim::wave_size == 32)
-    return matmul_tiles<128, 128, 32, 8>(a, b, c);
+    return matmul_tiles<128, 128, 32, 4>(a, b, c);
   else
     return matmul_tiles<64, 64, 32, 4>(a, b, c);
 }

@@ -125,7 +125,7 @@ launch_result attention_fwd(const device_tensor<T>& q, const device_tensor<T>& k
     throw std::invalid_argument("GPU attention_fwd: head dim 64 only in this build");
   const int bh = static_cast<int>(q.size(0) * q.size(1)), s = static_cast<int>(q.size(2));
   const float scale = 1.0f / std::sqrt(64.0f);
-  constexpr int BM = 128, BN = 64, W = 8;
+  constexpr int BM = 128, BN = 64, W = 4;
   if (causal)
     return launch<bv::kernels::attention_fwd_kernel<T, 64, BM, BN, true, W>>(
         grid(cdiv(s, BM), bh), q, k, v, o, lse, s, scale);

@@ -4,9 +4,10 @@
 //  - 2-D blocks (R, C) use a factorised blocked layout: a thread's registers form a grid of
 //    row registers x column registers; which rows it holds depends on R alone and which columns
 //    on C alone, so broadcasting (R,1) or (1,C) into (R,C) never moves data. Its parameters are
-//    those of the matrix cores' accumulator: on NVIDIA mma.sync m16n8 (lanes 8 x 4, 2 contiguous
-//    columns per lane, lanes along columns first), on AMD MFMA 32x32 used transposed (lanes
-//    32 x 2, 4 contiguous columns per lane, lanes along rows first).
+//    those of the matrix cores' accumulator: on NVIDIA mma.sync m16n8 (lanes 8 x 4, lanes along
+//    columns first; each lane holds 8 contiguous columns, the 2-column pairs of four n-tiles,
+//    which dot stages in mma order), on AMD MFMA 32x32 used transposed (lanes 32 x 2, 4
+//    contiguous columns per lane, lanes along rows first).
 //  - 1-D blocks (N) use a flat layout over every thread of the program (4 contiguous elements per
 //    thread, the widest vector loads); they also carry their values at the positions a .row() or
 //    .col() of them needs (see block.hpp), which the compiler drops when unused.
@@ -16,13 +17,22 @@
 
 namespace bv::gpu {
 
-// The waves of a program arranged as WM x WN over a 2-D block.
+// The waves of a program arranged as WM x WN over a 2-D block. NVIDIA: every wave along the rows
+// (WN = 1), as FlashAttention-2 splits its warps: a wave then holds whole rows of every 2-D block,
+// so the A operand of dot (and the P of attention) is already in mma.sync's fragment layout in
+// registers, and reductions along rows stay inside a wave. AMD: 2-D wave grids (MFMA path).
+#if BV_NVIDIA
+constexpr int waves_m(int w) { return w; }
+#else
 constexpr int waves_m(int w) { return w == 1 ? 1 : (w == 2 ? 2 : (w == 4 ? 2 : (w == 8 ? 4 : 4))); }
+#endif
 constexpr int waves_n(int w) { return w / waves_m(w); }
 
 struct tile2d {
 #if BV_NVIDIA
-  static constexpr int spt0 = 1, spt1 = 2, tpw0 = 8, tpw1 = 4;
+  // 8 contiguous columns per lane (16-byte f16 accesses), 4 lanes along the columns: the mma
+  // accumulator's columns in another order (dot.hpp's mma_order), so dot needs no conversion.
+  static constexpr int spt0 = 1, spt1 = 8, tpw0 = 8, tpw1 = 4;
   static constexpr bool lanes_cols_first = true;
 #else
   static constexpr int spt0 = 1, spt1 = 4, tpw0 = 32, tpw1 = 2;

@@ -107,7 +107,9 @@ using raw_vec = std::conditional_t<
 // Whether V registers' offsets are consecutive, all lanes active and the address V-aligned.
 template <int V, bool Masked, class T, class I>
 BV_DI bool vector_ok(const T* base, const I (&off)[V], const bool (&m)[V]) {
-  bool ok = (reinterpret_cast<uintptr_t>(base + off[0]) % (V * sizeof(T))) == 0;
+  // Aligned to the access (16 bytes at most: wider runs are moved as several 16-byte pieces).
+  constexpr size_t align = V * sizeof(T) < 16 ? V * sizeof(T) : 16;
+  bool ok = (reinterpret_cast<uintptr_t>(base + off[0]) % align) == 0;
 #pragma unroll
   for (int j = 1; j < V; ++j) ok = ok && off[j] == off[0] + j;
   if constexpr (Masked) {
@@ -265,6 +267,32 @@ BV_DI auto load_impl(const ptr_block<T, S, W, I>& pb, const M& mask, const O oth
   } else {
     using B = basic_block<U, S, W>;
     constexpr int V = gpu::tile2d::spt1 <= B::NC ? gpu::tile2d::spt1 : B::NC;
+    if constexpr (V > 1 && (V * sizeof(U)) % 4 == 0) {
+      // One test for the whole block, then straight-line vector loads: the compiler can issue
+      // them all back to back (a test and a branch per run would serialise them).
+      bool all_ok = true;
+#pragma unroll
+      for (int ri = 0; ri < B::NR; ++ri)
+#pragma unroll
+        for (int cg = 0; cg < B::NC; cg += V) {
+          I off[V];
+          bool m[V];
+#pragma unroll
+          for (int j = 0; j < V; ++j) {
+            off[j] = pb.off.v[ri * B::NC + cg + j];
+            m[j] = mask_at(mask, part_2{}, ri, cg + j);
+          }
+          all_ok = all_ok & vector_ok<V, masked>(base, off, m);
+        }
+      if (all_ok) {
+#pragma unroll
+        for (int ri = 0; ri < B::NR; ++ri)
+#pragma unroll
+          for (int cg = 0; cg < B::NC; cg += V)
+            vload<V>(out.v + ri * B::NC + cg, base + pb.off.v[ri * B::NC + cg]);
+        return out;
+      }
+    }
 #pragma unroll
     for (int ri = 0; ri < B::NR; ++ri)
 #pragma unroll
@@ -320,6 +348,36 @@ BV_DI void store_impl(const ptr_block<T, S, W, I>& pb, const V& value, const M& 
   } else {
     using B = basic_block<T, S, W>;
     constexpr int VW = gpu::tile2d::spt1 <= B::NC ? gpu::tile2d::spt1 : B::NC;
+    if constexpr (VW > 1 && (VW * sizeof(T)) % 4 == 0) {
+      // As in load: one test for the whole block, then straight-line vector stores.
+      bool all_ok = true;
+#pragma unroll
+      for (int ri = 0; ri < B::NR; ++ri)
+#pragma unroll
+        for (int cg = 0; cg < B::NC; cg += VW) {
+          I off[VW];
+          bool m[VW];
+#pragma unroll
+          for (int j = 0; j < VW; ++j) {
+            off[j] = pb.off.v[ri * B::NC + cg + j];
+            m[j] = mask_at(mask, part_2{}, ri, cg + j);
+            if constexpr (replicas) m[j] = m[j] && gpu::owner2d<S::rows, S::cols, W>(ri, cg + j);
+          }
+          all_ok = all_ok & vector_ok<VW, masked || replicas>(pb.p, off, m);
+        }
+      if (all_ok) {
+#pragma unroll
+        for (int ri = 0; ri < B::NR; ++ri)
+#pragma unroll
+          for (int cg = 0; cg < B::NC; cg += VW) {
+            T in[VW];
+#pragma unroll
+            for (int j = 0; j < VW; ++j) in[j] = get<T>(value, part_2{}, ri, cg + j);
+            vstore<VW>(pb.p + pb.off.v[ri * B::NC + cg], in);
+          }
+        return;
+      }
+    }
 #pragma unroll
     for (int ri = 0; ri < B::NR; ++ri)
 #pragma unroll

@@ -113,6 +113,32 @@ BV_DI void mma_16x8x16(float (&c)[4], const uint32_t (&a)[4], const uint32_t (&b
   __trap();  // unreachable: dot only picks mma on sm_80 and later
 #endif
 }
+// ldmatrix (sm_75+): four 8x8 matrices of 16-bit elements from LDS; lane l gives the address of
+// row l % 8 of matrix l / 8 (16 contiguous bytes), and lane 4g + t receives elements (g, 2t) and
+// (g, 2t + 1) of each matrix (with .trans: (2t, g) and (2t + 1, g)) in r[matrix].
+BV_DI uint32_t lds_addr(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+BV_DI void ldmatrix_x4(uint32_t (&r)[4], const void* row) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(lds_addr(row)));
+#else
+  (void)r, (void)row;
+  __trap();
+#endif
+}
+BV_DI void ldmatrix_x4_trans(uint32_t (&r)[4], const void* row) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(lds_addr(row)));
+#else
+  (void)r, (void)row;
+  __trap();
+#endif
+}
 inline constexpr bool has_mma =
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
     false;
