@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "bv/cpu/affine.hpp"
 #include "bv/cpu/runtime.hpp"
 #include "bv/dtype.hpp"
 #include "bv/shape.hpp"
@@ -108,6 +109,8 @@ struct basic_block {
   using array = Eigen::Array<T, size, 1>;
 
   array v;
+  // Integer blocks: the affine form of the values, when known (affine.hpp).
+  [[no_unique_address]] detail::affine_slot<T> aff{};
 
   basic_block() = default;
   explicit basic_block(const array& a) : v(a) {}
@@ -118,27 +121,44 @@ struct basic_block {
     return b;
   }
 
-  T& operator[](int i) { return v[i]; }
+  T& operator[](int i) {
+    forget_form();
+    return v[i];
+  }
   const T& operator[](int i) const { return v[i]; }
   T at(int r, int c) const { return v[r * cols + c]; }
 
   // A 2-D view of the elements (row-major), for reductions and dot.
   auto grid() const { return Eigen::Map<const detail::mat<T, rows, cols>>(v.data()); }
-  auto grid() { return Eigen::Map<detail::mat<T, rows, cols>>(v.data()); }
+  auto grid() {
+    forget_form();
+    return Eigen::Map<detail::mat<T, rows, cols>>(v.data());
+  }
 
   template <class U>
   basic_block<U, S, W> to(dtype<U>) const {
-    return basic_block<U, S, W>::from(v.template cast<U>());
+    auto out = basic_block<U, S, W>::from(v.template cast<U>());
+    if constexpr (is_int<T> && is_int<U>) out.aff = detail::fit_affine<U, rows, cols>(aff);
+    return out;
   }
 
   // Triton's x[None, :] and x[:, None].
   basic_block<T, shape<1, size>, W> row() const {
     static_assert(rank == 1, ".row() turns a 1-D block into a 1xN block; this block is 2-D.");
-    return basic_block<T, shape<1, size>, W>(v);
+    basic_block<T, shape<1, size>, W> out(v);
+    out.aff = aff;
+    return out;
   }
   basic_block<T, shape<size, 1>, W> col() const {
     static_assert(rank == 1, ".col() turns a 1-D block into an Nx1 block; this block is 2-D.");
-    return basic_block<T, shape<size, 1>, W>(v);
+    basic_block<T, shape<size, 1>, W> out(v);
+    if constexpr (is_int<T>) out.aff = {aff.known, aff.a0, aff.ac, 0};
+    return out;
+  }
+
+  // Writing elements directly ends what the form claimed about them.
+  void forget_form() {
+    if constexpr (is_int<T>) aff.known = false;
   }
 
   template <class Y>
@@ -152,15 +172,18 @@ struct basic_block {
 };
 
 namespace detail {
-// The elements of x as an Eigen expression of element type R and shape S (broadcast if needed).
+// The elements of x as an Eigen expression of element type R and shape S (broadcast if needed):
+// x's own array, by reference, when nothing changes (a 4 KB copy per operand otherwise).
 template <class R, class S, class X>
-auto as_array(const X& x) {
+decltype(auto) as_array(const X& x) {
   using A = Eigen::Array<R, S::size, 1>;
   if constexpr (Scalar<X>) {
     return A::Constant(static_cast<R>(x));
   } else {
     using XS = shape_of<X>;
-    if constexpr (XS::size == S::size) {
+    if constexpr (XS::size == S::size && std::is_same_v<elem_of<X>, R>) {
+      return (x.v);
+    } else if constexpr (XS::size == S::size) {
       return x.v.template cast<R>();
     } else {
       A out;
@@ -187,6 +210,23 @@ auto zip(const X& x, const Y& y, F f) {
 
 template <class T>
 using cmp_t = T;
+
+// The affine form of an operand of an integer op computed in C, seen in the result's shape S.
+template <class S, class C, class X>
+affine form_in(const X& x) {
+  if constexpr (Scalar<X>)
+    return affine_const(static_cast<int64_t>(static_cast<C>(x)));
+  else if constexpr (is_int<elem_of<X>>)
+    return broadcast_affine<shape_of<X>>(x.aff);
+  else
+    return {};
+}
+template <char Op, class C, class Out, class X, class Y>
+affine arith_affine(const X& x, const Y& y) {
+  using S = typename Out::shape_type;
+  return fit_affine<C, S::rows, S::cols>(
+      combine_affine<Op>(form_in<S, C>(x), form_in<S, C>(y)));
+}
 
 // i32 +, -, *: computed with two's-complement wrap-around, as the GPU does (and without the
 // undefined behaviour of signed overflow in the interpreter). While the overflow check is on, the
@@ -227,6 +267,18 @@ inline int64_t exact_i64(int32_t p, int32_t q) {
   else return int64_t(p) * q;
 }
 
+// Whether r, the wrapped result of p Op q, differs from the exact one: sign tests in 32 bits for
+// + and - (vectorisable without 64-bit compares), the exact product for *.
+template <char Op>
+inline int wrapped_i32(int32_t p, int32_t q, int32_t r) {
+  if constexpr (Op == '+')
+    return static_cast<int>(static_cast<uint32_t>((p ^ r) & (q ^ r)) >> 31);
+  else if constexpr (Op == '-')
+    return static_cast<int>(static_cast<uint32_t>((p ^ q) & (p ^ r)) >> 31);
+  else
+    return exact_i64<Op>(p, q) != r;
+}
+
 template <char Op, class X, class Y>
 auto i32_arith(const X& x, const Y& y) {
   using S = typename shape_join<shape_of<X>, shape_of<Y>>::type;
@@ -242,15 +294,33 @@ auto i32_arith(const X& x, const Y& y) {
     for (int i = 0; i < S::size; ++i) o[i] = wrap_i32<Op>(a.p[i], b.scalar);
   else
     for (int i = 0; i < S::size; ++i) o[i] = wrap_i32<Op>(a.scalar, b.p[i]);
-  if (value_checks.load(std::memory_order_relaxed) & checks::overflow) [[unlikely]] {
-    int bad = 0, first = -1;
-    for (int i = 0; i < S::size; ++i)
-      if (exact_i64<Op>(a[i], b[i]) != o[i]) {
-        ++bad;
-        if (first < 0) first = i;
-      }
-    if (bad) note_i32_overflow(Op, a[first], b[first], bad);
+  out.aff = arith_affine<Op, int32_t, decltype(out)>(x, y);
+  // An affine result whose exact values fit in i32 (fit_affine) cannot have wrapped.
+  if ((value_checks.load(std::memory_order_relaxed) & checks::overflow) && !out.aff.known)
+      [[unlikely]] {
+    // Count lanes whose exact result differs from the wrapped one in straight vector loops;
+    // look for the first only when there is one.
+    int bad = 0;
+    if (a.p && b.p)
+      for (int i = 0; i < S::size; ++i) bad += wrapped_i32<Op>(a.p[i], b.p[i], o[i]);
+    else if (a.p)
+      for (int i = 0; i < S::size; ++i) bad += wrapped_i32<Op>(a.p[i], b.scalar, o[i]);
+    else
+      for (int i = 0; i < S::size; ++i) bad += wrapped_i32<Op>(a.scalar, b.p[i], o[i]);
+    if (bad) {
+      int first = 0;
+      while (exact_i64<Op>(a[first], b[first]) == o[first]) ++first;
+      note_i32_overflow(Op, a[first], b[first], bad);
+    }
   }
+  return out;
+}
+
+// i64 +, -, *: as zip, keeping the affine form.
+template <char Op, class X, class Y, class F>
+auto i64_arith(const X& x, const Y& y, F f) {
+  auto out = zip<void, int64_t>(x, y, f);
+  out.aff = arith_affine<Op, int64_t, decltype(out)>(x, y);
   return out;
 }
 }  // namespace detail
@@ -261,10 +331,13 @@ auto i32_arith(const X& x, const Y& y) {
     requires detail::BinaryOperands<X, Y>                                                \
   auto operator op(const X& x, const Y& y) {                                             \
     using C = typename detail::result_elem<X, Y>::type;                                  \
+    auto f = [](const auto& a, const auto& b) { return a op b; };                         \
     if constexpr (std::is_same_v<C, int32_t> && ch != '/')                               \
       return detail::i32_arith<ch>(x, y);                                                \
+    else if constexpr (std::is_same_v<C, int64_t> && ch != '/')                          \
+      return detail::i64_arith<ch>(x, y, f);                                             \
     else                                                                                 \
-      return detail::zip<void, C>(x, y, [](const auto& a, const auto& b) { return a op b; }); \
+      return detail::zip<void, C>(x, y, f);                                              \
   }
 BV_ARITH(+, '+')
 BV_ARITH(-, '-')
@@ -333,7 +406,11 @@ auto operator||(const X& x, const Y& y) {
 
 template <class T, class S, int W>
 basic_block<T, S, W> operator-(const basic_block<T, S, W>& x) {
-  return basic_block<T, S, W>::from(-x.v);
+  auto out = basic_block<T, S, W>::from(-x.v);
+  if constexpr (is_int<T>)
+    out.aff = detail::fit_affine<T, S::rows, S::cols>(
+        detail::combine_affine<'-'>(detail::affine_const(0), x.aff));
+  return out;
 }
 template <class T, class S, int W>
 basic_block<bool, S, W> operator!(const basic_block<T, S, W>& x) {
@@ -382,8 +459,25 @@ auto where(const M& mask, const X& x, const Y& y) {
   using S0 = typename detail::shape_join<detail::shape_of<M>, detail::shape_of<X>>::type;
   using S = typename detail::shape_join<S0, detail::shape_of<Y>>::type;
   constexpr int W = detail::join_waves<M, X>() ? detail::join_waves<M, X>() : detail::waves_of<Y>;
-  return basic_block<C, S, W>::from(detail::as_array<bool, S>(mask).select(
-      detail::as_array<C, S>(x), detail::as_array<C, S>(y)));
+  constexpr auto whole = [](auto* v) {  // a block with S's lanes and type C, or a scalar
+    using V = std::remove_cvref_t<decltype(*v)>;
+    if constexpr (Scalar<V>) return true;
+    else return detail::shape_of<V>::size == S::size && std::is_same_v<detail::elem_of<V>, C>;
+  };
+  if constexpr (detail::shape_of<M>::size == S::size && whole((X*)nullptr) && whole((Y*)nullptr)) {
+    // A straight loop the compiler turns into vector blends (Eigen's select branches per lane).
+    basic_block<C, S, W> out;
+    const bool* m = mask.v.data();
+    auto at = [](const auto& v, int i) -> C {
+      if constexpr (Scalar<std::remove_cvref_t<decltype(v)>>) return static_cast<C>(v);
+      else return v.v[i];
+    };
+    for (int i = 0; i < S::size; ++i) out.v[i] = m[i] ? at(x, i) : at(y, i);
+    return out;
+  } else {
+    return basic_block<C, S, W>::from(detail::as_array<bool, S>(mask).select(
+        detail::as_array<C, S>(x), detail::as_array<C, S>(y)));
+  }
 }
 
 template <class U, class T, class S, int W>
@@ -396,6 +490,7 @@ template <class T, int R, int C, int W>
 basic_block<T, shape<C, R>, W> trans(const basic_block<T, shape<R, C>, W>& x) {
   basic_block<T, shape<C, R>, W> out;
   Eigen::Map<detail::mat<T, C, R>>(out.v.data()) = x.grid().transpose();
+  if constexpr (is_int<T>) out.aff = {x.aff.known, x.aff.a0, x.aff.ac, x.aff.ar};
   return out;
 }
 
@@ -404,7 +499,9 @@ template <int... D, class T, class S, int W>
 basic_block<T, shape<D...>, W> broadcast_to(const basic_block<T, S, W>& x) {
   static_assert(broadcasts_to<S, shape<D...>>,
                 "broadcast_to: the block's shape cannot be broadcast to the requested shape.");
-  return basic_block<T, shape<D...>, W>::from(detail::as_array<T, shape<D...>>(x));
+  auto out = basic_block<T, shape<D...>, W>::from(detail::as_array<T, shape<D...>>(x));
+  if constexpr (is_int<T>) out.aff = detail::broadcast_affine<S>(x.aff);
+  return out;
 }
 
 }  // namespace bv

@@ -41,22 +41,58 @@ decltype(auto) mask_array(const M& m) {
 }
 
 // Whether every active lane lies inside the buffer (the fast path that needs no check).
-template <class S, int W, class MA>
-bool all_in_bounds(const basic_block<int64_t, S, W>& off, int64_t base, int64_t numel,
-                   const MA* mask) {
+// An affine block of offsets (ptr.hpp) answers from its form without reading any offset.
+template <class T, class S, int W, class MA>
+bool all_in_bounds(const ptr_block<T, S, W>& p, int64_t base, int64_t numel, const MA* mask) {
   if (!mask || all_set(mask->data(), S::size)) {
-    const span_info sp = analyse<S::rows, S::cols>(off.v.data());
-    t_last_span = {off.v.data(), sp.row_contiguous};
+    const affine& f = p.form();
+    if (f.known) {
+      t_last_span = {};
+      return f.lo<S::rows, S::cols>() + base >= 0 && f.hi<S::rows, S::cols>() + base < numel;
+    }
+    const int64_t* off = p.offsets().v.data();
+    const span_info sp = analyse<S::rows, S::cols>(off);
+    t_last_span = {off, sp.row_contiguous};
     return sp.lo + base >= 0 && sp.hi + base < numel;
   }
   t_last_span = {};
+  const int64_t* off = p.offsets().v.data();
   int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
   for (int i = 0; i < S::size; ++i)
     if ((*mask)[i]) {
-      lo = off.v[i] < lo ? off.v[i] : lo;
-      hi = off.v[i] > hi ? off.v[i] : hi;
+      lo = off[i] < lo ? off[i] : lo;
+      hi = off[i] > hi ? off[i] : hi;
     }
   return lo > hi || (lo + base >= 0 && hi + base < numel);
+}
+
+// Every lane loaded (stored): rows copied whole when the offsets are known contiguous along rows,
+// a strided walk when they are affine otherwise, a gather (scatter) from the offsets else.
+template <class U, class T, class S, int W>
+void gather_block(U* out, const ptr_block<T, S, W>& p) {
+  const affine& f = p.form();
+  if (!f.known) return gather_all<S::rows, S::cols>(out, p.p, p.offsets().v.data());
+  for (int r = 0; r < S::rows; ++r) {
+    const T* src = p.p + f.a0 + f.ar * r;
+    U* dst = out + r * S::cols;
+    if (f.ac == 1)
+      for (int c = 0; c < S::cols; ++c) dst[c] = src[c];
+    else
+      for (int c = 0; c < S::cols; ++c) dst[c] = src[f.ac * c];
+  }
+}
+template <class T, class S, int W, class U>
+void scatter_block(const ptr_block<T, S, W>& p, const U* vals) {
+  const affine& f = p.form();
+  if (!f.known) return scatter_all<S::rows, S::cols>(p.p, p.offsets().v.data(), vals);
+  for (int r = 0; r < S::rows; ++r) {
+    T* dst = p.p + f.a0 + f.ar * r;
+    const U* src = vals + r * S::cols;
+    if (f.ac == 1)
+      for (int c = 0; c < S::cols; ++c) dst[c] = src[c];
+    else
+      for (int c = 0; c < S::cols; ++c) dst[f.ac * c] = src[c];
+  }
 }
 
 // The values to store as an array of T with S's lanes: the block's own array when it already is
@@ -83,12 +119,19 @@ access make_access(access_kind kind, const ptr_block<T, S, W>& p, const bool* ma
   a.kind = kind;
   a.alloc = p.alloc;
   a.base = p.alloc ? static_cast<int64_t>(p.p - static_cast<T*>(p.alloc->buffer)) : 0;
-  a.off = p.off.v.data();
+  if (p.form().known)
+    a.off = lane_offsets(&p, [](const void* q) {
+      return static_cast<const ptr_block<T, S, W>*>(q)->offsets().v.data();
+    }, p.form().a0);
+  else
+    a.off = p.offsets().v.data();
   a.mask = mask;
   a.lanes = S::size;
   a.rows = S::rows;
   a.cols = S::cols;
   a.waves = W;
+  const affine& f = p.form();
+  a.contiguous = f.known && f.ac == 1 && (S::rows == 1 || f.ar == S::cols);
   a.loc = &loc;
   a.op = op;
   return a;
@@ -108,7 +151,7 @@ const bool* admit(access_kind kind, const ptr_block<T, S, W>& p, const MA* mask,
   const int64_t base = static_cast<int64_t>(p.p - static_cast<T*>(p.alloc->buffer));
   // Offsets count whole elements, so every lane shares the base's alignment: one test.
   const bool misaligned = reinterpret_cast<uintptr_t>(p.p) % alignof(T) != 0;
-  const bool inb = !misaligned && all_in_bounds(p.off, base, p.alloc->numel, mask);
+  const bool inb = !misaligned && all_in_bounds(p, base, p.alloc->numel, mask);
   if (inb && hooks.load(std::memory_order_relaxed) == 0) return nullptr;
   access a = make_access(kind, p, mask ? mask->data() : nullptr, loc, op);
   a.has_other = has_other;
@@ -134,7 +177,8 @@ template <class U, int N, class MA>
 void after_load(Eigen::Array<U, N, 1>& v, const MA* mask, bool has_other) {
   const uint32_t vc = value_checks.load(std::memory_order_relaxed);
   if (!vc) return;
-  if (mask && !has_other && (vc & checks::masked) && !std::is_same_v<U, bool>)
+  if (mask && !has_other && (vc & checks::masked) && !std::is_same_v<U, bool> &&
+      !all_set(mask->data(), N))
     v = mask->select(v, masked_value<U>());
   if constexpr (is_float<U>)
     if ((vc & checks::nan) && !all_finite(v.data(), N)) {
@@ -165,22 +209,24 @@ auto load_impl(const ptr_block<T, S, W>& p, const M& mask, const O& other,
     const auto& m = mask_array<S>(mask);
     const bool* ok = admit(access_kind::load, p, &m, loc, "load", has_other);
     if (!ok && all_set(m.data(), S::size)) {
-      gather_all<S::rows, S::cols>(out.v.data(), p.p, p.off.v.data());
+      gather_block(out.v.data(), p);
     } else {
       fill();
+      const int64_t* off = p.offsets().v.data();
       for (int i = 0; i < S::size; ++i)
-        if (m[i] && (!ok || ok[i])) out.v[i] = p.p[p.off.v[i]];
+        if (m[i] && (!ok || ok[i])) out.v[i] = p.p[off[i]];
     }
     after_load(out.v, &m, has_other);
   } else {
     const Eigen::Array<bool, S::size, 1>* none = nullptr;
     const bool* ok = admit(access_kind::load, p, none, loc, "load", false);
     if (!ok) {
-      gather_all<S::rows, S::cols>(out.v.data(), p.p, p.off.v.data());
+      gather_block(out.v.data(), p);
     } else {
       fill();
+      const int64_t* off = p.offsets().v.data();
       for (int i = 0; i < S::size; ++i)
-        if (ok[i]) out.v[i] = p.p[p.off.v[i]];
+        if (ok[i]) out.v[i] = p.p[off[i]];
     }
     const Eigen::Array<bool, S::size, 1>* no_mask_arr = nullptr;
     after_load(out.v, no_mask_arr, false);
@@ -201,29 +247,31 @@ void store_impl(const ptr_block<T, S, W>& p, const V& value, const M& mask,
     const auto& m = mask_array<S>(mask);
     const bool* ok = admit(access_kind::store, p, &m, loc, "store", false,
                            classify_values(vals, m.data()));
-    if (!ok && all_set(m.data(), S::size))
-      scatter_all<S::rows, S::cols>(p.p, p.off.v.data(), vals.data());
-    else
+    if (!ok && all_set(m.data(), S::size)) {
+      scatter_block(p, vals.data());
+    } else {
+      const int64_t* off = p.offsets().v.data();
       for (int i = 0; i < S::size; ++i)
-        if (m[i] && (!ok || ok[i])) p.p[p.off.v[i]] = vals[i];
+        if (m[i] && (!ok || ok[i])) p.p[off[i]] = vals[i];
+    }
   } else {
     const Eigen::Array<bool, S::size, 1>* none = nullptr;
     const bool* ok =
         admit(access_kind::store, p, none, loc, "store", false, classify_values(vals, nullptr));
-    if (!ok)
-      scatter_all<S::rows, S::cols>(p.p, p.off.v.data(), vals.data());
-    else
+    if (!ok) {
+      scatter_block(p, vals.data());
+    } else {
+      const int64_t* off = p.offsets().v.data();
       for (int i = 0; i < S::size; ++i)
-        if (ok[i]) p.p[p.off.v[i]] = vals[i];
+        if (ok[i]) p.p[off[i]] = vals[i];
+    }
   }
   note_progress();
 }
 
 template <class T>
 ptr_block<T, shape<1>, 1> as_block(ptr<T> p) {
-  ptr_block<T, shape<1>, 1> b{p.p, p.alloc, {}};
-  b.off.v[0] = 0;
-  return b;
+  return ptr_block<T, shape<1>, 1>{p.p, p.alloc, affine_const(0)};
 }
 }  // namespace detail
 
@@ -290,10 +338,10 @@ auto atomic_impl(rmw op, const ptr_block<T, S, W>& p, const V& value, const M& m
                          classify_values(vals, m.data()));
   // atomic_xchg on one address is how a lock taken with atomic_cas is released (race check).
   if (op == rmw::xchg && S::size == 1 && hooks.load(std::memory_order_relaxed))
-    on_lock(p.p + p.off.v[0], false);
+    on_lock(p.p + p.offsets().v[0], false);
   for (int i = 0; i < S::size; ++i) {
     if (!m[i] || (ok && !ok[i])) continue;
-    T* a = p.p + p.off.v[i];
+    T* a = p.p + p.offsets().v[i];
     atomic_lock(a);
     old.v[i] = *a;
     switch (op) {

@@ -25,6 +25,7 @@ template <int N, int W>
 basic_block<int32_t, shape<N>, W> arange(const program<W>&, int32_t start = 0) {
   basic_block<int32_t, shape<N>, W> b;
   for (int i = 0; i < N; ++i) b.v[i] = start + i;  // LinSpaced divides per element for integers
+  b.aff = {true, start, 0, 1};
   return b;
 }
 
@@ -33,6 +34,7 @@ template <class T, int... D, int W, class V>
 basic_block<T, shape<D...>, W> full(const program<W>&, V value) {
   basic_block<T, shape<D...>, W> b;
   b.v.setConstant(static_cast<T>(value));
+  if constexpr (is_int<T>) b.aff = detail::affine_const(static_cast<T>(value));
   return b;
 }
 template <class T, int... D, int W>

@@ -121,11 +121,36 @@ struct alloc_info {
 enum class access_kind : uint8_t { load, store, atomic };
 
 // One memory operation of one program over a block of lanes: the event every check observes.
+// An access's per-lane element offsets. A pointer block that knows its offsets' affine form has
+// not written them out; they are written the first time an observer asks (most checks never do
+// on a contiguous access), through `fill`.
+class lane_offsets {
+ public:
+  lane_offsets() = default;
+  lane_offsets(const int64_t* p) : p_(p) {}  // NOLINT: offsets already written out
+  lane_offsets(const void* src, const int64_t* (*fill)(const void*), int64_t first)
+      : src_(src), fill_(fill), first_(first) {}
+  const int64_t* get() const {
+    if (!p_ && fill_) p_ = fill_(src_);
+    return p_;
+  }
+  operator const int64_t*() const { return get(); }  // NOLINT
+  int64_t operator[](int i) const { return get()[i]; }
+  // Lane 0's offset, without writing the others out.
+  int64_t first() const { return p_ || !fill_ ? get()[0] : first_; }
+
+ private:
+  mutable const int64_t* p_ = nullptr;
+  const void* src_ = nullptr;
+  const int64_t* (*fill_)(const void*) = nullptr;
+  int64_t first_ = 0;
+};
+
 struct access {
   access_kind kind = access_kind::load;
   const alloc_info* alloc = nullptr;
   int64_t base = 0;              // element index of the pointer's base within the buffer
-  const int64_t* off = nullptr;  // per-lane element offsets from the base
+  lane_offsets off;  // per-lane element offsets from the base
   const bool* mask = nullptr;    // per-lane mask; null when every lane is active
   bool has_other = false;
   int lanes = 1;  // elements in the block (1 for a scalar access)
@@ -137,6 +162,9 @@ struct access {
   const uint8_t* value_class = nullptr;
   // The base address is not aligned to the element size: no lane is performed.
   bool misaligned = false;
+  // The offsets are known to be off[0] + i for every lane i (one contiguous run), from the
+  // pointer block's affine form; false: unknown, look at `off`.
+  bool contiguous = false;
 };
 
 // What a value check found in one lane of a block (checks/values.hpp classifies): a value derived

@@ -66,19 +66,35 @@ inline uint8_t classify_float_bits(uint32_t bits) {
   return vc_nonfinite;
 }
 
+// Whether every value is finite: the exponent bits of each value tested in one vector loop.
+template <class T>
+bool all_finite(const T* v, int n) {
+  if constexpr (is_float<T>) {
+    using bits_t = std::conditional_t<sizeof(T) == 4, uint32_t, uint16_t>;
+    constexpr bits_t exp = sizeof(T) == 4                    ? bits_t(0x7F800000u)
+                           : std::is_same_v<T, bfloat16> ? bits_t(0x7F80u)
+                                                         : bits_t(0x7C00u);
+    static_assert(sizeof(T) == sizeof(bits_t));
+    bits_t all_ones = 0;
+    for (int i = 0; i < n; ++i) {
+      bits_t b;
+      std::memcpy(&b, v + i, sizeof b);
+      all_ones |= bits_t((b & exp) == exp);
+    }
+    return all_ones == 0;
+  } else {
+    (void)v, (void)n;
+    return true;
+  }
+}
+
 // Classifies n values into out[] (active lanes only; inactive ones get vc_ok) and returns a mask
 // of the classes found (1 << class). The common case, all finite, costs one vectorised test.
 template <class T>
 uint32_t classify(const T* v, int n, const bool* active, uint8_t* out) {
   uint32_t found = 0;
   if constexpr (is_float<T>) {
-    using C = compute_t<T>;
-    Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>> m(v, n);
-    if constexpr (std::is_same_v<T, C>) {
-      if (m.isFinite().all()) return 0;
-    } else {
-      if (m.template cast<float>().isFinite().all()) return 0;
-    }
+    if (all_finite(v, n)) return 0;
     for (int i = 0; i < n; ++i) {
       out[i] = vc_ok;
       if (active && !active[i]) continue;
@@ -124,20 +140,6 @@ void check_result(const T* v, int n, bool inputs_finite, const char* op,
 inline bool value_checks_on() {
   return (value_checks.load(std::memory_order_relaxed) &
           (checks::uninit | checks::masked | checks::nan)) != 0;
-}
-
-template <class T>
-bool all_finite(const T* v, int n) {
-  if constexpr (is_float<T>) {
-    Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>> m(v, n);
-    if constexpr (is_16bit_float<T>)
-      return m.template cast<float>().isFinite().all();
-    else
-      return m.isFinite().all();
-  } else {
-    (void)v, (void)n;
-    return true;
-  }
 }
 
 }  // namespace bv::detail

@@ -12,6 +12,7 @@
 // The report is placed where it does not depend on the order: a read-write race at the read
 // (its line and program), a write-write race at the lower of the two lines. One report per
 // (placement, other side) per launch; both sides are named.
+#include <cstring>
 #include <map>
 #include <set>
 #include <thread>
@@ -198,14 +199,20 @@ struct race_check final : observer {
     // A row of lanes: contiguous offsets, every lane performed. Such an access may cover
     // whole chunks, which update in one step while uniform.
     bool row = !guard && a.lanes > 1 && !perform;
-    for (int i = 1; row && i < a.lanes; ++i) row = a.off[i] == a.off[0] + i;
-    for (int i = 0; row && a.mask && i < a.lanes; ++i) row = a.mask[i];
-    const int64_t row0 = a.base + a.off[0];
+    if (row && !a.contiguous) {
+      uint64_t diff = 0;  // one vector loop, no early exit
+      const int64_t* off = a.off;
+      for (int i = 1; i < a.lanes; ++i) diff |= static_cast<uint64_t>(off[i] - (off[0] + i));
+      row = diff == 0;
+    }
+    if (row && a.mask) row = std::memchr(a.mask, 0, static_cast<size_t>(a.lanes)) == nullptr;
+    const int64_t row0 = a.base + a.off.first();
     cell* cells = r.cells.get();
     int64_t held = -1;  // the chunk whose lock this thread holds
+    const int64_t* off = row ? nullptr : a.off.get();  // a contiguous row needs no offsets
     for (int i = 0; i < a.lanes; ++i) {
       if (!performed(a, perform, i)) continue;
-      const int64_t e = a.base + a.off[i];
+      const int64_t e = a.base + (off ? off[i] : i + (row0 - a.base));
       if (const int64_t ch = e >> k_chunk_bits; ch != held) {
         if (held >= 0) r.unlock(held);
         r.lock(ch);
@@ -263,7 +270,10 @@ struct race_check final : observer {
         c = (c & ~k_writer_bits) | mine;
       } else {
         const uint32_t rd = reader_of(c);
-        if (rd == me && (c & k_unguarded) && !guard && (writer_of(c) == 0 || writer_of(c) == me))
+        // Read again by this program, or by yet another reader of an input many programs read
+        // (a matmul's tiles): nothing changes and nothing races.
+        if ((rd == me || rd == k_several) && (c & k_unguarded) && !guard &&
+            (writer_of(c) == 0 || writer_of(c) == me))
           continue;
         apply_guard(r, c, e, guard, serial);
         const uint32_t w = writer_of(c);

@@ -78,9 +78,10 @@ struct uninit_check final : observer {
     {
       std::lock_guard lk(sh.mu);
       const auto* bytes = static_cast<const unsigned char*>(a.alloc->buffer);
+      const int64_t* off = a.off;
       for (int i = 0; i < a.lanes; ++i) {
         if (!performed(a, perform, i)) continue;
-        const int64_t e = a.base + a.off[i];
+        const int64_t e = a.base + off[i];
         uint8_t& w = sh.written[static_cast<size_t>(e)];
         if (w) continue;
         if (check_read) {
