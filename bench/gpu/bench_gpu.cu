@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -169,7 +171,10 @@ int main(int argc, char** argv) {
     std::vector<half> ha(size_t(M) * M), hb(size_t(M) * M), hc(size_t(M) * M);
     a.copy_to_host(ha.data());
     b.copy_to_host(hb.data());
+    // BV_ONLY=text: run only the variants whose name contains text (for a profiler).
+    const char* only = std::getenv("BV_ONLY");
     auto variant = [&](const char* name, auto run) {
+      if (only && !std::strstr(name, only)) return;
       c.fill_bytes(0xff);
       run();
       gpu::synchronize();

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -33,6 +35,42 @@ std::vector<T> random_host(int64_t n, uint64_t seed) {
   std::normal_distribution<float> d(0.f, 1.f);
   for (auto& x : h) x = T(d(rng));
   return h;
+}
+
+// The attention forward kernel as it was before exp2 and boundary-only masking (for the record).
+template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
+BV_KERNEL void attention_fwd_old_kernel(program<W> p, ptr<const T> q, ptr<const T> k, ptr<const T> v,
+                                    ptr<T> o, ptr<float> lse, int s, float scale) {
+  const int start_m = p.id(0) * BM, bh = p.id(1);
+  const int base = bh * s * D;
+  auto rm = start_m + arange<BM>(p);
+  auto rn = arange<BN>(p);
+  auto rd = arange<D>(p);
+  auto qb = load(q + base + rm.col() * D + rd.row(), rm.col() < s, 0.0f);
+  auto m_i = full<float, BM>(p, -INFINITY);
+  auto l_i = zeros<float, BM>(p);
+  auto acc = zeros<float, BM, D>(p);
+  // Causal: keys past this block's last query row are all masked; stop there.
+  const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
+  for (int start_n = 0; start_n < end; start_n += BN) {
+    auto cols = start_n + rn;
+    auto kv_mask = cols.col() < s;
+    auto kb = load(k + base + cols.col() * D + rd.row(), kv_mask, 0.0f);
+    auto qk = dot(qb, trans(kb)) * scale;
+    auto valid = (cols.row() < s) & ((cols.row() <= rm.col()) | !CAUSAL);
+    qk = where(valid, qk, -INFINITY);
+    // Every row has a finite score in the first block (key 0), so m_new is finite from there on
+    // and exp(m_i - m_new) is exp(-inf) = 0 only on the first step.
+    auto m_new = maximum(m_i, max<1>(qk));
+    auto alpha = exp(m_i - m_new);
+    auto pm = exp(qk - m_new.col());
+    l_i = l_i * alpha + sum<1>(pm);
+    auto vb = load(v + base + cols.col() * D + rd.row(), kv_mask, 0.0f);
+    acc = dot(pm.to(dtype<T>{}), vb, acc * alpha.col());
+    m_i = m_new;
+  }
+  store(o + base + rm.col() * D + rd.row(), acc / l_i.col(), rm.col() < s);
+  store(lse + bh * s + rm, m_i + log(l_i), rm < s);
 }
 
 // Attention forward with the next key block's K and V loaded before this block's math (the
@@ -206,7 +244,10 @@ int main() {
         prop.name, t_rms * 1e-3, t_ln * 1e-3, t_attn[0] * 1e-3, t_attn[1] * 1e-3);
     // Other warps-per-program / tile choices of the same kernel sources, for the record (the
     // launchers use 16 warps for 8192-wide rows, 128x64 tiles with 8 warps for attention).
+    // BV_ONLY=text: run only the variants whose name contains text (for a profiler).
+    const char* only = std::getenv("BV_ONLY");
     auto variant = [&](const char* name, auto run) {
+      if (only && !std::strstr(name, only)) return;
       std::printf("variant %s: %.4f ms\n", name, median_ms(run));
     };
     variant("rmsnorm 8192 W4", [&] {
@@ -227,6 +268,7 @@ int main() {
     });
     // Attention tile choices: each checked against the double reference, then timed.
     auto attn_variant = [&](const char* name, auto run) {
+      if (only && !std::strstr(name, only)) return;
       o.fill_bytes(0xff);
       run();
       gpu::synchronize();
@@ -270,6 +312,18 @@ int main() {
                         "attention prefetch 64x64 W4 3/SM", 64, 4, 3);
     BV_ATTN_OCC_VARIANT((attention_fwd_pf_kernel<half, 64, 128, 64, 4>),
                         "attention prefetch 128x64 W4 2/SM", 128, 4, 2);
+    BV_ATTN_OCC_VARIANT((attention_fwd_pf_kernel<half, 64, 128, 64, 8>),
+                        "attention prefetch 128x64 W8 2/SM", 128, 8, 2);
+    BV_ATTN_OCC_VARIANT((bv::kernels::attention_fwd_kernel<half, 64, 128, 128, false, 8>),
+                        "attention 128x128 W8 2/SM", 128, 8, 2);
+    BV_ATTN_OCC_VARIANT((bv::kernels::attention_fwd_kernel<half, 64, 256, 64, false, 8>),
+                        "attention 256x64 W8 2/SM", 256, 8, 2);
+    BV_ATTN_OCC_VARIANT((bv::kernels::attention_fwd_kernel<half, 64, 64, 64, false, 4>),
+                        "attention 64x64 W4 3/SM", 64, 4, 3);
+    BV_ATTN_OCC_VARIANT((bv::kernels::attention_fwd_kernel<half, 64, 64, 32, false, 4>),
+                        "attention 64x32 W4 4/SM", 64, 4, 4);
+    BV_ATTN_OCC_VARIANT((attention_fwd_old_kernel<half, 64, 128, 64, false, 8>),
+                        "attention (exp, masked every block) 128x64 W8 2/SM", 128, 8, 2);
 #undef BV_ATTN_OCC_VARIANT
     return 0;
   } catch (const check_failed&) {

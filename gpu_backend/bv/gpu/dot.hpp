@@ -83,18 +83,37 @@ BV_DI int swz(int row, int col) {
   constexpr int chunks = C / 8 < 8 ? C / 8 : 8;
   return row * C + (((col >> 3) ^ ((row ^ (row >> 2)) & (chunks - 1))) << 3) + (col & 7);
 }
-// Stage x (R x C) as [mma_order(row)][mma_order(col)]: each thread's 8 contiguous columns go out
-// as 4 pairs (4-byte stores).
+// Stage x (R x C) as [mma_order(row)][mma_order(col)]: each thread's 8 contiguous columns are the
+// pairs of 4 matrices in mma order, one stmatrix (sm_90) or 4 pairs (4-byte stores) otherwise.
 template <class T, int R, int C, int W>
 BV_DI void stage_mma(T* s, const basic_block<T, shape<R, C>, W>& x) {
   using X = basic_block<T, shape<R, C>, W>;
+  using L = gpu::layout2d<R, C, W>;
+  if constexpr (gpu::prim::has_stmatrix && R >= L::rows::tile()) {
+    // One stmatrix per 8 columns of a row register: lane 4g + t holds the pairs of 4 matrices
+    // (chunks 4G .. 4G + 3 in mma order) of its row; lane l addresses row l % 8 of the wave's 8
+    // rows (those of lanes 4 (l % 8) + t) in chunk l / 8.
+    const int lane = gpu::prim::lane_id();
 #pragma unroll
-  for (int ri = 0; ri < X::NR; ++ri) {
-    const int row = mma_order(gpu::row_of<R, C, W>(ri));
+    for (int ri = 0; ri < X::NR; ++ri) {
+      const int row = mma_order(L::rows::at(lane & 7, L::wave_row(gpu::prim::wave_id()), ri));
 #pragma unroll
-    for (int ci = 0; ci < X::NC; ci += 2) {
-      const int col = mma_order(gpu::col_of<R, C, W>(ci));
-      vstore<2>(s + swz<C>(row, col), x.v + ri * X::NC + ci);
+      for (int ci = 0; ci < X::NC; ci += 8) {
+        uint32_t r[4];
+        __builtin_memcpy(r, x.v + ri * X::NC + ci, 16);
+        const int G = ci / 8;  // 32-column group
+        gpu::prim::stmatrix_x4(s + swz<C>(row, G * 32 + (lane >> 3) * 8), r);
+      }
+    }
+  } else {
+#pragma unroll
+    for (int ri = 0; ri < X::NR; ++ri) {
+      const int row = mma_order(gpu::row_of<R, C, W>(ri));
+#pragma unroll
+      for (int ci = 0; ci < X::NC; ci += 2) {
+        const int col = mma_order(gpu::col_of<R, C, W>(ci));
+        vstore<2>(s + swz<C>(row, col), x.v + ri * X::NC + ci);
+      }
     }
   }
 }

@@ -139,6 +139,25 @@ BV_DI void ldmatrix_x4_trans(uint32_t (&r)[4], const void* row) {
   __trap();
 #endif
 }
+// stmatrix (sm_90): the inverse of ldmatrix_x4: lane l gives the address of row l % 8 of matrix
+// l / 8, and r[i] holds elements (g, 2t) and (g, 2t + 1) of matrix i for lane 4g + t.
+BV_DI void stmatrix_x4(void* row, const uint32_t (&r)[4]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1,%2,%3,%4};\n"
+               :
+               : "r"(lds_addr(row)), "r"(r[0]), "r"(r[1]), "r"(r[2]), "r"(r[3])
+               : "memory");
+#else
+  (void)r, (void)row;
+  __trap();
+#endif
+}
+inline constexpr bool has_stmatrix =
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    false;
+#else
+    true;
+#endif
 inline constexpr bool has_mma =
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
     false;

@@ -20,6 +20,9 @@ BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k
                                     ptr<T> o, ptr<float> lse, int s, float scale) {
   const int start_m = p.id(0) * BM, bh = p.id(1);
   const int base = bh * s * D;
+  // Scores in log2 units, as in Triton's tutorial: exp(x * scale) = exp2(x * scale * log2(e)),
+  // the two factors folded into one multiply; m_i is in the same units.
+  const float qk_scale = scale * 1.44269504088896341f;
   auto rm = start_m + arange<BM>(p);
   auto rn = arange<BN>(p);
   auto rd = arange<D>(p);
@@ -33,21 +36,26 @@ BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k
     auto cols = start_n + rn;
     auto kv_mask = cols.col() < s;
     auto kb = load(k + base + cols.col() * D + rd.row(), kv_mask, 0.0f);
-    auto qk = dot(qb, trans(kb)) * scale;
-    auto valid = (cols.row() < s) & ((cols.row() <= rm.col()) | !CAUSAL);
-    qk = where(valid, qk, -INFINITY);
+    auto qk = dot(qb, trans(kb)) * qk_scale;
+    // Only a block that runs past the last key, or (causal) reaches past the block's first query
+    // row, has scores to mask.
+    if (start_n + BN > s || (CAUSAL && start_n + BN > start_m + 1)) {
+      auto valid = (cols.row() < s) & ((cols.row() <= rm.col()) | !CAUSAL);
+      qk = where(valid, qk, -INFINITY);
+    }
     // Every row has a finite score in the first block (key 0), so m_new is finite from there on
-    // and exp(m_i - m_new) is exp(-inf) = 0 only on the first step.
+    // and exp2(m_i - m_new) is exp2(-inf) = 0 only on the first step.
     auto m_new = maximum(m_i, max<1>(qk));
-    auto alpha = exp(m_i - m_new);
-    auto pm = exp(qk - m_new.col());
+    auto alpha = exp2(m_i - m_new);
+    auto pm = exp2(qk - m_new.col());
     l_i = l_i * alpha + sum<1>(pm);
     auto vb = load(v + base + cols.col() * D + rd.row(), kv_mask, 0.0f);
     acc = dot(pm.to(dtype<T>{}), vb, acc * alpha.col());
     m_i = m_new;
   }
   store(o + base + rm.col() * D + rd.row(), acc / l_i.col(), rm.col() < s);
-  store(lse + bh * s + rm, m_i + log(l_i), rm < s);
+  // lse in natural-log units: (m_i + log2(l_i)) * ln(2).
+  store(lse + bh * s + rm, (m_i + log2(l_i)) * 0.693147180559945309f, rm < s);
 }
 
 template <class T, int D, int BM, int W = 4>
