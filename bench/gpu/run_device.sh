@@ -1,58 +1,45 @@
 #!/bin/bash
-# One device run: the GPU tests, the blockvec CLI on the GPU (every kernel with --backend both,
-# then bench --backend gpu), the older bench binaries if carried, and the Triton peers, back to
-# back on the same GPU. Builds nothing: expects prebuilt binaries in the carried folder $1
-# (default .gpu-carry): bv_gpu_tests and blockvec from gpu_backend/scripts/build_cli_gpu.sh
-# (nvcc -arch=sm_90, static runtime), optionally bv_gpu_bench / bv_gpu_libbench from
-# build_nvcc.sh, and the peer script triton_peer.py; the LayerNorm peer is
-# bench/gpu/layernorm_peer.py. Writes logs to $OUT (or ./gpu-out).
-# Environment: BV_SKIP_TESTS=1, BV_SKIP_RUNS=1 skip those parts; BV_BENCH_ARGS adds arguments to
-# `blockvec bench --backend gpu` (default --variants).
+# One device run: timings first, on a quiet GPU (blockvec bench --backend gpu, the LayerNorm peer,
+# the Triton peers), then correctness (the GPU tests one test case at a time, then
+# `blockvec run K --backend both` for every kernel), each step under its own time limit so that a
+# hang costs one step, not the call. Builds nothing: expects prebuilt binaries in the carried
+# folder $1 (default .gpu-carry): blockvec and bv_gpu_tests from gpu_backend/scripts/
+# build_cli_gpu.sh, optionally bv_gpu_bench / bv_gpu_libbench from build_nvcc.sh, and
+# triton_peer.py (a copy of ../shared/peers/triton_peer.py). Everything goes to $OUT/log.txt
+# (or ./gpu-out) as it happens, JSON beside it; what was written comes back even after a timeout.
+# Environment: BV_STEPS (default "bench lnpeer peer tests runs"), BV_BENCH_ARGS (default
+# --variants), BV_TEST_MATCH (a grep -E pattern: only the test cases it matches), BV_TEST_TIMEOUT
+# (s per test case, default 40), BV_RUN_TIMEOUT (s per kernel, 20).
 set -u
 C=${1:-.gpu-carry}
 O=${OUT:-gpu-out}
 mkdir -p "$O"
-{
-  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
-  nvcc --version 2>/dev/null | tail -1
-  python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)'
-} 2>&1 | tee "$O/env.txt"
-if [ -x "$C/bv_gpu_tests" ] && [ -z "${BV_SKIP_TESTS:-}" ]; then
-  echo "== tests"; "$C/bv_gpu_tests" > "$O/tests.txt" 2>&1; echo "tests rc=$?" | tee -a "$O/tests.txt"
-  grep -E "ERROR|FAILED|CHECK\(|values:|logged:|TEST CASE:" "$O/tests.txt" | head -60; tail -4 "$O/tests.txt"
+exec > >(tee -a "$O/log.txt") 2>&1
+STEPS=" ${BV_STEPS:-bench lnpeer peer tests runs} "
+has() { [[ "$STEPS" == *" $1 "* ]]; }
+echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  steps:$STEPS"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader
+python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)' 2>&1
+if has bench && [ -x "$C/blockvec" ]; then
+  echo "== blockvec bench --backend gpu ${BV_BENCH_ARGS:---variants}"
+  timeout 120 "$C/blockvec" bench --backend gpu ${BV_BENCH_ARGS:---variants} --json > "$O/cli_bench.json"
+  echo "cli bench rc=$?"
 fi
-if [ -x "$C/blockvec" ]; then
-  if [ -z "${BV_SKIP_RUNS:-}" ]; then
-    echo "== blockvec run K --backend both (default sizes, seed 7)"
-    : > "$O/cli_runs.txt"
-    pass=0; fail=0; failed=""
-    for k in $("$C/blockvec" list | awk '{print $1}'); do
-      "$C/blockvec" run "$k" --backend both --seed 7 > "$O/run_$k.txt" 2>&1; rc=$?
-      { echo "### $k rc=$rc"; cat "$O/run_$k.txt"; } >> "$O/cli_runs.txt"
-      line=$(grep -E "^gpu  |gpu vs cpu|gpu result|no GPU entry|failed|needs" "$O/run_$k.txt" | tr -s ' ' | paste -sd';' | cut -c1-150)
-      printf '%-24s rc=%d  %s\n' "$k" "$rc" "$line"
-      if [ $rc -eq 0 ]; then pass=$((pass+1)); else fail=$((fail+1)); failed="$failed $k"; fi
-      rm -f "$O/run_$k.txt"
-    done
-    echo "cli runs: $pass passed, $fail not (${failed# })"
-  fi
-  echo "== blockvec bench --backend gpu"
-  "$C/blockvec" bench --backend gpu ${BV_BENCH_ARGS:---variants} --json > "$O/cli_bench.json" 2> "$O/cli_bench.err"
-  echo "cli bench rc=$?"; grep -v "^  .* \.\.\.$" "$O/cli_bench.err" | tail -3
+if has lnpeer; then
+  echo "== layernorm peer"
+  PYTHONUNBUFFERED=1 timeout 90 python3 bench/gpu/layernorm_peer.py > "$O/ln_peer.json"; echo "ln peer rc=$?"
 fi
-if [ -x "$C/bv_gpu_bench" ]; then echo "== bench"; "$C/bv_gpu_bench" 2>&1 | tee "$O/bench.txt"; fi
-if [ -x "$C/bv_gpu_libbench" ]; then echo "== libbench"; "$C/bv_gpu_libbench" 2>&1 | tee "$O/libbench.txt"; fi
-echo "== layernorm peer"; PYTHONUNBUFFERED=1 timeout 200 python3 bench/gpu/layernorm_peer.py > "$O/ln_peer.json" 2> "$O/ln_peer.err"; echo "ln peer rc=$?"; tail -3 "$O/ln_peer.err"
-if [ -f "$C/triton_peer.py" ]; then
-  echo "== peer"; PYTHONUNBUFFERED=1 timeout 300 python3 "$C/triton_peer.py" gpu > "$O/peer.json" 2> "$O/peer.err"; echo "peer rc=$?"
+if has peer && [ -f "$C/triton_peer.py" ]; then
+  echo "== triton peer"
+  PYTHONUNBUFFERED=1 timeout 240 python3 "$C/triton_peer.py" gpu > "$O/peer.json"; echo "peer rc=$?"
 fi
+summary() {
 python3 - "$O" <<'PY'
 import json, os, sys
 o = sys.argv[1]
 def load(name):
     try: return json.load(open(os.path.join(o, name)))
-    except Exception as e: print("(no %s: %s)" % (name, e)); return None
+    except Exception as e: return None
 cli, peer, ln = load("cli_bench.json"), load("peer.json"), load("ln_peer.json")
 if cli:
     print("blockvec bench --backend gpu: %s, %s, median of %d after %d warm-up" % (cli["date"], cli["device"], cli["reps"], cli["warmup"]))
@@ -65,7 +52,7 @@ if cli:
     print("side by side (ratio = Triton time / ours; > 1: ours faster):")
     def side(name, k, theirs, torch=None, extra=""):
         if k in ours and theirs:
-            print("  %-12s ours %.4f ms  triton %.4f ms  ratio %.2f%s%s" % (name, ours[k] * 1e3, theirs * 1e3, theirs / ours[k],
+            print("  %-26s ours %.4f ms  triton %.4f ms  ratio %.2f%s%s" % (name, ours[k] * 1e3, theirs * 1e3, theirs / ours[k],
                   "  torch %.4f ms" % (torch * 1e3) if torch else "", extra))
     if peer:
         p = peer["results"]
@@ -78,7 +65,36 @@ if cli:
     if ln:
         l = ln["layernorm"]
         for k in sorted(x for x in ours if x == "layernorm" or x.startswith("layernorm@")):
-            side(k, k, l["triton"], l["torch"], "  (host clock)")
+            side(k, k, l["triton"], l["torch"], "  (peer: host clock)")
             if "triton_events" in l:
-                side(k, k, l["triton_events"], l.get("torch_events"), "  (events, as ours)")
+                side(k, k, l["triton_events"], l.get("torch_events"), "  (peer: events, as ours)")
 PY
+}
+summary
+if has tests && [ -x "$C/bv_gpu_tests" ]; then
+  echo "== GPU tests, one test case at a time (timeout ${BV_TEST_TIMEOUT:-40} s each)"
+  "$C/bv_gpu_tests" -ltc 2>/dev/null | grep -E "^gpu |^backend" | grep -E "${BV_TEST_MATCH:-.}" > "$O/cases.txt"
+  while IFS= read -r tc; do
+    pat=$(printf '%s' "$tc" | sed 's/[][*?,\\]/?/g')
+    timeout "${BV_TEST_TIMEOUT:-40}" stdbuf -oL "$C/bv_gpu_tests" -tc="$pat" > "$O/tc.txt" 2>&1; rc=$?
+    res=$(grep -E "^\[doctest\] (test cases|assertions)" "$O/tc.txt" | tr -s ' ' | paste -sd' ')
+    echo "rc=$rc  $tc :: $res"
+    [ $rc -ne 0 ] && grep -E "ERROR|CHECK|values|logged|seed" "$O/tc.txt" | head -12
+  done < "$O/cases.txt"
+  rm -f "$O/tc.txt"
+fi
+if has runs && [ -x "$C/blockvec" ]; then
+  echo "== blockvec run K --backend both (default sizes, seed 7)"
+  pass=0; fail=0; failed=""
+  for k in $("$C/blockvec" list | awk '{print $1}'); do
+    timeout "${BV_RUN_TIMEOUT:-20}" "$C/blockvec" run "$k" --backend both --seed 7 > "$O/run.txt" 2>&1; rc=$?
+    line=$(grep -E "^gpu  |gpu vs cpu|gpu result|no GPU entry|failed|needs" "$O/run.txt" | tr -s ' ' | paste -sd';' | cut -c1-170)
+    printf '%-24s rc=%d  %s\n' "$k" "$rc" "$line"
+    if [ $rc -eq 0 ]; then pass=$((pass+1)); else fail=$((fail+1)); failed="$failed $k"; fi
+  done
+  rm -f "$O/run.txt"
+  echo "cli runs: $pass passed, $fail not (${failed# })"
+fi
+if [ -x "$C/bv_gpu_bench" ]; then echo "== bench"; timeout 120 "$C/bv_gpu_bench"; fi
+if [ -x "$C/bv_gpu_libbench" ]; then echo "== libbench"; timeout 120 "$C/bv_gpu_libbench"; fi
+echo "done: $(date -u +%H:%M:%SZ)"

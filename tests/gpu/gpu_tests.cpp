@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <string_view>
 
 #include "bv/gpu/dispatch.hpp"
 #include "bv/gpu/host_api.hpp"
@@ -35,6 +36,7 @@
 #include "bv/kernels/ref/rmsnorm.hpp"
 #include "bv/kernels/ref/softmax.hpp"
 #include "bv/kernels/rmsnorm.hpp"
+#include "bv/kernels/rope.hpp"
 #include "bv/kernels/softmax.hpp"
 #include "bv/testing.hpp"
 
@@ -294,13 +296,18 @@ void cross_entropy_case(int rows, int v, uint64_t seed) {
   check_same(dx_gpu, dx_cpu, dref, bv::is_16bit_float<T> ? 1e-2 : 1e-5);
 }
 
-void attention_case(int B, int H, int S, bool causal, uint64_t seed) {
-  using T = bv::half;
+// Head dim 64 or 128, f16 or bf16. bf16 keeps 8 bits of mantissa (f16: 11), and P is rounded to
+// the input dtype before P @ V: its errors are about 8x f16's (the interpreter at these sizes:
+// o rel L2 1.9-2.1e-3 and max |err| / max |ref| up to 3.5e-3 for bf16; 2.4-2.7e-4 for f16).
+template <class T = bv::half>
+void attention_case(int B, int H, int S, bool causal, uint64_t seed, int D = 64) {
   CAPTURE(B);
   CAPTURE(H);
   CAPTURE(S);
+  CAPTURE(D);
   CAPTURE(causal);
-  const int D = 64;
+  const bool bf16 = std::is_same_v<T, bv::bfloat16>;
+  CAPTURE(bf16);
   auto q = tensor<T>::randn("q", {B, H, S, D}, seed),
        k = tensor<T>::randn("k", {B, H, S, D}, seed + 1),
        v = tensor<T>::randn("v", {B, H, S, D}, seed + 2);
@@ -308,14 +315,98 @@ void attention_case(int B, int H, int S, bool causal, uint64_t seed) {
   tensor<float> l_gpu("lse_gpu", {B * H, S}), l_cpu("lse_cpu", {B * H, S});
   bv::testing::poison(o_gpu);
   bv::testing::poison(l_gpu);
-  bv::gpu::attention_fwd(dtype_id::f16, q.data(), k.data(), v.data(), o_gpu.data(), l_gpu.data(), B,
+  bv::gpu::attention_fwd(id_of<T>(), q.data(), k.data(), v.data(), o_gpu.data(), l_gpu.data(), B,
                          H, S, D, causal);
   REQUIRE(bv::kernels::attention_fwd(q, k, v, o_cpu, l_cpu, causal).ok());
   const auto ref = bv::kernels::ref::attention_fwd(q, k, v, causal);
   BV_CHECK_CLOSE(o_gpu, ref.o, 1e-2);
   BV_CHECK_CLOSE(l_gpu, ref.lse, 1e-3);
-  check_same(o_gpu, o_cpu, ref.o, 1e-2);
+  check_same(o_gpu, o_cpu, ref.o, bf16 ? 2e-2 : 1e-2);
   check_same(l_gpu, l_cpu, ref.lse, 1e-3);
+}
+
+// Split-K: c (fp32) = a @ b with K cut into `splits` slices added into c with atomic adds.
+template <class T>
+void matmul_splitk_case(int M, int N, int K, int splits, uint64_t seed) {
+  CAPTURE(M);
+  CAPTURE(N);
+  CAPTURE(K);
+  CAPTURE(splits);
+  auto a = tensor<T>::randn("a", {M, K}, seed), b = tensor<T>::randn("b", {K, N}, seed + 1);
+  tensor<float> c_gpu("c_gpu", {M, N}), c_cpu("c_cpu", {M, N});
+  bv::testing::poison(c_gpu);  // the GPU entry zeroes c on the device; the host copy comes back
+  bv::gpu::matmul_splitk(id_of<T>(), a.data(), b.data(), c_gpu.data(), M, N, K, splits);
+  for (const auto& r : bv::kernels::matmul_splitk(a, b, c_cpu, splits)) REQUIRE(r.ok());
+  const auto ref = bv::kernels::ref::matmul_splitk(a, b);
+  BV_CHECK_CLOSE(c_gpu, ref, 1e-5);
+  // The partial tiles land in any order: a few fp32 ulps of the dot products apart.
+  check_same(c_gpu, c_cpu, ref, 1e-5);
+}
+
+// RoPE: rope_split from columns of a [S, stride] matrix into [H, S, D], and rope_merge back into
+// columns of a [S, stride] matrix whose other columns must survive; sign +1, -1 (inverse) or 0
+// (a plain layout change). Reference in double from the same fp32 tables.
+template <class T>
+void rope_case(int S, int H, int D, int col0, float sign, uint64_t seed) {
+  CAPTURE(S);
+  CAPTURE(H);
+  CAPTURE(D);
+  CAPTURE(col0);
+  CAPTURE(sign);
+  const int half_d = D / 2, stride = col0 + H * D + 7;  // ragged trailing columns
+  const bv::kernels::rope_tables tab(S, D);
+  auto rot = [&](double x1, double x2, int pos, int i, bool second) {
+    const double c = sign == 0.0f ? 1.0 : tab.cos(pos, i), sn = double(tab.sin(pos, i)) * sign;
+    return second ? x2 * c + x1 * sn : x1 * c - x2 * sn;
+  };
+  const double tol = bv::is_16bit_float<T> ? 1e-2 : 1e-5;
+  // split
+  auto src = tensor<T>::randn("src", {S, stride}, seed);
+  tensor<T> d_gpu("split_gpu", {H, S, D}), d_cpu("split_cpu", {H, S, D});
+  bv::testing::poison(d_gpu);
+  bv::gpu::rope_split(id_of<T>(), src.data(), d_gpu.data(), tab.cos.data(), tab.sin.data(), S, H,
+                      D, stride, col0, sign);
+  REQUIRE((D == 64 ? bv::kernels::rope_split<64>(src, col0, d_cpu, tab, sign).ok()
+                   : bv::kernels::rope_split<128>(src, col0, d_cpu, tab, sign).ok()));
+  std::vector<double> ref(static_cast<size_t>(H) * S * D);
+  for (int h = 0; h < H; ++h)
+    for (int pos = 0; pos < S; ++pos)
+      for (int i = 0; i < half_d; ++i) {
+        const double x1 = static_cast<float>(src(pos, col0 + h * D + i)),
+                     x2 = static_cast<float>(src(pos, col0 + h * D + half_d + i));
+        const size_t o = (size_t(h) * S + pos) * D;
+        ref[o + i] = rot(x1, x2, pos, i, false);
+        ref[o + half_d + i] = rot(x1, x2, pos, i, true);
+      }
+  BV_CHECK_CLOSE(d_gpu, ref, tol);
+  check_same(d_gpu, d_cpu, ref, tol);
+  // merge: into columns [col0, col0 + H * D) of a matrix whose other columns hold data
+  auto hsd = tensor<T>::randn("hsd", {H, S, D}, seed + 1);
+  auto base = tensor<T>::randn("base", {S, stride}, seed + 2);
+  tensor<T> m_gpu("merge_gpu", {S, stride}), m_cpu("merge_cpu", {S, stride});
+  std::vector<double> mref(static_cast<size_t>(S) * stride);
+  for (int pos = 0; pos < S; ++pos)
+    for (int j = 0; j < stride; ++j) {
+      const bool inside = j >= col0 && j < col0 + H * D;
+      m_gpu(pos, j) = m_cpu(pos, j) =
+          inside ? static_cast<T>(std::numeric_limits<float>::quiet_NaN()) : base(pos, j);
+      mref[size_t(pos) * stride + j] = static_cast<float>(base(pos, j));
+    }
+  for (int h = 0; h < H; ++h)
+    for (int pos = 0; pos < S; ++pos)
+      for (int i = 0; i < half_d; ++i) {
+        const double x1 = static_cast<float>(hsd(h, pos, i)),
+                     x2 = static_cast<float>(hsd(h, pos, half_d + i));
+        const size_t o = size_t(pos) * stride + col0 + h * D;
+        mref[o + i] = rot(x1, x2, pos, i, false);
+        mref[o + half_d + i] = rot(x1, x2, pos, i, true);
+      }
+  bv::gpu::rope_merge(id_of<T>(), hsd.data(), m_gpu.data(), tab.cos.data(), tab.sin.data(), S, H,
+                      D, stride, col0, sign);
+  REQUIRE((D == 64 ? bv::kernels::rope_merge<64>(hsd, m_cpu, col0, tab, sign).ok()
+                   : bv::kernels::rope_merge<128>(hsd, m_cpu, col0, tab, sign).ok()));
+  BV_CHECK_CLOSE(m_gpu, mref, tol);
+  check_same(m_gpu, m_cpu, mref, tol);
 }
 
 template <class T>
@@ -525,6 +616,47 @@ TEST_CASE("gpu attention forward: f16, head dim 64, causal and not, ragged seque
   }
 }
 
+TEST_CASE("gpu attention forward: head dim 128 (f16, bf16) and bf16 at head dim 64, ragged") {
+  const uint64_t s = seed_for("attention_d128_bf16");
+  std::mt19937_64 rng(s);
+  const int S = bv::testing::ragged(rng, 65, 300);
+  for (bool causal : {false, true}) {
+    attention_case<bv::half>(1, 2, 128, causal, s + causal, 128);
+    attention_case<bv::half>(2, 1, S, causal, s + 2 + causal, 128);
+    attention_case<bv::bfloat16>(1, 2, 128, causal, s + 4 + causal, 64);
+    attention_case<bv::bfloat16>(2, 1, S, causal, s + 6 + causal, 64);
+    attention_case<bv::bfloat16>(2, 1, S, causal, s + 8 + causal, 128);
+  }
+}
+
+TEST_CASE("gpu matmul_splitk: atomic adds of K slices, f32, f16 and bf16 inputs, ragged") {
+  const uint64_t s = seed_for("matmul_splitk");
+  std::mt19937_64 rng(s);
+  matmul_splitk_case<float>(64, 96, 1000, 8, s);
+  matmul_splitk_case<float>(bv::testing::ragged(rng, 65, 200), bv::testing::ragged(rng, 65, 200),
+                            bv::testing::ragged(rng, 500, 3000), 8, s + 1);
+  matmul_splitk_case<float>(bv::testing::ragged(rng, 1, 64), bv::testing::ragged(rng, 1, 64),
+                            bv::testing::ragged(rng, 33, 400), 3, s + 2);
+  matmul_splitk_case<bv::half>(bv::testing::ragged(rng, 65, 300), bv::testing::ragged(rng, 65, 300),
+                               bv::testing::ragged(rng, 500, 3000), 8, s + 3);
+  matmul_splitk_case<bv::bfloat16>(bv::testing::ragged(rng, 65, 300),
+                                   bv::testing::ragged(rng, 65, 300),
+                                   bv::testing::ragged(rng, 500, 3000), 5, s + 4);
+}
+
+TEST_CASE("gpu rope: split and merge, head dim 64 and 128, f32, f16, bf16, every sign") {
+  const uint64_t s = seed_for("rope");
+  std::mt19937_64 rng(s);
+  const int S = bv::testing::ragged(rng, 17, 200);
+  for (float sign : {1.0f, -1.0f, 0.0f}) {
+    const int col0 = bv::testing::ragged(rng, 0, 300, 64);
+    rope_case<float>(S, 3, 64, col0, sign, s + 10 * int(sign + 1));
+    rope_case<bv::half>(S, 2, 128, col0, sign, s + 10 * int(sign + 1) + 1);
+    rope_case<bv::bfloat16>(S, 2, 64, col0, sign, s + 10 * int(sign + 1) + 2);
+  }
+  rope_case<float>(S, 2, 128, 0, 1.0f, s + 40);
+}
+
 TEST_CASE("gpu matmul_bias_gelu: f32 and f16, ragged") {
   const uint64_t s = seed_for("matmul_bias_gelu");
   std::mt19937_64 rng(s);
@@ -640,7 +772,12 @@ TEST_CASE("backend choice: automatic picks the GPU, BV_INTERPRET=1 forces the in
 }
 
 int main(int argc, char** argv) {
-  if (!bv::gpu::available()) {
+  // Listing the test cases (bench/gpu/run_device.sh runs them one by one) needs no GPU.
+  bool listing = false;
+  for (int i = 1; i < argc; ++i)
+    listing = listing || std::string_view(argv[i]).find("-ltc") != std::string_view::npos ||
+              std::string_view(argv[i]).find("list-test-cases") != std::string_view::npos;
+  if (!listing && !bv::gpu::available()) {
     std::printf("SKIPPED: GPU tests need a GPU: %s%s\n", bv::gpu::describe().c_str(),
                 bv::gpu::built() && std::getenv("BV_INTERPRET") ? " (BV_INTERPRET is set)" : "");
     return 77;

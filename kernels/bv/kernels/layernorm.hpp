@@ -14,6 +14,12 @@
 
 namespace bv::kernels {
 
+// One reduction for both statistics: the sums of d = x - x[row, 0] and of d^2 give
+// mean = x[row, 0] + sum(d) / n and var = sum(d^2) / n - (sum(d) / n)^2. Shifting by an element
+// of the row (the shifted-data variance) keeps the cancellation small when |mean| >> std. On the
+// GPU the two sums travel together (sum2: one trip through the lanes and LDS, two barriers instead
+// of the four of two sum() calls; docs/PERFORMANCE.md has the figures); the interpreter computes
+// the same two sums one after the other.
 template <class T, int BLOCK, int W = 4>
 BV_KERNEL void layernorm_fwd_kernel(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T> b,
                                     ptr<T> y, ptr<float> mean, ptr<float> rstd, int sx, int sy,
@@ -22,15 +28,25 @@ BV_KERNEL void layernorm_fwd_kernel(program<W> p, ptr<const T> x, ptr<const T> w
   auto cols = arange<BLOCK>(p);
   auto mask = cols < n;
   auto xv = load(x + row * sx + cols, mask, 0.0f).to(f32);
-  const float mu = sum(xv) / n;
-  // Masked lanes must not add (0 - mu)^2 to the variance.
-  auto xc = where(mask, xv - mu, 0.0f);
-  const float r = rsqrt(sum(xc * xc) / n + eps);
-  store(mean + row, mu);
+  const float shift = static_cast<float>(load(x + row * sx));
+  // Masked lanes must add nothing to either sum.
+  auto d = where(mask, xv - shift, 0.0f);
+  // w and b are loaded before the reduction, so that their latency overlaps it (ptxas: 8 bytes of
+  // spill at the 64 registers of two 512-thread programs per SM, against 48 loaded after).
+  auto wv = load(w + cols, mask, 0.0f);
+  auto bv_ = load(b + cols, mask, 0.0f);
+#if BV_GPU
+  const auto s = sum2(d, d * d);
+  const float s1 = s.first, s2 = s.second;
+#else
+  const float s1 = sum(d), s2 = sum(d * d);
+#endif
+  const float dm = s1 / n;
+  const float var = s2 / n - dm * dm;
+  const float r = rsqrt((var > 0.0f ? var : 0.0f) + eps);
+  store(mean + row, shift + dm);
   store(rstd + row, r);
-  auto wv = load(w + cols, mask, 0.0f).to(f32);
-  auto bv_ = load(b + cols, mask, 0.0f).to(f32);
-  store(y + row * sy + cols, xc * r * wv + bv_, mask);
+  store(y + row * sy + cols, (d - dm) * r * wv.to(f32) + bv_.to(f32), mask);
 }
 
 // dx for one row: with xhat = (x - mean) * rstd and g = dy * w,
