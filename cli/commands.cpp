@@ -302,7 +302,8 @@ double best_of(int repeat, F f) {
 }
 }  // namespace
 
-int bench_command(const std::vector<std::string>& names, bool json_out, int repeat) {
+int bench_command(const std::vector<std::string>& names, bool json_out, int repeat,
+                  bool per_check) {
   std::vector<const kernel_entry*> ks;
   for (const auto& n : names) {
     const kernel_entry* k = find_kernel(n);
@@ -319,8 +320,12 @@ int bench_command(const std::vector<std::string>& names, bool json_out, int repe
   config().quiet = true;
   config().progress = false;
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
-  table tab({"kernel", "size", "programs", "native ms", "off ms", "off/native", "all ms",
-             "all/native", "parallel x", "TRITON_INTERPRET/native"});
+  std::vector<std::string> heads{"kernel", "size", "programs", "native ms", "off ms",
+                                 "off/native", "all ms", "all/native", "parallel x",
+                                 "TRITON_INTERPRET/native"};
+  if (per_check)
+    for (const check_name* c = check_names; c->name; ++c) heads.push_back(c->name);
+  table tab(heads);
   json rows = json::array();
   int misses = 0;
   for (const kernel_entry* k : ks) {
@@ -349,9 +354,19 @@ int bench_command(const std::vector<std::string>& names, bool json_out, int repe
     // DESIGN.md's TRITON_INTERPRET=1 figures are ratios to torch on one CPU thread.
     std::string triton = "-";
     if (k->triton_interpret_seconds > 0) triton = fmt::format("{:.0f}x", k->triton_interpret_seconds / native);
-    tab.add({k->name, size_text(size), std::to_string(programs), ms(native), ms(off),
-             ratio(off, native), ms(all), ratio(all, native),
-             big_grid ? ratio(off, par) : fmt::format("({})", ratio(off, par)), triton});
+    std::vector<std::string> cells{
+        k->name, size_text(size), std::to_string(programs), ms(native), ms(off),
+        ratio(off, native), ms(all), ratio(all, native),
+        big_grid ? ratio(off, par) : fmt::format("({})", ratio(off, par)), triton};
+    // Each check alone against checks off, both sequential: what one check costs.
+    json check_cost = json::object();
+    if (per_check)
+      for (const check_name* c = check_names; c->name; ++c) {
+        const double t = interp(c->bit, schedule::sequential);
+        cells.push_back(ratio(t, off));
+        check_cost[c->name] = t / off;
+      }
+    tab.add(cells);
     rows.push_back({{"kernel", k->name},
                     {"size", size},
                     {"programs", programs},
@@ -363,6 +378,7 @@ int bench_command(const std::vector<std::string>& names, bool json_out, int repe
                     {"all_over_native", all_r},
                     {"parallel_speedup", speedup},
                     {"triton_interpret_s", k->triton_interpret_seconds},
+                    {"check_cost_over_off", check_cost},
                     {"match", match}});
   }
   config() = saved;
@@ -375,7 +391,9 @@ int bench_command(const std::vector<std::string>& names, bool json_out, int repe
                cpu_model(), cores, repeat);
     fmt::print("native: single-threaded C++/Eigen; off/all: the interpreter, sequential, with no "
                "checks / every check;\nparallel x: sequential over parallel time, checks off "
-               "(in parentheses below 1000 programs)\n\n");
+               "(in parentheses below 1000 programs){}\n\n",
+               per_check ? ";\nper check (last columns): that check alone over checks off, sequential"
+                         : "");
     tab.print();
     fmt::print("\ntargets: off/native <= 2x, all/native <= 4x, parallel >= 1.7x on 2 cores for "
                ">= 1000 programs: {}\n",

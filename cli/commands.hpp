@@ -19,7 +19,9 @@ struct run_request {
 
 int list_command();
 int run_command(const run_request& r);
-int bench_command(const std::vector<std::string>& kernels, bool json, int repeat);
+// per_check: also time each check alone (sequential), as a ratio to checks off.
+int bench_command(const std::vector<std::string>& kernels, bool json, int repeat,
+                  bool per_check = false);
 // bench --backend gpu (cli/bench_gpu.cpp): median of `reps` device-timed launches after `warmup`.
 int bench_gpu_command(const std::vector<std::string>& kernels, bool json, int reps, int warmup,
                       bool variants);

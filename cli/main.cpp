@@ -53,6 +53,9 @@ int main(int argc, char** argv) {
   bench->add_option("kernels", bench_kernels, "Kernels to benchmark (default: all)");
   bench->add_option("--repeat", repeat, "Runs per measurement; the best counts")->check(CLI::Range(1, 100));
   bench->add_flag("--json", bench_json, "Print JSON");
+  bool bench_per_check = false;
+  bench->add_flag("--per-check", bench_per_check,
+                  "CPU: also each check alone, as a ratio to checks off (one column per check)");
   std::string bench_backend = "cpu";
   int warmup = 3;
   bool bench_variants = false;
@@ -78,7 +81,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "usage: blockvec list | run KERNEL [--size N[,M]] [--seed N] "
                        "[--schedule sequential|shuffled|parallel] [--threads N] "
                        "[--check all|none|LIST] [--trace FILE] [--backend cpu|gpu|both] [--json]\n"
-                       "       | bench [KERNEL...] [--backend cpu|gpu] [--repeat N] [--json] | demo\n"
+                       "       | bench [KERNEL...] [--backend cpu|gpu] [--repeat N] [--per-check] [--json] | demo\n"
                        "       blockvec --help and blockvec SUBCOMMAND --help say more\n");
     return 2;
   }
@@ -101,7 +104,7 @@ int main(int argc, char** argv) {
     return bv::cli::bench_gpu_command(bench_kernels, bench_json,
                                       bench->count("--repeat") ? repeat : 20, warmup,
                                       bench_variants);
-  if (*bench) return bv::cli::bench_command(bench_kernels, bench_json, repeat);
+  if (*bench) return bv::cli::bench_command(bench_kernels, bench_json, repeat, bench_per_check);
   if (*demo) return bv::cli::demo_command(demo_json);
   return 2;
 }

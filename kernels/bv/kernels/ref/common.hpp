@@ -32,8 +32,11 @@ Eigen::RowVectorXd as_row(const tensor<T>& t) {
   for (int64_t i = 0; i < t.numel(); ++i) v[i] = static_cast<double>(static_cast<float>(t.flat(i)));
   return v;
 }
+// Evaluated once first: coefficient access on an unevaluated product would recompute the whole
+// product for every element (it made the split-K reference take seconds).
 template <class D>
-std::vector<double> flat(const Eigen::DenseBase<D>& m) {
+std::vector<double> flat(const Eigen::DenseBase<D>& expr) {
+  const auto& m = expr.derived().eval();
   std::vector<double> out;
   out.reserve(static_cast<size_t>(m.size()));
   for (int64_t i = 0; i < m.rows(); ++i)
