@@ -75,6 +75,21 @@ struct uninit_check final : observer {
     // nothing to do, and no lock to take, for every float read of a partly written tensor.
     if (a.kind == access_kind::load && !check_read) return;
     std::vector<int> bad;
+    // A store of one contiguous run with every lane performed: mark the run written in one
+    // step (the common case of every kernel writing a fresh output).
+    if (a.kind == access_kind::store && a.contiguous && !perform &&
+        (!a.mask || std::memchr(a.mask, 0, static_cast<size_t>(a.lanes)) == nullptr)) {
+      const int64_t e0 = a.base + a.off.first();
+      std::lock_guard lk(sh.mu);
+      uint8_t* w = sh.written.data() + e0;
+      int64_t fresh = 0;
+      for (int i = 0; i < a.lanes; ++i) fresh += w[i] == 0;
+      if (fresh) {
+        std::memset(w, 1, static_cast<size_t>(a.lanes));
+        sh.unwritten.fetch_sub(fresh, std::memory_order_relaxed);
+      }
+      return;
+    }
     {
       std::lock_guard lk(sh.mu);
       const auto* bytes = static_cast<const unsigned char*>(a.alloc->buffer);
