@@ -133,6 +133,17 @@ BV_DI void mma_dot(const basic_block<A, shape<M, K>, W>& a, const BB& b,
   gpu::prim::barrier();
   const int lane = gpu::prim::lane_id();
   const int mi = lane >> 3, r8 = lane & 7;  // ldmatrix: this lane's matrix and row
+  const int m1 = mi & 1, m2 = mi >> 1;
+  // ldmatrix addresses without per-load arithmetic: the swizzled chunk of (k-step ks, n-tile
+  // pair j) is kk ^ lanex, kk a constant ((2 ks) ^ (2 j & cm) for BT, j ^ (4 ks & cm) otherwise,
+  // both even) and lanex this lane's part; so each load is p[kk & cm] plus an immediate.
+  constexpr int cm = (bcols / 8 < 8 ? bcols / 8 : 8) - 1;
+  const int sl = r8 ^ (r8 >> 2);
+  const int lanex = BT ? (m1 ^ ((sl ^ (2 * m2)) & cm)) : (m2 ^ ((sl ^ (2 * m1)) & cm));
+  const A* lane_row = Bs + (BT ? 8 * m2 + r8 : 8 * m1 + r8) * bcols;
+  const A* pv[cm + 1];
+#pragma unroll
+  for (int v = 0; v <= cm; ++v) pv[v] = lane_row + ((v ^ lanex) << 3);
   constexpr int NP = (O::NR + 1) / 2;  // row pairs (an odd last row is paired with itself)
 #pragma unroll
   for (int ks = 0; ks < K / 16; ++ks) {
@@ -149,12 +160,12 @@ BV_DI void mma_dot(const basic_block<A, shape<M, K>, W>& a, const BB& b,
     for (int j = 0; j < N / 8; j += 2) {
       // Matrices: n-tiles j, j + 1 (mi >> 1) x k halves (mi & 1).
       uint32_t bf[4];
-      if constexpr (BT) {
-        const int row = (j + (mi >> 1)) * 8 + r8;
-        gpu::prim::ldmatrix_x4(bf, Bs + swz<bcols>(row, ks * 16 + (mi & 1) * 8));
-      } else {
-        const int row = ks * 16 + (mi & 1) * 8 + r8;
-        gpu::prim::ldmatrix_x4_trans(bf, Bs + swz<bcols>(row, (j + (mi >> 1)) * 8));
+      if constexpr (BT) {  // = Bs + swz<bcols>((j + m2) * 8 + r8, ks * 16 + m1 * 8)
+        const int kk = (2 * ks) ^ ((2 * j) & cm);
+        gpu::prim::ldmatrix_x4(bf, pv[kk & cm] + 8 * j * bcols + ((kk & ~cm) << 3));
+      } else {  // = Bs + swz<bcols>(ks * 16 + m1 * 8 + r8, (j + m2) * 8)
+        const int kk = j ^ ((4 * ks) & cm);
+        gpu::prim::ldmatrix_x4_trans(bf, pv[kk & cm] + 16 * ks * bcols + ((kk & ~cm) << 3));
       }
 #pragma unroll
       for (int h = 0; h < 2; ++h) {

@@ -267,9 +267,10 @@ BV_DI auto load_impl(const ptr_block<T, S, W, I>& pb, const M& mask, const O oth
   } else {
     using B = basic_block<U, S, W>;
     constexpr int V = gpu::tile2d::spt1 <= B::NC ? gpu::tile2d::spt1 : B::NC;
-    if constexpr (V > 1 && (V * sizeof(U)) % 4 == 0) {
+    if constexpr (BV_NVIDIA && V > 1 && (V * sizeof(U)) % 4 == 0) {
       // One test for the whole block, then straight-line vector loads: the compiler can issue
-      // them all back to back (a test and a branch per run would serialise them).
+      // them all back to back (a test and a branch per run would serialise them). NVIDIA only:
+      // on gfx90a the extra live masks cost registers (bf16 matmul spilled).
       bool all_ok = true;
 #pragma unroll
       for (int ri = 0; ri < B::NR; ++ri)
@@ -348,7 +349,7 @@ BV_DI void store_impl(const ptr_block<T, S, W, I>& pb, const V& value, const M& 
   } else {
     using B = basic_block<T, S, W>;
     constexpr int VW = gpu::tile2d::spt1 <= B::NC ? gpu::tile2d::spt1 : B::NC;
-    if constexpr (VW > 1 && (VW * sizeof(T)) % 4 == 0) {
+    if constexpr (BV_NVIDIA && VW > 1 && (VW * sizeof(T)) % 4 == 0) {
       // As in load: one test for the whole block, then straight-line vector stores.
       bool all_ok = true;
 #pragma unroll
