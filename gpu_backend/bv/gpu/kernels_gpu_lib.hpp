@@ -127,7 +127,8 @@ launch_result attention_fwd(const device_tensor<T>& q, const device_tensor<T>& k
   const int bh = static_cast<int>(q.size(0) * q.size(1)), s = static_cast<int>(q.size(2));
   const float scale = 1.0f / std::sqrt(64.0f);
   // 128 x 64 tiles, 8 warps of 16 query rows, registers capped for 2 programs per SM (16 warps:
-  // the loop is latency-bound; 1.79 ms against 2.50 with 1 program per SM, H100, 2026-11-21).
+  // the loop is latency-bound; 1.55-1.58 ms against 2.40 with 1 program per SM at 4x16x4096x64,
+  // H100, 2026-11-21).
   constexpr int BM = 128, BN = 64, W = 8;
   if (causal)
     return launch_units<bv::kernels::attention_fwd_kernel<T, 64, BM, BN, true, W>, detail::units<>,
