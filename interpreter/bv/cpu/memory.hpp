@@ -132,6 +132,8 @@ access make_access(access_kind kind, const ptr_block<T, S, W>& p, const bool* ma
   a.waves = W;
   const affine& f = p.form();
   a.contiguous = f.known && f.ac == 1 && (S::rows == 1 || f.ar == S::cols);
+  a.rows_contiguous = f.known && f.ac == 1;
+  a.row_stride = f.ar;
   a.loc = &loc;
   a.op = op;
   return a;

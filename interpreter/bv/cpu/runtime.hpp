@@ -165,6 +165,10 @@ struct access {
   // The offsets are known to be off[0] + i for every lane i (one contiguous run), from the
   // pointer block's affine form; false: unknown, look at `off`.
   bool contiguous = false;
+  // Each row of lanes is contiguous and row r starts at off[0] + r * row_stride (a 2-D tile of
+  // unit column stride), from the same form; false: unknown.
+  bool rows_contiguous = false;
+  int64_t row_stride = 0;
 };
 
 // What a value check found in one lane of a block (checks/values.hpp classifies): a value derived

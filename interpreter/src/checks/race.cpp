@@ -209,6 +209,63 @@ struct race_check final : observer {
     const int64_t row0 = a.base + a.off.first();
     cell* cells = r.cells.get();
     int64_t held = -1;  // the chunk whose lock this thread holds
+    // A read that changes nothing and races with nothing: read again by this program, or by
+    // yet another reader of an input many programs read (a matmul's tiles), no lock held.
+    auto quiet = [&](cell c) {
+      const uint32_t rd = reader_of(c), w = writer_of(c);
+      return (rd == me || rd == k_several) && (c & k_unguarded) && (w == 0 || w == me);
+    };
+    auto read_lane = [&](int i, int64_t e) {
+      cell c = cells[e];
+      const uint32_t rd = reader_of(c);
+      if (!guard && quiet(c)) return;
+      apply_guard(r, c, e, guard, serial);
+      const uint32_t w = writer_of(c);
+      if ((c & k_unguarded) && w && w != me) note(1, i, w, wloc_of(c));
+      if (rd == 0)
+        c = (c & ~k_reader_bits) | mine;
+      else if (rd != me)
+        c = (c & ~(k_id_mask << k_reader_shift)) | (k_several << k_reader_shift);
+      cells[e] = c;
+    };
+    // Reads of a tile whose rows are contiguous, every lane performed, no lock held: walk each
+    // row's runs within a chunk; a run whose cells (or whose uniform chunk) are all quiet is
+    // skipped after one vector test, without writing out the offsets.
+    const bool all_active =
+        !a.mask || std::memchr(a.mask, 0, static_cast<size_t>(a.lanes)) == nullptr;
+    if (!write && !guard && !perform && !row && a.rows_contiguous && all_active && a.cols > 0) {
+      const int cols = a.cols, nrows = a.lanes / a.cols;
+      for (int rr = 0; rr < nrows; ++rr) {
+        const int64_t rowbase = row0 + rr * a.row_stride;
+        for (int c0 = 0; c0 < cols;) {
+          const int64_t e = rowbase + c0;
+          const int64_t ch = e >> k_chunk_bits;
+          const int c1 = static_cast<int>(
+              std::min<int64_t>(cols, c0 + (((ch + 1) << k_chunk_bits) - e)));
+          if (ch != held) {
+            if (held >= 0) r.unlock(held);
+            r.lock(ch);
+            held = ch;
+          }
+          auto& chunk = r.claim(ch, serial);
+          if (chunk.uniform) {
+            if (quiet(chunk.value)) {
+              c0 = c1;
+              continue;
+            }
+            r.detail(ch);
+          }
+          bool all_quiet = true;
+          for (int cc = c0; cc < c1; ++cc) all_quiet &= quiet(cells[rowbase + cc]);
+          if (!all_quiet)
+            for (int cc = c0; cc < c1; ++cc) read_lane(rr * cols + cc, rowbase + cc);
+          c0 = c1;
+        }
+      }
+      if (held >= 0) r.unlock(held);
+      if (!lanes[1].empty()) report_race(1, a, s, lanes[1], other[1], other_loc[1]);
+      return;
+    }
     const int64_t* off = row ? nullptr : a.off.get();  // a contiguous row needs no offsets
     for (int i = 0; i < a.lanes; ++i) {
       if (!performed(a, perform, i)) continue;
@@ -252,10 +309,10 @@ struct race_check final : observer {
           r.detail(ch);
         }
       }
-      cell c = cells[e];
       // A program re-touching what it already touched the same way, with no other program
       // recorded and the element already unguarded, changes nothing and races with nothing.
       if (write) {
+        cell c = cells[e];
         if ((c & k_writer_bits) == mine && (c & k_unguarded) && !guard &&
             (reader_of(c) == 0 || reader_of(c) == me))
           continue;
@@ -268,22 +325,10 @@ struct race_check final : observer {
             note(2, i, rd, rloc_of(c));
         }
         c = (c & ~k_writer_bits) | mine;
+        cells[e] = c;
       } else {
-        const uint32_t rd = reader_of(c);
-        // Read again by this program, or by yet another reader of an input many programs read
-        // (a matmul's tiles): nothing changes and nothing races.
-        if ((rd == me || rd == k_several) && (c & k_unguarded) && !guard &&
-            (writer_of(c) == 0 || writer_of(c) == me))
-          continue;
-        apply_guard(r, c, e, guard, serial);
-        const uint32_t w = writer_of(c);
-        if ((c & k_unguarded) && w && w != me) note(1, i, w, wloc_of(c));
-        if (rd == 0)
-          c = (c & ~k_reader_bits) | mine;
-        else if (rd != me)
-          c = (c & ~(k_id_mask << k_reader_shift)) | (k_several << k_reader_shift);
+        read_lane(i, e);
       }
-      cells[e] = c;
     }
     if (held >= 0) r.unlock(held);
     for (int k = 0; k < 3; ++k)
