@@ -103,8 +103,7 @@ template <class X, class Y>
 requires detail::BinaryOperands<X, Y> BV_DI auto maximum(X x, Y y) {
   using C = typename detail::result_elem<X, Y>::type;
   return detail::zip<void, C>(x, y, [](auto p, auto q) {
-    if constexpr (is_float<C>)
-      if (p != p || q != q) return p != p ? p : q;
+    if constexpr (is_float<C>) return nan_max(p, q);
     return p > q ? p : q;
   });
 }
@@ -112,8 +111,7 @@ template <class X, class Y>
 requires detail::BinaryOperands<X, Y> BV_DI auto minimum(X x, Y y) {
   using C = typename detail::result_elem<X, Y>::type;
   return detail::zip<void, C>(x, y, [](auto p, auto q) {
-    if constexpr (is_float<C>)
-      if (p != p || q != q) return p != p ? p : q;
+    if constexpr (is_float<C>) return nan_min(p, q);
     return p < q ? p : q;
   });
 }

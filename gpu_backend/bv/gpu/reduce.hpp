@@ -44,13 +44,13 @@ struct op_add {
 struct op_max {  // a NaN wins, as on the CPU
   template <class A>
   BV_DI A operator()(A a, A b) const {
-    return (a != a || a > b) ? a : b;
+    return nan_max(a, b);
   }
 };
 struct op_min {
   template <class A>
   BV_DI A operator()(A a, A b) const {
-    return (a != a || a < b) ? a : b;
+    return nan_min(a, b);
   }
 };
 
