@@ -60,7 +60,15 @@ class stack_pool {
   ~stack_pool() {
     for (auto& sc : free_) alloc_.deallocate(sc);
   }
+  // Each thread keeps a few stacks of its own, so that the parallel schedule's threads do not
+  // take the pool's lock (and bounce its cache line) for every program they start and end.
   ctx::stack_context get() {
+    cache& c = local();
+    if (!c.stacks.empty()) {
+      auto sc = c.stacks.back();
+      c.stacks.pop_back();
+      return sc;
+    }
     {
       std::lock_guard lk(mu_);
       if (!free_.empty()) {
@@ -72,22 +80,56 @@ class stack_pool {
     return alloc_.allocate();
   }
   void put(ctx::stack_context& sc) {
+    cache& c = local();
+    if (c.stacks.size() < k_cached) {
+      c.stacks.push_back(sc);
+      return;
+    }
+    put_shared(sc);
+  }
+
+ private:
+  static constexpr size_t k_cached = 8;
+  struct cache {
+    stack_pool* owner = nullptr;
+    std::vector<ctx::stack_context> stacks;
+    void flush() {
+      for (auto& sc : stacks) owner->put_shared(sc);
+      stacks.clear();
+    }
+    // Thread-local objects end before the static pools: the stacks go back to their pool.
+    ~cache() {
+      if (owner) flush();
+    }
+  };
+  cache& local() {
+    thread_local cache c;
+    if (c.owner != this) {
+      if (c.owner) c.flush();
+      c.owner = this;
+    }
+    return c;
+  }
+  void put_shared(ctx::stack_context& sc) {
     std::lock_guard lk(mu_);
     free_.push_back(sc);
   }
 
- private:
   std::mutex mu_;
   ctx::protected_fixedsize_stack alloc_;
   std::vector<ctx::stack_context> free_;
 };
 
 stack_pool& pool_for(std::size_t bytes) {
+  thread_local std::size_t last_bytes = 0;  // one size per process in practice: no lock per fiber
+  thread_local stack_pool* last = nullptr;
+  if (last && last_bytes == bytes) return *last;
   static std::mutex mu;
   static std::map<std::size_t, std::unique_ptr<stack_pool>> pools;
   std::lock_guard lk(mu);
   auto& p = pools[bytes];
   if (!p) p = std::make_unique<stack_pool>(bytes);
+  last = p.get(), last_bytes = bytes;
   return *p;
 }
 
