@@ -5,10 +5,12 @@
 #include <string>
 
 #include "bench_registry.hpp"
+#include "host_common.hpp"
 #include "bv/gpu/host_api.hpp"
 #include "bv/gpu/kernels_gpu.hpp"
 
 namespace bv::gpu {
+using namespace host;
 
 bool built() { return true; }
 
@@ -33,41 +35,11 @@ std::string describe() {
          (n > 1 ? " (" + std::to_string(n) + " devices)" : "");
 }
 
-namespace {
-void require() {
-  if (device_count() == 0) throw error("blockvec GPU: no GPU device found");
-}
-
-template <class F>
-decltype(auto) by_dtype(dtype_id t, F&& f) {
-  switch (t) {
-    case dtype_id::f16:
-      return f(half{});
-    case dtype_id::bf16:
-      return f(bfloat16{});
-    default:
-      return f(float{});
-  }
-}
-
-template <class T>
-device_tensor<T> upload(const char* name, std::vector<int64_t> shape, const void* host) {
-  return device_tensor<T>::from_host(name, std::move(shape), static_cast<const T*>(host));
-}
-
-template <class F>
-double timed(F&& f) {
-  const double ms = time_ms(f);
-  synchronize();
-  return ms;
-}
-}  // namespace
-
 double add(dtype_id t, const void* x, const void* y, void* out, int64_t n) {
   require();
   return by_dtype(t, [&](auto z) {
     using T = decltype(z);
-    auto dx = upload<T>("x", {n}, x), dy = upload<T>("y", {n}, y);
+    auto dx = up<T>("x", {n}, x), dy = up<T>("y", {n}, y);
     auto dout = device_tensor<T>::empty("out", {n});
     const double ms = timed([&] { kernels::add(dx, dy, dout); });
     dout.copy_to_host(static_cast<T*>(out));
@@ -79,7 +51,7 @@ double copy(dtype_id t, const void* x, void* out, int64_t n) {
   require();
   return by_dtype(t, [&](auto z) {
     using T = decltype(z);
-    auto dx = upload<T>("x", {n}, x);
+    auto dx = up<T>("x", {n}, x);
     auto dout = device_tensor<T>::empty("out", {n});
     const double ms = timed([&] { kernels::copy(dx, dout); });
     dout.copy_to_host(static_cast<T*>(out));
@@ -91,7 +63,7 @@ double softmax(dtype_id t, const void* x, void* out, int rows, int cols) {
   require();
   return by_dtype(t, [&](auto z) {
     using T = decltype(z);
-    auto dx = upload<T>("x", {rows, cols}, x);
+    auto dx = up<T>("x", {rows, cols}, x);
     auto dout = device_tensor<T>::empty("out", {rows, cols});
     const double ms = timed([&] { kernels::softmax(dx, dout); });
     dout.copy_to_host(static_cast<T*>(out));
@@ -104,7 +76,7 @@ double matmul(dtype_id t, dtype_id out, const void* a, const void* b, void* c, i
   require();
   return by_dtype(t, [&](auto z) {
     using T = decltype(z);
-    auto da = upload<T>("a", {M, K}, a), db = upload<T>("b", {K, N}, b);
+    auto da = up<T>("a", {M, K}, a), db = up<T>("b", {K, N}, b);
     auto run = [&](auto o) {
       using O = decltype(o);
       auto dc = device_tensor<O>::empty("c", {M, N});

@@ -5,30 +5,12 @@
 #include <string>
 
 #include "bench_registry.hpp"
+#include "host_common.hpp"
 #include "bv/gpu/host_api.hpp"
 #include "bv/gpu/kernels_gpu_lib.hpp"
 
 namespace bv::gpu {
-namespace {
-template <class F>
-double f32_f16(dtype_id t, const char* kernel, F&& f) {
-  if (device_count() == 0) throw error("blockvec GPU: no GPU device found");
-  if (t == dtype_id::f32) return f(float{});
-  if (t == dtype_id::f16) return f(half{});
-  throw std::invalid_argument(std::string("blockvec GPU: ") + kernel +
-                              ": bf16 is not instantiated in this build (f32, f16)");
-}
-template <class T>
-device_tensor<T> up(const char* name, std::vector<int64_t> shape, const void* host) {
-  return device_tensor<T>::from_host(name, std::move(shape), static_cast<const T*>(host));
-}
-template <class F>
-double timed(F&& f) {
-  const double ms = time_ms(f);
-  synchronize();
-  return ms;
-}
-}  // namespace
+using namespace host;
 
 double matmul_bias_gelu(dtype_id t, const void* a, const void* b, const void* bias, void* c, int M,
                         int N, int K) {

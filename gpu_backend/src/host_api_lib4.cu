@@ -8,33 +8,15 @@
 #include <type_traits>
 
 #include "bench_registry.hpp"
+#include "host_common.hpp"
 #include "bv/gpu/host_api.hpp"
 #include "bv/gpu/kernels_gpu_lib.hpp"
 #include "bv/kernels/rope.hpp"
 #include "layernorm_variants.hpp"
 
 namespace bv::gpu {
+using namespace host;
 namespace {
-void require() {
-  if (device_count() == 0) throw error("blockvec GPU: no GPU device found");
-}
-template <class F>
-double any_float(dtype_id t, F&& f) {
-  require();
-  if (t == dtype_id::f16) return f(half{});
-  if (t == dtype_id::bf16) return f(bfloat16{});
-  return f(float{});
-}
-template <class T>
-device_tensor<T> up(const char* name, std::vector<int64_t> shape, const void* host) {
-  return device_tensor<T>::from_host(name, std::move(shape), static_cast<const T*>(host));
-}
-template <class F>
-double timed(F&& f) {
-  const double ms = time_ms(f);
-  synchronize();
-  return ms;
-}
 
 // Launchers (the interpreter's configurations in kernels/: 64x64x32 tiles and 4 warps for
 // split-K, one warp per (position, head) for RoPE).
