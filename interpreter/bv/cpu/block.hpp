@@ -172,6 +172,15 @@ struct basic_block {
 };
 
 namespace detail {
+// Whether V is a block with exactly S's lanes and element type T: its array can be used as is.
+template <class V, class T, class S>
+constexpr bool same_lanes() {
+  if constexpr (Block<V>)
+    return shape_of<V>::size == S::size && std::is_same_v<elem_of<V>, T>;
+  else
+    return false;
+}
+
 // The elements of x as an Eigen expression of element type R and shape S (broadcast if needed):
 // x's own array, by reference, when nothing changes (a 4 KB copy per operand otherwise).
 template <class R, class S, class X>
@@ -459,12 +468,8 @@ auto where(const M& mask, const X& x, const Y& y) {
   using S0 = typename detail::shape_join<detail::shape_of<M>, detail::shape_of<X>>::type;
   using S = typename detail::shape_join<S0, detail::shape_of<Y>>::type;
   constexpr int W = detail::join_waves<M, X>() ? detail::join_waves<M, X>() : detail::waves_of<Y>;
-  constexpr auto whole = [](auto* v) {  // a block with S's lanes and type C, or a scalar
-    using V = std::remove_cvref_t<decltype(*v)>;
-    if constexpr (Scalar<V>) return true;
-    else return detail::shape_of<V>::size == S::size && std::is_same_v<detail::elem_of<V>, C>;
-  };
-  if constexpr (detail::shape_of<M>::size == S::size && whole((X*)nullptr) && whole((Y*)nullptr)) {
+  if constexpr (detail::same_lanes<M, bool, S>() && (Scalar<X> || detail::same_lanes<X, C, S>()) &&
+                (Scalar<Y> || detail::same_lanes<Y, C, S>())) {
     // A straight loop the compiler turns into vector blends (Eigen's select branches per lane).
     basic_block<C, S, W> out;
     const bool* m = mask.v.data();

@@ -19,8 +19,6 @@ struct no_other {};
 
 // The mask's lanes for a block of shape S: the mask's own array when it already has S's lanes
 // (no copy on the common path), else a broadcast copy.
-template <class V, class T, class S>
-constexpr bool same_lanes();
 template <class S, class M>
 decltype(auto) mask_array(const M& m) {
   if constexpr (same_lanes<M, bool, S>()) {
@@ -97,13 +95,6 @@ void scatter_block(const ptr_block<T, S, W>& p, const U* vals) {
 
 // The values to store as an array of T with S's lanes: the block's own array when it already is
 // one (no copy on the common path), else a converted, broadcast copy.
-template <class V, class T, class S>
-constexpr bool same_lanes() {
-  if constexpr (Block<V>)
-    return shape_of<V>::size == S::size && std::is_same_v<elem_of<V>, T>;
-  else
-    return false;
-}
 template <class T, class S, class V>
 decltype(auto) values_array(const V& value) {
   if constexpr (same_lanes<V, T, S>())
@@ -131,7 +122,6 @@ access make_access(access_kind kind, const ptr_block<T, S, W>& p, const bool* ma
   a.cols = S::cols;
   a.waves = W;
   const affine& f = p.form();
-  a.contiguous = f.known && f.ac == 1 && (S::rows == 1 || f.ar == S::cols);
   a.rows_contiguous = f.known && f.ac == 1;
   a.row_stride = f.ar;
   a.loc = &loc;

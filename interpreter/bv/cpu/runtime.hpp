@@ -162,13 +162,12 @@ struct access {
   const uint8_t* value_class = nullptr;
   // The base address is not aligned to the element size: no lane is performed.
   bool misaligned = false;
-  // The offsets are known to be off[0] + i for every lane i (one contiguous run), from the
-  // pointer block's affine form; false: unknown, look at `off`.
-  bool contiguous = false;
   // Each row of lanes is contiguous and row r starts at off[0] + r * row_stride (a 2-D tile of
-  // unit column stride), from the same form; false: unknown.
+  // unit column stride), from the pointer block's affine form; false: unknown, look at `off`.
   bool rows_contiguous = false;
   int64_t row_stride = 0;
+  // The offsets are off[0] + i for every lane i: one contiguous run.
+  bool contiguous() const { return rows_contiguous && (rows == 1 || row_stride == cols); }
 };
 
 // What a value check found in one lane of a block (checks/values.hpp classifies): a value derived

@@ -77,7 +77,7 @@ struct uninit_check final : observer {
     std::vector<int> bad;
     // A store of one contiguous run with every lane performed: mark the run written in one
     // step (the common case of every kernel writing a fresh output).
-    if (a.kind == access_kind::store && a.contiguous && !perform &&
+    if (a.kind == access_kind::store && a.contiguous() && !perform &&
         (!a.mask || std::memchr(a.mask, 0, static_cast<size_t>(a.lanes)) == nullptr)) {
       const int64_t e0 = a.base + a.off.first();
       std::lock_guard lk(sh.mu);
