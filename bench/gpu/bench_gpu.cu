@@ -10,20 +10,13 @@
 #include <random>
 #include <vector>
 
+#include "bench_common.hpp"
 #include "bv/gpu/kernels_gpu.hpp"
 
 namespace {
 using namespace bv;
 
-template <class F>
-double median_ms(F&& f, int reps = 20, int warm = 3) {
-  for (int i = 0; i < warm; ++i) f();
-  gpu::synchronize();
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i) t.push_back(gpu::time_ms(f));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+using bench::median_ms;
 
 // matmul_kernel with the next K step's tiles loaded before this step's dot (the software
 // pipelining Triton's compiler does, written in the kernel).
@@ -152,19 +145,9 @@ int main(int argc, char** argv) {
       a.copy_to_host(ha.data());
       b.copy_to_host(hb.data());
       c.copy_to_host(hc.data());
-      double num = 0, den = 0;
-      std::mt19937 rng(9);
-      for (int t = 0; t < 64; ++t) {
-        const int i = rng() % M, j = rng() % M;
-        double r = 0;
-        for (int k = 0; k < M; ++k)
-          r += double(float(ha[size_t(i) * M + k])) * double(float(hb[size_t(k) * M + j]));
-        const double e = float(hc[size_t(i) * M + j]) - r;
-        num += e * e;
-        den += r * r;
-      }
-      std::printf("matmul spot-check rel err %.2e\n", std::sqrt(num / den));
-      if (!(std::sqrt(num / den) < 1e-2)) return 1;
+      const double err = bench::matmul_spot_err(ha, hb, hc, M, 64, 9);
+      std::printf("matmul spot-check rel err %.2e\n", err);
+      if (!(err < 1e-2)) return 1;
     }
     const double tflops = 2.0 * M * M * double(M) / (t_mm * 1e-3) / 1e12;
     // other tile shapes of the same kernel source, for the record; each spot-checked first
@@ -179,18 +162,7 @@ int main(int argc, char** argv) {
       run();
       gpu::synchronize();
       c.copy_to_host(hc.data());
-      double num = 0, den = 0;
-      std::mt19937 rng(17);
-      for (int t = 0; t < 32; ++t) {
-        const int i = rng() % M, j = rng() % M;
-        double r = 0;
-        for (int k = 0; k < M; ++k)
-          r += double(float(ha[size_t(i) * M + k])) * double(float(hb[size_t(k) * M + j]));
-        const double e = float(hc[size_t(i) * M + j]) - r;
-        num += e * e;
-        den += r * r;
-      }
-      const double err = std::sqrt(num / den);
+      const double err = bench::matmul_spot_err(ha, hb, hc, M, 32, 17);
       const double t = median_ms(run, quick ? 5 : 10, 2);
       std::printf("matmul variant %s: %.4f ms, %.1f TFLOP/s (rel err %.1e%s)\n", name, t,
                   2.0 * M * M * double(M) / (t * 1e-3) / 1e12, err,

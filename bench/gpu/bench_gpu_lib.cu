@@ -12,21 +12,14 @@
 #include <random>
 #include <vector>
 
+#include "bench_common.hpp"
 #include "bv/gpu/kernels_gpu.hpp"
 #include "bv/gpu/kernels_gpu_lib.hpp"
 
 namespace {
 using namespace bv;
 
-template <class F>
-double median_ms(F&& f, int reps = 20, int warm = 3) {
-  for (int i = 0; i < warm; ++i) f();
-  gpu::synchronize();
-  std::vector<double> t;
-  for (int i = 0; i < reps; ++i) t.push_back(gpu::time_ms(f));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
+using bench::median_ms;
 
 template <class T>
 std::vector<T> random_host(int64_t n, uint64_t seed) {
