@@ -77,7 +77,29 @@ void row_then_part(program<1> p, ptr<float> buf, ptr<float> out) {
   }
 }
 
+// Program 0 copies a 16x32 tile of m (rows 64 apart, every lane active: the race check keeps
+// such a read as a footprint while nothing has written m in the launch); program 1 clears a 4x4
+// block inside that tile. Reported at the read, whichever program ran first.
+void tile_read_then_cleared(program<1> p, ptr<float> m, ptr<float> out) {
+  if (p.id(0) == 0) {
+    auto r = arange<16>(p);
+    auto c = arange<32>(p);
+    auto v = load(m + (r.col() * 64 + c.row()));  // @tile_read
+    store(out + (r.col() * 32 + c.row()), v);
+  } else {
+    auto r = 8 + arange<4>(p);
+    auto c = 20 + arange<4>(p);
+    store(m + (r.col() * 64 + c.row()), 0.0f);
+  }
+}
+
 }  // namespace
+
+BV_DIAG_CASE(race_tile_read_then_cleared) {
+  auto m = tensor<float>::randn("m", {64, 64}, 7);
+  auto out = tensor<float>::zeros("out", {16, 32});
+  launch<tile_read_then_cleared>(grid(2), m, out);
+}
 
 BV_DIAG_CASE(race_write_write) {
   auto out = tensor<float>::zeros("out", {256});

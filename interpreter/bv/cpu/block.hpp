@@ -2,6 +2,7 @@
 // whole-block operations are Eigen expressions (vectorised; exp/log/tanh use Eigen's packet math).
 #pragma once
 #include <Eigen/Core>
+#include <bit>
 #include <concepts>
 #include <cstdint>
 #include <type_traits>
@@ -135,11 +136,18 @@ struct basic_block {
     return Eigen::Map<detail::mat<T, rows, cols>>(v.data());
   }
 
+  // x.to(f32) on an f32 block is x itself (a 4 KB copy per use otherwise: loads written
+  // .to(f32) for any T); a temporary converts to a value, so nothing refers to it afterwards.
   template <class U>
-  basic_block<U, S, W> to(dtype<U>) const {
-    auto out = basic_block<U, S, W>::from(v.template cast<U>());
-    if constexpr (is_int<T> && is_int<U>) out.aff = detail::fit_affine<U, rows, cols>(aff);
-    return out;
+  decltype(auto) to(dtype<U> d) const& {
+    if constexpr (std::is_same_v<U, T>)
+      return static_cast<const basic_block&>(*this);
+    else
+      return convert(d);
+  }
+  template <class U>
+  basic_block<U, S, W> to(dtype<U> d) && {
+    return convert(d);
   }
 
   // Triton's x[None, :] and x[:, None].
@@ -153,6 +161,13 @@ struct basic_block {
     static_assert(rank == 1, ".col() turns a 1-D block into an Nx1 block; this block is 2-D.");
     basic_block<T, shape<size, 1>, W> out(v);
     if constexpr (is_int<T>) out.aff = {aff.known, aff.a0, aff.ac, 0};
+    return out;
+  }
+
+  template <class U>
+  basic_block<U, S, W> convert(dtype<U>) const {
+    auto out = basic_block<U, S, W>::from(v.template cast<U>());
+    if constexpr (is_int<T> && is_int<U>) out.aff = detail::fit_affine<U, rows, cols>(aff);
     return out;
   }
 
@@ -455,6 +470,35 @@ basic_block<T, S, W>& basic_block<T, S, W>::operator/=(const Y& y) {
   return *this = (*this / y).to(dtype<T>{});
 }
 
+namespace detail {
+// where() on operands with the mask's lanes (or scalars): a straight loop that reads both sides and
+// blends them with the mask's bits, which the compiler vectorises (Eigen's select, and a ternary
+// on bool, branch per lane). One return statement keeps the result in the caller's slot.
+template <class C, class V>
+C lane_of(const V& v, int i) {
+  if constexpr (Scalar<V>) return static_cast<C>(v);
+  else return v.v[i];
+}
+template <class C>
+C blend(uint8_t m, C a, C b) {
+  if constexpr (sizeof(C) == 4 || sizeof(C) == 8) {
+    using U = std::conditional_t<sizeof(C) == 4, uint32_t, uint64_t>;
+    const U k = U(0) - static_cast<U>(m != 0);
+    return std::bit_cast<C>(static_cast<U>((std::bit_cast<U>(a) & k) | (std::bit_cast<U>(b) & ~k)));
+  } else {
+    return m ? a : b;
+  }
+}
+template <class C, class S, int W, class X, class Y>
+basic_block<C, S, W> select_lanes(const bool* mask, const X& x, const Y& y) {
+  // Read as bytes: GCC vectorises no load of type bool.
+  const uint8_t* m = reinterpret_cast<const uint8_t*>(mask);
+  basic_block<C, S, W> out;
+  for (int i = 0; i < S::size; ++i) out.v[i] = blend<C>(m[i], lane_of<C>(x, i), lane_of<C>(y, i));
+  return out;
+}
+}  // namespace detail
+
 // where(mask, a, b): a where the mask is set, b elsewhere; all three broadcast together.
 template <class M, class X, class Y>
   requires(Block<M> && (Block<X> || Scalar<X>) && (Block<Y> || Scalar<Y>))
@@ -470,15 +514,7 @@ auto where(const M& mask, const X& x, const Y& y) {
   constexpr int W = detail::join_waves<M, X>() ? detail::join_waves<M, X>() : detail::waves_of<Y>;
   if constexpr (detail::same_lanes<M, bool, S>() && (Scalar<X> || detail::same_lanes<X, C, S>()) &&
                 (Scalar<Y> || detail::same_lanes<Y, C, S>())) {
-    // A straight loop the compiler turns into vector blends (Eigen's select branches per lane).
-    basic_block<C, S, W> out;
-    const bool* m = mask.v.data();
-    auto at = [](const auto& v, int i) -> C {
-      if constexpr (Scalar<std::remove_cvref_t<decltype(v)>>) return static_cast<C>(v);
-      else return v.v[i];
-    };
-    for (int i = 0; i < S::size; ++i) out.v[i] = m[i] ? at(x, i) : at(y, i);
-    return out;
+    return detail::select_lanes<C, S, W>(mask.v.data(), x, y);
   } else {
     return basic_block<C, S, W>::from(detail::as_array<bool, S>(mask).select(
         detail::as_array<C, S>(x), detail::as_array<C, S>(y)));

@@ -100,10 +100,13 @@ struct launch_state {
   std::mutex mu;  // guards kernel, diags, counts
   std::vector<program_state> programs;
   std::vector<int64_t> order;
-  std::atomic<int64_t> next{0};
-  std::atomic<uint64_t> epoch{1};
-  std::atomic<int64_t> done{0};
-  std::atomic<bool> aborted{false}, deadlocked{false}, quit{false};
+  // Counters the parallel schedule's threads write, each on its own cache line: every store
+  // bumps epoch, and sharing a line with what every access reads (kernel_named, aborted) made
+  // the threads wait on each other.
+  alignas(64) std::atomic<int64_t> next{0};
+  alignas(64) std::atomic<uint64_t> epoch{1};
+  alignas(64) std::atomic<int64_t> done{0};
+  alignas(64) std::atomic<bool> aborted{false}, deadlocked{false}, quit{false};
   std::atomic<int> active_threads{0}, stalled_threads{0};
   std::vector<diagnostic> diags;
   std::map<std::string, int> per_kind;

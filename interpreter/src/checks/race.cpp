@@ -12,12 +12,16 @@
 // The report is placed where it does not depend on the order: a read-write race at the read
 // (its line and program), a write-write race at the lower of the two lines. One report per
 // (placement, other side) per launch; both sides are named.
+// Reads of whole rows or tiles (every lane performed, no lock held) of a buffer that no program
+// has written yet in this launch are kept as footprints (a tile's origin, shape and row stride),
+// not per element: the inputs of a launch are mostly never written, and their footprints are
+// dropped at its end unread. The buffer's first store of the launch replays them into the cells
+// first, so that a write after them sees them as if they had been recorded one by one.
 #include <cstring>
 #include <map>
 #include <set>
 #include <thread>
 #include <tuple>
-#include <unordered_map>
 
 #include "checks/common.hpp"
 
@@ -34,7 +38,7 @@ constexpr int k_chunk_bits = 10;
 //   bits 48-54 the writer's source location (index into the launch's table, 0 unknown)
 //   bits 55-61 the reader's source location
 //   bit  62    U: some access held no lock, or accesses held different locks (Eraser: racy)
-//   bit  63    G: an access held a lock, recorded in race_shadow::guards (rare: kept aside)
+//   bit  63    G: an access held a lock, recorded in race_shadow::guard_cells
 // Program ids are linear + 1 modulo 2^24 - 2: grids of more than 16M programs alias ids, which
 // can only hide a race between two aliased programs, never invent one.
 using cell = uint64_t;
@@ -62,6 +66,15 @@ inline uint16_t rloc_of(cell c) { return static_cast<uint16_t>((c >> k_rloc_shif
 // uniform and empty, without clearing anything; an access covering the whole chunk (a program's
 // contiguous row of lanes: add, softmax, any 1-D tile on chunk boundaries) updates a uniform
 // chunk once, not once per lane; anything else spreads `value` into the cells first.
+// A deferred read: rows of `cols` elements from `row0`, `row_stride` apart, by one program.
+struct footprint {
+  int64_t row0, row_stride;
+  int32_t cols, rows;
+  uint64_t mine;  // the reader's bits of a cell: program id and source location
+  uint32_t me;
+};
+constexpr size_t k_max_deferred = size_t(1) << 20;
+
 struct race_shadow {
   struct chunk {
     std::atomic<uint32_t> lock{0};
@@ -76,10 +89,27 @@ struct race_shadow {
   std::unique_ptr<cell[]> cells;
   std::unique_ptr<chunk[]> chunks;
   int64_t numel;
-  // The lock that guarded each element with G set, for this launch (guard_serial).
+  // The lock that guarded each element whose cell has G set (G is cleared with the cell each
+  // launch, so values left from earlier launches are never read). Made at the buffer's first
+  // guarded access; written and read with the element's chunk locked.
   std::mutex guard_mu;
-  uint64_t guard_serial = 0;
-  std::unordered_map<int64_t, uint32_t> guards;
+  std::atomic<uint32_t*> guard_cells{nullptr};
+  std::unique_ptr<uint32_t[]> guard_store;
+  uint32_t* guards() {
+    if (uint32_t* g = guard_cells.load(std::memory_order_acquire)) return g;
+    std::lock_guard lk(guard_mu);
+    if (!guard_store) {
+      guard_store.reset(new uint32_t[static_cast<size_t>(numel)]);
+      guard_cells.store(guard_store.get(), std::memory_order_release);
+    }
+    return guard_store.get();
+  }
+  // Deferred reads of launch defer_serial; written_serial: the launch whose first store has
+  // replayed them (reads of that launch are recorded per element from then on).
+  std::mutex defer_mu;
+  std::atomic<uint64_t> written_serial{0};
+  uint64_t defer_serial = 0;
+  std::vector<footprint> deferred;
 
   void lock(int64_t c) {
     auto& l = chunks[static_cast<size_t>(c)].lock;
@@ -107,6 +137,70 @@ struct race_shadow {
 };
 
 void destroy_race_shadow(race_shadow* r) { delete r; }
+
+namespace {
+
+// A read by program `me` (reader bits `mine`) of an element whose cell is c, no lock held.
+inline cell with_read(cell c, uint32_t me, uint64_t mine) {
+  c |= k_unguarded;
+  const uint32_t rd = reader_of(c);
+  if (rd == 0) return (c & ~k_reader_bits) | mine;
+  if (rd != me) return (c & ~(k_id_mask << k_reader_shift)) | (k_several << k_reader_shift);
+  return c;
+}
+
+// Records a deferred read in the cells (with defer_mu held, before the launch's first store).
+// No race can show: nothing has been written in this launch yet.
+void replay(race_shadow& r, const footprint& f, uint64_t serial) {
+  cell* cells = r.cells.get();
+  for (int rr = 0; rr < f.rows; ++rr) {
+    const int64_t rowbase = f.row0 + rr * f.row_stride;
+    for (int c0 = 0; c0 < f.cols;) {
+      const int64_t e = rowbase + c0;
+      const int64_t ch = e >> k_chunk_bits;
+      const int64_t b = ch << k_chunk_bits;
+      const int64_t end = std::min<int64_t>(b + (int64_t(1) << k_chunk_bits), r.numel);
+      const int c1 = static_cast<int>(std::min<int64_t>(f.cols, c0 + (end - e)));
+      r.lock(ch);
+      auto& chunk = r.claim(ch, serial);
+      if (chunk.uniform && e == b && rowbase + c1 == end) {
+        chunk.value = with_read(chunk.value, f.me, f.mine);
+      } else {
+        r.detail(ch);
+        for (int cc = c0; cc < c1; ++cc)
+          cells[rowbase + cc] = with_read(cells[rowbase + cc], f.me, f.mine);
+      }
+      r.unlock(ch);
+      c0 = c1;
+    }
+  }
+}
+
+// Keeps a read as a footprint if nothing has been written to the buffer in this launch; false:
+// record it per element now.
+bool defer_read(race_shadow& r, const footprint& f, uint64_t serial) {
+  if (r.written_serial.load(std::memory_order_acquire) == serial) return false;
+  std::lock_guard lk(r.defer_mu);
+  if (r.written_serial.load(std::memory_order_relaxed) == serial) return false;
+  if (r.defer_serial != serial) r.deferred.clear(), r.defer_serial = serial;
+  if (r.deferred.size() >= k_max_deferred) return false;
+  r.deferred.push_back(f);
+  return true;
+}
+
+// Before the launch's first store to the buffer: the deferred reads go into the cells.
+void before_write(race_shadow& r, uint64_t serial) {
+  if (r.written_serial.load(std::memory_order_acquire) == serial) return;
+  std::lock_guard lk(r.defer_mu);
+  if (r.written_serial.load(std::memory_order_relaxed) == serial) return;
+  if (r.defer_serial == serial)
+    for (const footprint& f : r.deferred) replay(r, f, serial);
+  r.deferred.clear();
+  r.deferred.shrink_to_fit();
+  r.written_serial.store(serial, std::memory_order_release);
+}
+
+}  // namespace
 
 namespace {
 
@@ -161,19 +255,19 @@ struct race_check final : observer {
   }
 
   // Eraser's lockset rule with one lock per element: sets U on cell c of element e when this
-  // access held no lock or another lock than earlier accesses of this launch.
-  static void apply_guard(race_shadow& r, cell& c, int64_t e, uint32_t guard, uint64_t serial) {
+  // access held no lock or another lock than earlier accesses of this launch. The caller holds
+  // e's chunk lock.
+  static void apply_guard(race_shadow& r, cell& c, int64_t e, uint32_t guard) {
     if (!guard) {
       c |= k_unguarded;
       return;
     }
     if (c & k_unguarded) return;
-    std::lock_guard lk(r.guard_mu);
-    if (r.guard_serial != serial) r.guards.clear(), r.guard_serial = serial;
+    uint32_t& g = r.guards()[e];
     if (!(c & k_guarded)) {
       c |= k_guarded;
-      r.guards[e] = guard;
-    } else if (r.guards[e] != guard) {
+      g = guard;
+    } else if (g != guard) {
       c |= k_unguarded;
     }
   }
@@ -219,7 +313,7 @@ struct race_check final : observer {
       cell c = cells[e];
       const uint32_t rd = reader_of(c);
       if (!guard && quiet(c)) return;
-      apply_guard(r, c, e, guard, serial);
+      apply_guard(r, c, e, guard);
       const uint32_t w = writer_of(c);
       if ((c & k_unguarded) && w && w != me) note(1, i, w, wloc_of(c));
       if (rd == 0)
@@ -233,6 +327,14 @@ struct race_check final : observer {
     // skipped after one vector test, without writing out the offsets.
     const bool all_active =
         !a.mask || std::memchr(a.mask, 0, static_cast<size_t>(a.lanes)) == nullptr;
+    if (write) {
+      before_write(r, serial);
+    } else if (!guard && !perform && all_active && a.lanes > 1 &&
+               (row || (a.rows_contiguous && a.cols > 0))) {
+      const footprint f = row ? footprint{row0, 0, a.lanes, 1, mine, me}
+                              : footprint{row0, a.row_stride, a.cols, a.lanes / a.cols, mine, me};
+      if (defer_read(r, f, serial)) return;
+    }
     if (!write && !guard && !perform && !row && a.rows_contiguous && all_active && a.cols > 0) {
       const int cols = a.cols, nrows = a.lanes / a.cols;
       for (int rr = 0; rr < nrows; ++rr) {
@@ -316,7 +418,7 @@ struct race_check final : observer {
         if ((c & k_writer_bits) == mine && (c & k_unguarded) && !guard &&
             (reader_of(c) == 0 || reader_of(c) == me))
           continue;
-        apply_guard(r, c, e, guard, serial);
+        apply_guard(r, c, e, guard);
         if (c & k_unguarded) {
           const uint32_t w = writer_of(c), rd = reader_of(c);
           if (w && w != me)
