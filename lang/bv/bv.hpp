@@ -11,6 +11,7 @@
 #include "bv/gpu/lang.hpp"
 #else
 #include "bv/cpu/block.hpp"
+#include "bv/cpu/block_ptr.hpp"
 #include "bv/cpu/debug.hpp"
 #include "bv/cpu/dot.hpp"
 #include "bv/cpu/elementwise.hpp"

@@ -12,7 +12,10 @@
 #if defined(__HIPCC__) || defined(__CUDACC__)
 #define BV_GPU 1
 #define BV_HD __host__ __device__
-#define BV_KERNEL __device__ inline
+// Always inlined into the launch trampoline (a kernel launched with several configurations,
+// e.g. pipeline depths, would otherwise become one outlined function with its arguments and
+// constants passed at run time).
+#define BV_KERNEL __device__ __forceinline__
 #else
 #define BV_GPU 0
 #define BV_HD

@@ -118,19 +118,47 @@ BV_DI void stage_mma(T* s, const basic_block<T, shape<R, C>, W>& x) {
   }
 }
 
-// The NVIDIA tensor-core product acc += a @ b, with b given as the K x N block itself (BT false)
-// or as the N x K block whose transpose it is (BT true).
-template <bool BT, class A, class C, int M, int K, int N, int W, class BB>
-BV_DI void mma_dot(const basic_block<A, shape<M, K>, W>& a, const BB& b,
-                   basic_block<C, shape<M, N>, W>& acc) {
-  using O = basic_block<C, shape<M, N>, W>;
+// Where the NVIDIA tensor-core product gets its A fragments (16 x 16 of a, k-step ks, row pair
+// p: the rows of row registers 2p and 2p + 1, an odd last row paired with itself):
+//  - a_regs: a block in registers: its registers 4 ks .. 4 ks + 3 already are the fragment;
+//  - a_image: an LDS image of a in the stage_mma format ([mma_order(row)][mma_order(col)],
+//    swizzled), as block-pointer loads leave it (block_ptr.hpp): one ldmatrix per fragment.
+template <class A, int M, int K, int W>
+struct a_regs {
+  const basic_block<A, shape<M, K>, W>& a;
   using AB = basic_block<A, shape<M, K>, W>;
-  static_assert(AB::NC == K / 4 && O::NC == N / 4, "internal: dot expects whole rows per wave");
-  constexpr int bcols = BT ? K : N, brows = BT ? N : K;
-  A* Bs = gpu::prim::lds<A, brows * bcols, BT ? 10 : 9>();
-  gpu::prim::barrier();
-  stage_mma(Bs, b);
-  gpu::prim::barrier();
+  static_assert(AB::NC == K / 4, "internal: dot expects whole rows per wave");
+  BV_DI void frag(int p, int ks, uint32_t (&af)[4]) const {
+    const int r0 = 2 * p, r1 = 2 * p + 1 < AB::NR ? 2 * p + 1 : 2 * p;
+    __builtin_memcpy(&af[0], a.v + r0 * AB::NC + 4 * ks, 4);
+    __builtin_memcpy(&af[1], a.v + r1 * AB::NC + 4 * ks, 4);
+    __builtin_memcpy(&af[2], a.v + r0 * AB::NC + 4 * ks + 2, 4);
+    __builtin_memcpy(&af[3], a.v + r1 * AB::NC + 4 * ks + 2, 4);
+  }
+};
+template <class A, int M, int K, int W>
+struct a_image {
+  const A* img;
+  using L = gpu::layout2d<M, K, W>;
+  BV_DI void frag(int p, int ks, uint32_t (&af)[4]) const {
+    // ldmatrix x4: matrix mi = lane / 8 is (row register 2p + (mi & 1), k half mi >> 1); lane
+    // l addresses row l % 8 of its matrix, the row that mma row g = l % 8 of that register is.
+    const int lane = gpu::prim::lane_id();
+    const int mi = lane >> 3, r8 = lane & 7;
+    const int r = 2 * p + (mi & 1) < L::NR ? 2 * p + (mi & 1) : 2 * p;
+    const int row = mma_order(L::rows::at(r8, L::wave_row(gpu::prim::wave_id()), r));
+    gpu::prim::ldmatrix_x4(af, img + swz<K>(row, 16 * ks + 8 * (mi >> 1)));
+  }
+};
+
+// The NVIDIA tensor-core product acc += a @ b: A fragments from asrc, b read from the LDS image
+// Bs in the stage_mma format, of the K x N block itself (BT false) or of the N x K block whose
+// transpose it is (BT true).
+template <bool BT, class A, class C, int M, int K, int N, int W, class ASrc>
+BV_DI void mma_core(const ASrc& asrc, const A* Bs, basic_block<C, shape<M, N>, W>& acc) {
+  using O = basic_block<C, shape<M, N>, W>;
+  static_assert(O::NC == N / 4, "internal: dot expects whole rows per wave");
+  constexpr int bcols = BT ? K : N;
   const int lane = gpu::prim::lane_id();
   const int mi = lane >> 3, r8 = lane & 7;  // ldmatrix: this lane's matrix and row
   const int m1 = mi & 1, m2 = mi >> 1;
@@ -149,13 +177,7 @@ BV_DI void mma_dot(const basic_block<A, shape<M, K>, W>& a, const BB& b,
   for (int ks = 0; ks < K / 16; ++ks) {
     uint32_t af[NP][4];
 #pragma unroll
-    for (int p = 0; p < NP; ++p) {
-      const int r0 = 2 * p, r1 = 2 * p + 1 < O::NR ? 2 * p + 1 : 2 * p;
-      __builtin_memcpy(&af[p][0], a.v + r0 * AB::NC + 4 * ks, 4);
-      __builtin_memcpy(&af[p][1], a.v + r1 * AB::NC + 4 * ks, 4);
-      __builtin_memcpy(&af[p][2], a.v + r0 * AB::NC + 4 * ks + 2, 4);
-      __builtin_memcpy(&af[p][3], a.v + r1 * AB::NC + 4 * ks + 2, 4);
-    }
+    for (int p = 0; p < NP; ++p) asrc.frag(p, ks, af[p]);
 #pragma unroll
     for (int j = 0; j < N / 8; j += 2) {
       // Matrices: n-tiles j, j + 1 (mi >> 1) x k halves (mi & 1).
@@ -190,6 +212,19 @@ BV_DI void mma_dot(const basic_block<A, shape<M, K>, W>& a, const BB& b,
       }
     }
   }
+}
+
+// acc += a @ b with a in registers and b a block in registers (BT false) or the N x K block whose
+// transpose it is (BT true): b is staged once in LDS in mma order, between two barriers.
+template <bool BT, class A, class C, int M, int K, int N, int W, class BB>
+BV_DI void mma_dot(const basic_block<A, shape<M, K>, W>& a, const BB& b,
+                   basic_block<C, shape<M, N>, W>& acc) {
+  constexpr int bcols = BT ? K : N, brows = BT ? N : K;
+  A* Bs = gpu::prim::lds<A, brows * bcols, BT ? 10 : 9>();
+  gpu::prim::barrier();
+  stage_mma(Bs, b);
+  gpu::prim::barrier();
+  mma_core<BT, A, C, M, K, N, W>(a_regs<A, M, K, W>{a}, Bs, acc);
 }
 #endif
 

@@ -63,9 +63,9 @@ BV_DI X unit_or(X x) {
   else
     return x;
 }
-template <auto K, class U, class... P, size_t... J>
+template <auto K, class U, int Stages, class... P, size_t... J>
 BV_DI void call_with_units(std::index_sequence<J...>, P... args) {
-  K(program<bv::gpu_lang::detail::kernel_traits<K>::waves>{},
+  K(program<bv::gpu_lang::detail::kernel_traits<K>::waves>{Stages},
     unit_or<is_unit<U, static_cast<int>(J)>::value>(args)...);
 }
 // Programs per SM the registers must allow: MinPrograms, or the runtime's default when 0.
@@ -74,20 +74,30 @@ inline constexpr int min_programs =
     MinPrograms > 0 ? MinPrograms
                     : bv::gpu_lang::detail::min_programs_per_sm<
                           bv::gpu_lang::detail::kernel_traits<K>::threads>;
-template <auto K, class U, int MinPrograms, class... P>
+template <auto K, class U, int MinPrograms, int Stages, class... P>
 __global__ void __launch_bounds__(bv::gpu_lang::detail::kernel_traits<K>::threads,
                                   (min_programs<K, MinPrograms>))
     unit_trampoline(P... args) {
-  call_with_units<K, U>(std::index_sequence_for<P...>{}, args...);
+  call_with_units<K, U, Stages>(std::index_sequence_for<P...>{}, args...);
 }
-template <auto K, class U, int MinPrograms, class... P, class... A>
-launch_result launch_units_impl(std::tuple<P...>*, grid g, A&&... args) {
+template <auto K, class U, int MinPrograms, int Stages, class... P, class... A>
+launch_result launch_units_impl(std::tuple<P...>*, grid g, int lds_bytes, A&&... args) {
   launch_result r;
   r.kernel = std::string(bv::gpu_lang::detail::kernel_name_of<K>());
   r.programs = g.count();
   r.threads_per_program = bv::gpu_lang::detail::kernel_traits<K>::threads;
   if (g.count() == 0) return r;
-  unit_trampoline<K, U, MinPrograms, P...><<<dim3(g.x, g.y, g.z), dim3(r.threads_per_program), 0, 0>>>(
+  auto* entry = &unit_trampoline<K, U, MinPrograms, Stages, P...>;
+  if (lds_bytes > 48 * 1024) {
+    static int allowed = 0;  // the largest dynamic LDS this entry was allowed so far
+    if (lds_bytes > allowed) {
+      gpu::check(hipFuncSetAttribute(reinterpret_cast<const void*>(entry),
+                                     hipFuncAttributeMaxDynamicSharedMemorySize, lds_bytes),
+                 ("dynamic LDS of " + std::to_string(lds_bytes) + " bytes for " + r.kernel).c_str());
+      allowed = lds_bytes;
+    }
+  }
+  entry<<<dim3(g.x, g.y, g.z), dim3(r.threads_per_program), lds_bytes, 0>>>(
       bv::gpu_lang::detail::to_param<P>(args)...);
   gpu::check(hipGetLastError(), ("launch of " + r.kernel).c_str());
   return r;
@@ -100,18 +110,33 @@ launch_result launch_units_impl(std::tuple<P...>*, grid g, A&&... args) {
 template <auto K, class U, int MinPrograms = 0, class... A>
 launch_result launch_units(grid g, A&&... args) {
   using params = typename bv::gpu_lang::detail::kernel_traits<K>::params;
-  return detail::launch_units_impl<K, U, MinPrograms>(static_cast<params*>(nullptr), g,
-                                                      std::forward<A>(args)...);
+  return detail::launch_units_impl<K, U, MinPrograms, 0>(static_cast<params*>(nullptr), g, 0,
+                                                         std::forward<A>(args)...);
+}
+// launch_pipelined<kernel, units<...>, Stages>(grid, lds_bytes, args...): as launch_units, with
+// lds_bytes of dynamic LDS for the block pointers' rings of Stages slots each (block_ptr.hpp;
+// block_ptr_lds_bytes<T, R, C, W>(Stages) per block pointer; a block pointer whose ring does not
+// fit loads without one).
+template <auto K, class U, int Stages, int MinPrograms = 0, class... A>
+launch_result launch_pipelined(grid g, int lds_bytes, A&&... args) {
+  using params = typename bv::gpu_lang::detail::kernel_traits<K>::params;
+  return detail::launch_units_impl<K, U, MinPrograms, Stages>(static_cast<params*>(nullptr), g,
+                                                              lds_bytes, std::forward<A>(args)...);
 }
 
-// c = a @ b, contiguous row-major: the unit strides sak, sbn, scn are compiled in.
-template <int BM, int BN, int BK, int W, class T, class O>
+// c = a @ b, contiguous row-major: the unit strides sak, sbn, scn are compiled in; the block
+// pointers of a and b get rings of Stages slots (Stages 0: none, every tile loaded when used).
+template <int BM, int BN, int BK, int W, int Stages = 3, int MinPrograms = 0, class T, class O>
 launch_result matmul_tiles(const device_tensor<T>& a, const device_tensor<T>& b,
                            device_tensor<O>& c) {
   const int M = static_cast<int>(a.size(0)), K = static_cast<int>(a.size(1));
   const int N = static_cast<int>(b.size(1));
-  return launch_units<bv::kernels::matmul_kernel<T, O, BM, BN, BK, 8, W>, detail::units<7, 9, 11>>(
-      grid(cdiv(M, BM) * cdiv(N, BN)), a, b, c, M, N, K, K, 1, N, 1, N, 1);
+  const int lds = Stages ? block_ptr_lds_bytes<T, BM, BK, W>(Stages) +
+                               block_ptr_lds_bytes<T, BK, BN, W>(Stages)
+                         : 0;
+  return launch_pipelined<bv::kernels::matmul_kernel<T, O, BM, BN, BK, 8, W>,
+                          detail::units<7, 9, 11>, Stages, MinPrograms>(
+      grid(cdiv(M, BM) * cdiv(N, BN)), lds, a, b, c, M, N, K, K, 1, N, 1, N, 1);
 }
 template <class T, class O>
 launch_result matmul(const device_tensor<T>& a, const device_tensor<T>& b, device_tensor<O>& c) {

@@ -4,6 +4,7 @@
 // and a CPU-compiled translation unit never mixes the two (no ODR clash).
 #pragma once
 #include "bv/gpu/block.hpp"
+#include "bv/gpu/block_ptr.hpp"
 #include "bv/gpu/debug.hpp"
 #include "bv/gpu/dot.hpp"
 #include "bv/gpu/elementwise.hpp"

@@ -11,6 +11,12 @@ struct program {
                 "A program spans 1, 2, 4, 8 or 16 wavefronts: write program<4>, say.");
   static constexpr int waves = W;
   static constexpr int threads = W * gpu::prim::wave_size;
+  // Set by the launcher (kernels_gpu.hpp's launch_units): how many stages a block pointer's LDS
+  // ring gets (0: none), and the bytes of dynamic LDS block pointers have taken so far (their
+  // rings are carved from it in creation order; block_ptr.hpp). Both are constants of the
+  // inlined kernel, so ring addresses fold to immediates.
+  int stages = 0;
+  mutable int lds_taken = 0;
 
   BV_DI int id(int axis) const {
     return gpu::prim::program_id(axis < 0 ? 0 : (axis > 2 ? 2 : axis));

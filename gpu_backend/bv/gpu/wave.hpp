@@ -152,6 +152,103 @@ BV_DI void stmatrix_x4(void* row, const uint32_t (&r)[4]) {
   __trap();
 #endif
 }
+// Asynchronous global -> LDS copies (cp.async, sm_80+) whose completion an mbarrier in LDS
+// tracks: the operand path of block-pointer loads (block_ptr.hpp). `dst` and `bar` are LDS
+// (shared-window) addresses. cp_async_4 copies src_bytes (0, 2 or 4) and zero-fills the rest of
+// the 4 bytes, so a masked-off pair never reads global memory.
+inline constexpr bool has_cp_async =
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    false;
+#else
+    true;
+#endif
+BV_DI void cp_async_4(uint32_t dst, const void* src, int src_bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
+               "r"(src_bytes)
+               : "memory");
+#else
+  (void)dst, (void)src, (void)src_bytes;
+  __trap();
+#endif
+}
+BV_DI void cp_async_4_full(uint32_t dst, const void* src) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src) : "memory");
+#else
+  (void)dst, (void)src;
+  __trap();
+#endif
+}
+// mbarrier (sm_80+): init with the number of arrivals per phase; the cp.async arrive fires once
+// every earlier cp.async of the calling thread has landed (.noinc: counted in the init count).
+BV_DI void mbar_init(uint32_t bar, int count) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+#else
+  (void)bar, (void)count;
+  __trap();
+#endif
+}
+BV_DI void cp_async_arrive(uint32_t bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];\n" ::"r"(bar) : "memory");
+#else
+  (void)bar;
+  __trap();
+#endif
+}
+// An ordinary arrive (release: this thread's earlier LDS stores are visible to the waiters).
+BV_DI void mbar_arrive(uint32_t bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("mbarrier.arrive.shared.b64 _, [%0];\n" ::"r"(bar) : "memory");
+#else
+  (void)bar;
+  __trap();
+#endif
+}
+// Wait until the phase of parity `parity` of the mbarrier has completed (acquire: the copies it
+// tracked are visible to the caller).
+BV_DI void mbar_wait(uint32_t bar, int parity) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  uint32_t done;
+  do {
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared.b64 p, [%1], %2;\n"
+        " selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  uint32_t done;
+  do {
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.test_wait.parity.shared.b64 p, [%1], %2;\n"
+        " selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  } while (!done);
+#else
+  (void)bar, (void)parity;
+  __trap();
+#endif
+}
+// The program's dynamic LDS (sized by the launch) and its size in bytes.
+BV_DI unsigned char* dyn_lds() {
+  extern __shared__ __align__(128) unsigned char bv_dyn_lds_[];
+  return bv_dyn_lds_;
+}
+BV_DI uint32_t dyn_lds_bytes() {
+#if defined(__CUDA_ARCH__)
+  uint32_t r;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(r));
+  return r;
+#else
+  return 0;
+#endif
+}
 inline constexpr bool has_stmatrix =
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     false;

@@ -18,25 +18,26 @@ BV_HD constexpr tile_index grouped_tile(int pid, int M, int N, int BM, int BN, i
   return {first_m + (pid % num_in_group) % group_size, (pid % num_in_group) / group_size};
 }
 
+// The K loop reads a and b through block pointers (tl.make_block_ptr / tl.advance / tl.load with
+// boundary_check): the interpreter loads each tile as a masked pointer block; on NVIDIA GPUs the
+// loads become a cp.async pipeline into LDS, the next tiles' copies in flight during this dot
+// (gpu_backend/bv/gpu/block_ptr.hpp).
 template <class T, class O, int BM, int BN, int BK, int GROUP_M, int W = 4>
 BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O> c, int M, int N,
                              int K, int sam, int sak, int sbk, int sbn, int scm, int scn) {
   const tile_index t = grouped_tile(p.id(0), M, N, BM, BN, GROUP_M);
   const int pid_m = t.m, pid_n = t.n;
 
-  auto rm = pid_m * BM + arange<BM>(p);
-  auto rn = pid_n * BN + arange<BN>(p);
-  auto rk = arange<BK>(p);
-  auto pa = a + (rm.col() * sam + rk.row() * sak);
-  auto pb = b + (rk.col() * sbk + rn.row() * sbn);
+  auto a_bp = make_block_ptr<BM, BK>(p, a, {M, K}, {sam, sak}, {pid_m * BM, 0});
+  auto b_bp = make_block_ptr<BK, BN>(p, b, {K, N}, {sbk, sbn}, {0, pid_n * BN});
   auto acc = zeros<float, BM, BN>(p);
   for (int k = 0; k < K; k += BK) {
-    auto a_mask = (rm.col() < M) & (rk.row() < K - k);
-    auto b_mask = (rk.col() < K - k) & (rn.row() < N);
-    acc = dot(load(pa, a_mask, 0.0f), load(pb, b_mask, 0.0f), acc);
-    pa += BK * sak;
-    pb += BK * sbk;
+    acc = dot(load(a_bp, boundary_check(0, 1)), load(b_bp, boundary_check(0, 1)), acc);
+    a_bp = advance(a_bp, {0, BK});
+    b_bp = advance(b_bp, {BK, 0});
   }
+  auto rm = pid_m * BM + arange<BM>(p);
+  auto rn = pid_n * BN + arange<BN>(p);
   store(c + (rm.col() * scm + rn.row() * scn), acc, (rm.col() < M) & (rn.row() < N));
 }
 

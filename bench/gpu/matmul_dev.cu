@@ -1,0 +1,123 @@
+// The f16 matmul through block pointers (kernels/bv/kernels/matmul.hpp) at several tile shapes and
+// pipeline depths: correctness on ragged sizes against a double-precision host product (every
+// element), then 8192^3 timings (median of 10 after 3 warm-up launches, CUDA events). A
+// development tool for the block-pointer pipeline; the figures that count come from
+// `blockvec bench --backend gpu matmul_f16`.
+//   nvcc -std=c++20 -arch=sm_90 -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
+//        bench/gpu/matmul_dev.cu -o matmul_dev
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench_common.hpp"
+#include "bv/bv.hpp"
+#include "bv/gpu/kernels_gpu.hpp"
+
+using namespace bv;
+
+namespace {
+template <class T>
+std::vector<T> host_random(size_t n, uint64_t seed) {
+  std::vector<T> h(n);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> d(0.f, 1.f);
+  for (auto& x : h) x = T(d(rng));
+  return h;
+}
+
+// Every element of c (M x N) against the double product; returns the worst |err| / (|ref| + 1).
+template <class T, class O, class F>
+double check(int M, int N, int K, uint64_t seed, F&& run) {
+  auto ha = host_random<T>(size_t(M) * K, seed), hb = host_random<T>(size_t(K) * N, seed + 1);
+  auto a = device_tensor<T>::from_host("a", {M, K}, ha.data());
+  auto b = device_tensor<T>::from_host("b", {K, N}, hb.data());
+  auto c = device_tensor<O>::empty("c", {M, N});
+  c.fill_bytes(0xff);
+  run(a, b, c);
+  gpu::synchronize();
+  std::vector<O> hc(size_t(M) * N);
+  c.copy_to_host(hc.data());
+  std::vector<double> ref(size_t(M) * N, 0.0);
+  for (int i = 0; i < M; ++i)
+    for (int k = 0; k < K; ++k) {
+      const double x = float(ha[size_t(i) * K + k]);
+      for (int j = 0; j < N; ++j) ref[size_t(i) * N + j] += x * float(hb[size_t(k) * N + j]);
+    }
+  double worst = 0;
+  for (size_t i = 0; i < hc.size(); ++i) {
+    const double v = float(hc[i]);
+    const double e = std::isfinite(v) ? std::abs(v - ref[i]) / (std::abs(ref[i]) + 1.0) : 1e30;
+    worst = std::max(worst, e);
+  }
+  return worst;
+}
+
+int failures = 0;
+template <class F>
+void variant(const char* name, F&& run, bool time_it) {
+  const int sizes[][3] = {{128, 128, 64}, {256, 256, 256}, {129, 200, 70}, {300, 257, 1000},
+                          {64, 96, 40}};
+  double worst = 0;
+  for (auto& s : sizes) {
+    worst = std::max(worst, check<half, half>(s[0], s[1], s[2], 7 + s[0], run));
+    worst = std::max(worst, check<half, float>(s[0], s[1], s[2], 9 + s[1], run));
+  }
+  const bool ok = worst < 2e-2;
+  failures += !ok;
+  if (!time_it) {
+    std::printf("%-34s check %s (worst %.1e)\n", name, ok ? "ok" : "FAILED", worst);
+    return;
+  }
+  const int M = 8192;
+  auto ha = host_random<half>(size_t(M) * M, 4), hb = host_random<half>(size_t(M) * M, 5);
+  auto a = device_tensor<half>::from_host("a", {M, M}, ha.data());
+  auto b = device_tensor<half>::from_host("b", {M, M}, hb.data());
+  auto c = device_tensor<half>::empty("c", {M, M});
+  const double t = bench::median_ms([&] { run(a, b, c); }, 10, 3);
+  std::vector<half> hc(size_t(M) * M);
+  c.copy_to_host(hc.data());
+  const double err = bench::matmul_spot_err(ha, hb, hc, M, 32, 17);
+  std::printf("%-34s check %s (worst %.1e)  8192^3 %.4f ms  %.1f TFLOP/s  spot err %.1e\n", name,
+              ok ? "ok" : "FAILED", worst, t, 2.0 * M * M * double(M) / (t * 1e-3) / 1e12, err);
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    if (gpu::device_count() == 0) {
+      std::printf("SKIPPED: no GPU device\n");
+      return 77;
+    }
+    const bool quick = argc > 1 && std::string(argv[1]) == "--check";
+    if (argc > 1 && std::string(argv[1]) == "--prof") {  // one launcher run at 8192^3, for ncu
+      const int M = 8192;
+      auto ha = host_random<half>(size_t(M) * M, 4);
+      auto a = device_tensor<half>::from_host("a", {M, M}, ha.data());
+      auto c = device_tensor<half>::empty("c", {M, M});
+      bv::gpu::kernels::matmul(a, a, c);
+      gpu::synchronize();
+      return 0;
+    }
+    using namespace bv::gpu::kernels;
+    auto go = [&](const char* name, auto f) { variant(name, f, !quick); };
+#ifdef BV_DEV_ONE
+    go("one", [](auto& a, auto& b, auto& c) { matmul_tiles<D_BM, D_BN, D_BK, D_W, D_S>(a, b, c); });
+#else
+    go("launcher (matmul)", [](auto& a, auto& b, auto& c) { matmul(a, b, c); });
+    go("128x128x64 W4 S3", [](auto& a, auto& b, auto& c) { matmul_tiles<128, 128, 64, 4, 3>(a, b, c); });
+    go("128x128x32 W4 S4", [](auto& a, auto& b, auto& c) { matmul_tiles<128, 128, 32, 4, 4>(a, b, c); });
+    go("128x128x32 W4 S3", [](auto& a, auto& b, auto& c) { matmul_tiles<128, 128, 32, 4, 3>(a, b, c); });
+    go("128x128x64 W4 S2", [](auto& a, auto& b, auto& c) { matmul_tiles<128, 128, 64, 4, 2>(a, b, c); });
+    go("256x128x32 W8 S3", [](auto& a, auto& b, auto& c) { matmul_tiles<256, 128, 32, 8, 3>(a, b, c); });
+    go("256x128x64 W8 S3", [](auto& a, auto& b, auto& c) { matmul_tiles<256, 128, 64, 8, 3>(a, b, c); });
+    go("128x128x64 W4 no ring", [](auto& a, auto& b, auto& c) { matmul_tiles<128, 128, 64, 4, 0>(a, b, c); });
+#endif
+    std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
+    return failures ? 1 : 0;
+  } catch (const std::exception& e) {
+    std::printf("error: %s\n", e.what());
+    return 1;
+  }
+}

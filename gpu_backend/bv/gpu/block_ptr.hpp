@@ -1,0 +1,638 @@
+// Block pointers on the GPU (Triton's tl.make_block_ptr / tl.advance / tl.load(bp,
+// boundary_check) / tl.store(bp, ...)); the interpreter's are interpreter/bv/cpu/block_ptr.hpp.
+//
+// Everywhere, a block-pointer load or store is the pointer-block load or store of
+// base + rows * stride0 + cols * stride1 under the checked dimensions' mask (memory.hpp).
+//
+// NVIDIA sm_80+, 16-bit tiles whose rows and columns are multiples of 32: a block pointer made
+// while the launch gives its program dynamic LDS (launch_units' Stages, kernels_gpu.hpp) owns a
+// ring of `stages` tile slots there, filled by cp.async (4-byte copies, zero-filled outside the
+// tensor, completion tracked per slot by an mbarrier), each slot an image of the tile in the
+// stage_mma format of dot.hpp. A load returns a tile view (bp_tile) of its slot; dot reads it
+// with ldmatrix, as the A or the B operand, with no staging and no barrier. Each load also learns
+// the step between this load's offsets and the previous one's, and issues the copies of the next
+// tiles along that step (up to stages - 1 ahead), so the copies of later K steps are in flight
+// while this step's dot runs: the software pipeline Triton builds for tl.load feeding tl.dot,
+// from the kernel written as in Triton, without a prefetch in the source.
+//
+// Safety, without trusting the kernel's use of the values:
+//  - the ring's bookkeeping (tiles issued, the window of prefetched tiles, the last offsets)
+//    lives in LDS, one copy per wave, so copies of a block pointer share it consistently;
+//  - a prefetched tile is used only if its offsets are exactly those asked for; otherwise the
+//    load copies the tile it needs (a mispredicted prefetch costs time, never values);
+//  - a slot is refilled only after a barrier (no wave still reads it) and after its previous
+//    copies landed; a view remembers its tile number, and a view whose slot was refilled since
+//    (a tile kept across later loads of the same ring) reads its tile from global memory;
+//  - no ring (no dynamic LDS, odd strides or offsets, a non-unit column stride, other dtypes,
+//    AMD): the same view reads global memory when used, as an ordinary masked load.
+// Prefetches never read outside the tensor's shape and are not issued for tiles wholly outside
+// it (so a loop that runs to the end of K leaves no copy in flight when the program ends).
+#pragma once
+#include <climits>
+
+#include "bv/block_ptr_args.hpp"
+#include "bv/gpu/dot.hpp"
+#include "bv/gpu/memory.hpp"
+#include "bv/gpu/program.hpp"
+
+namespace bv {
+inline namespace gpu_lang {
+
+namespace detail {
+// Tiles that get an LDS ring (and a view as the result of load).
+template <class T, int R, int C, int W>
+constexpr bool ring_tile() {
+#if BV_NVIDIA
+  return is_16bit_float<std::remove_const_t<T>> && R % 32 == 0 && (C == 32 || C % 64 == 0) &&
+         gpu::layout2d<R, C, W>::WN == 1;
+#else
+  return false;
+#endif
+}
+inline constexpr int ring_max_stages = 4;
+// A ring in LDS: `stages` slots of R * C 16-bit elements, one mbarrier per slot, and one int per
+// wave: the number of tiles issued into the ring so far (tile t lives in slot t % stages; every
+// wave keeps its own copy, all equal). Everything else a ring's loads need is in the block
+// pointer's registers (ring_regs), checked against that count: a load through a stale copy of the
+// block pointer (another copy loaded since) sees a different count, and starts over.
+struct ring_regs {
+  int n = 0;               // tiles issued (this block pointer's view of the ring)
+  int pb = 0;              // prefetched tiles [pb, n): tile pb + i at last + (i + 1) * step
+  int ps0 = 0, ps1 = 0;    // the step they were prefetched along
+  int last0 = 0, last1 = 0;  // offsets of the previous load (the creation offsets at first)
+};
+constexpr int ring_bytes_for(int tile_bytes, int stages, int waves) {
+  const int b = stages * tile_bytes + 8 * stages + 4 * waves;
+  return (b + 127) / 128 * 128;
+}
+
+// Where a ring is and what it copies from: the part of a block pointer that a view keeps too.
+template <class T, int R, int C, int W>
+struct ring_ref {
+  using U = std::remove_const_t<T>;
+  static constexpr int tile_bytes = R * C * 2;
+  const U* base;
+  int shape0, shape1, stride0, stride1;
+  unsigned char* ring;
+  int stages;
+  // This wave's copy of the count of tiles issued.
+  BV_DI int* count() const {
+    return reinterpret_cast<int*>(ring + stages * (tile_bytes + 8)) + gpu::prim::wave_id();
+  }
+  BV_DI uint32_t bar(int slot) const {
+    return gpu::prim::lds_addr(ring + stages * tile_bytes + 8 * slot);
+  }
+  BV_DI const U* slot_ptr(int t) const {
+    return reinterpret_cast<const U*>(ring + (t % stages) * tile_bytes);
+  }
+};
+}  // namespace detail
+
+// Dynamic LDS bytes a program needs for block pointers of these tiles with `stages` slots each
+// (for launchers: kernels_gpu.hpp).
+template <class T, int R, int C, int W>
+constexpr int block_ptr_lds_bytes(int stages) {
+  return detail::ring_tile<T, R, C, W>() ? detail::ring_bytes_for(R * C * 2, stages, W) : 0;
+}
+
+template <class T, int R, int C, int W>
+struct block_ptr {
+  T* base = nullptr;
+  int shape0 = 0, shape1 = 0, stride0 = 0, stride1 = 0, off0 = 0, off1 = 0;
+  unsigned char* ring = nullptr;  // LDS ring (generic address)
+  int stages = 0;                 // its slots; 0: no ring (every load reads global memory)
+  mutable detail::ring_regs rs;   // the pipeline's bookkeeping (loads update it)
+  using element_type = T;
+  using shape_type = shape<R, C>;
+  static constexpr int waves = W;
+};
+
+// A loaded tile: in an LDS slot of its block pointer's ring (stages > 0), or described by its
+// place in global memory. dot reads it from its slot; anything else materialises it (get(), or
+// the implicit conversion to a block): from the slot, or by an ordinary masked load.
+template <class T, int R, int C, int W>
+struct bp_tile {
+  using U = std::remove_const_t<T>;
+  using value_type = U;
+  using shape_type = shape<R, C>;
+  using block_type = basic_block<U, shape<R, C>, W>;
+  static constexpr int waves = W;
+  detail::ring_ref<T, R, C, W> src;
+  int off0, off1;
+  bool check0, check1;
+  int t;  // tile number in the ring (when src.stages > 0)
+
+  BV_DI bool in_ring() const { return src.stages > 0; }
+  // Whether the slot still holds this tile (not refilled by a later load of the ring).
+  BV_DI bool fresh() const { return in_ring() && t >= *src.count() - src.stages; }
+  // In the ring: its slot, copied there again first if it was refilled since (uniform: every
+  // thread of the program makes the same calls).
+  BV_DI const U* slot();
+  BV_DI block_type get() const;
+  BV_DI operator block_type() const { return get(); }
+  template <class V>
+  BV_DI basic_block<V, shape<R, C>, W> to(dtype<V> d) const {
+    return get().to(d);
+  }
+};
+
+template <class X>
+inline constexpr bool is_bp_tile = false;
+template <class T, int R, int C, int W>
+inline constexpr bool is_bp_tile<bp_tile<T, R, C, W>> = true;
+template <class X>
+concept TileView = is_bp_tile<std::remove_cvref_t<X>>;
+
+namespace detail {
+template <class X>
+BV_DI decltype(auto) unview(const X& x) {
+  if constexpr (is_bp_tile<X>)
+    return x.get();
+  else
+    return (x);
+}
+
+// Pointer block and mask of a tile (the interpreter's definition).
+template <class T, int W, int R, int C>
+BV_DI auto tile_lanes(T* base, int off0, int off1, int stride0, int stride1) {
+  const program<W> p{};
+  auto r = off0 + arange<R>(p);
+  auto c = off1 + arange<C>(p);
+  return ptr<T>{base} + (r.col() * stride0 + c.row() * stride1);
+}
+template <int W, int R, int C>
+BV_DI auto tile_mask(int off0, int off1, int shape0, int shape1, bool check0, bool check1) {
+  const program<W> p{};
+  auto r = (off0 + arange<R>(p)).col();
+  auto c = (off1 + arange<C>(p)).row();
+  return (r >= (check0 ? 0 : INT_MIN)) & (r < (check0 ? shape0 : INT_MAX)) &
+         (c >= (check1 ? 0 : INT_MIN)) & (c < (check1 ? shape1 : INT_MAX));
+}
+
+#if BV_NVIDIA
+// Copy the tile at (o0, o1) into slot image `img` and arrive on the slot's mbarrier `bar`. A wave
+// moves 128 contiguous bytes of the tensor per instruction (one row of up to 32 pairs, or two rows
+// of a 32-column tile), which land on 128 contiguous bytes of the image (mma_order and the swizzle
+// permute pairs and 16-byte chunks inside them): no bank conflict. Lane l of wave w takes pair
+// l % LPR of row RPI w + l / LPR, then RPI W rows further per step a, and 2 LPR columns further
+// per step g. The lane's bits and the steps' bits of (row, col) are disjoint and stay so through
+// mma_order and the swizzle, so the LDS address of copy (a, g) is one of at most 8 per-lane
+// bases (the XOR of the chunk with a constant) plus an immediate, and the global address a
+// per-lane row pointer (advanced per a) plus an immediate. Aligned pairs (unit column stride,
+// even row stride and column offset, 4-byte aligned base) go by cp.async (zero-filled outside the
+// tensor); others by ordinary loads and LDS stores.
+template <class U, int R, int C, int W>
+BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int stride1,
+                     uint32_t img, uint32_t bar, int o0, int o1, bool base_aligned) {
+  constexpr int LPR = C / 2 < 32 ? C / 2 : 32;  // lanes per row
+  constexpr int RPI = 32 / LPR;                 // rows per wave instruction
+  constexpr int RPS = RPI * W;                  // rows per step
+  constexpr int NA = (R + RPS - 1) / RPS;       // row steps
+  constexpr int NG = C / (2 * LPR);             // column steps
+  constexpr int cm = (C / 8 < 8 ? C / 8 : 8) - 1;
+  static_assert(gpu::prim::wave_size == 32, "internal: ring copies assume 32-lane waves");
+  static_assert(C % (2 * LPR) == 0, "internal: ring tiles have 32 or a multiple of 64 columns");
+  const int lane = gpu::prim::lane_id(), w = gpu::prim::wave_id();
+  const int rl = RPI * w + lane / LPR, cl = 2 * (lane % LPR);
+  const int mrl = mma_order(rl), mcl = mma_order(cl);
+  const int Ll = (mcl >> 3) ^ ((mrl ^ (mrl >> 2)) & cm);
+  // The lane's address; its bits 4-6 are the lane's 16-byte chunk in the row (img is 128-byte
+  // aligned, the row offset a multiple of 64 bytes, the chunk field below it), so the chunk of copy
+  // (a, g) is one XOR away, and its row and higher chunks an immediate.
+  const uint32_t lane_addr = img + 2 * (mrl * C + (Ll << 3) + (mcl & 7));
+  auto dst = [&](int a, int g) {
+    const int mra = mma_order(RPS * a), mcg = mma_order(2 * LPR * g);
+    const int kap = (mcg >> 3) ^ ((mra ^ (mra >> 2)) & cm);
+    return (lane_addr ^ ((kap & cm) << 4)) + 2 * (mra * C + ((kap & ~cm) << 3) + (mcg & 7));
+  };
+  const bool aligned = base_aligned && o1 % 2 == 0;
+  if (aligned) {
+    // The row step through an opaque copy of the stride: otherwise the compiler keeps every
+    // step's row offset in registers across the caller's loop (they do not change in it).
+    int opaque_stride;
+    asm volatile("mov.b32 %0, %1;" : "=r"(opaque_stride) : "r"(stride0));
+    const U* lp = base + static_cast<int64_t>(o0 + rl) * opaque_stride + (o1 + cl);
+    const int64_t step = static_cast<int64_t>(RPS) * opaque_stride;
+    if (o0 >= 0 && o1 >= 0 && o0 + R <= shape0 && o1 + C <= shape1) {
+      // Two independent chains of row pointers (one chain would serialise the copies on the
+      // latency of its 64-bit adds).
+      constexpr int CH = NA < 2 ? NA : 2;
+      const U* rp[CH];
+#pragma unroll
+      for (int c = 0; c < CH; ++c) rp[c] = lp + c * step;
+#pragma unroll
+      for (int a = 0; a < NA; ++a) {
+        if (R % RPS == 0 || rl + RPS * a < R)
+#pragma unroll
+          for (int g = 0; g < NG; ++g)
+            gpu::prim::cp_async_4_full(dst(a, g), rp[a % CH] + 2 * LPR * g);
+        rp[a % CH] += CH * step;
+      }
+    } else {
+#pragma unroll
+      for (int a = 0; a < NA; ++a) {
+        const int gr = o0 + rl + RPS * a;
+        if (R % RPS == 0 || rl + RPS * a < R)
+#pragma unroll
+          for (int g = 0; g < NG; ++g) {
+            const int gc = o1 + cl + 2 * LPR * g;
+            const int n = (gr >= 0 && gr < shape0 && gc >= 0)
+                              ? (gc + 1 < shape1 ? 4 : (gc < shape1 ? 2 : 0))
+                              : 0;
+            gpu::prim::cp_async_4(dst(a, g), n ? lp + 2 * LPR * g : base, n);
+          }
+        lp += step;
+      }
+    }
+    gpu::prim::cp_async_arrive(bar);
+  } else {
+    // Rare (odd strides or offsets): a plain loop, light on registers.
+    constexpr int threads = W * gpu::prim::wave_size, NP = R * C / 2;
+#pragma unroll 1
+    for (int i = gpu::prim::thread_id(); i < NP; i += threads) {
+      const int row = i / (C / 2), col = 2 * (i % (C / 2));
+      const int gr = o0 + row, gc = o1 + col;
+      U e[2] = {U(0.0f), U(0.0f)};
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        if (gr >= 0 && gr < shape0 && gc + h >= 0 && gc + h < shape1)
+          e[h] = base[static_cast<int64_t>(gr) * stride0 + static_cast<int64_t>(gc + h) * stride1];
+      uint32_t v;
+      __builtin_memcpy(&v, e, 4);
+      const uint32_t d = img + 2 * swz<C>(mma_order(row), mma_order(col));
+      asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(d), "r"(v) : "memory");
+    }
+    gpu::prim::mbar_arrive(bar);
+  }
+}
+
+// Whether pairs can go by 4-byte cp.async (else ordinary loads and LDS stores).
+template <class U>
+BV_DI bool pairs_aligned(const U* base, int stride0, int stride1, int o1) {
+  return stride1 == 1 && stride0 % 2 == 0 && o1 % 2 == 0 &&
+         reinterpret_cast<uintptr_t>(base) % 4 == 0;
+}
+// Issue tile number n at (o0, o1) into slot n % stages, after the slot's previous tile has
+// landed when `wait_old` (a caller that waited for a later tile knows it has); the caller has
+// passed a barrier since any wave read that slot.
+template <class T, int R, int C, int W>
+BV_DI void ring_issue(const ring_ref<T, R, C, W>& r, int n, bool wait_old, int o0, int o1) {
+  const int slot = n % r.stages;
+  const uint32_t bar = r.bar(slot);
+  if (wait_old && n >= r.stages) gpu::prim::mbar_wait(bar, ((n - r.stages) / r.stages) & 1);
+  ring_copy<typename ring_ref<T, R, C, W>::U, R, C, W>(
+      r.base, r.shape0, r.shape1, r.stride0, r.stride1,
+      gpu::prim::lds_addr(r.ring + slot * r.tile_bytes), bar, o0, o1,
+      pairs_aligned(r.base, r.stride0, r.stride1, o1));
+}
+// Wait for tile t; every tile issued before it has landed too (each thread's arrive on t's
+// mbarrier fires after all its earlier copies).
+template <class T, int R, int C, int W>
+BV_DI void ring_wait(const ring_ref<T, R, C, W>& r, int t) {
+  gpu::prim::mbar_wait(r.bar(t % r.stages), (t / r.stages) & 1);
+}
+
+// A load through the ring: the tile at (o0, o1), from the prefetch window or copied now; then the
+// next tiles along the step from the previous load are issued (the prefetch), and the tile is
+// waited for.
+template <class T, int R, int C, int W>
+BV_DI int ring_load(const ring_ref<T, R, C, W>& r, ring_regs& rs, int o0, int o1) {
+  const int S = r.stages;
+  int* cp = r.count();
+  const int n_lds = *cp;  // this wave's own copy: no other wave writes it
+  // Every wave is past its use of the tiles it read: a slot may be refilled below.
+  gpu::prim::barrier();
+  const int s0 = o0 - rs.last0, s1 = o1 - rs.last1;
+  int t;
+  bool hit = rs.pb < rs.n && rs.ps0 == s0 && rs.ps1 == s1 && n_lds == rs.n;
+  if (hit) {
+    // The next prefetched tile. The one before it was this block pointer's last load, waited
+    // for then; so are the tiles the prefetch below evicts (older than this one).
+    t = rs.pb;
+    rs.pb += 1;
+  } else {
+    // Not prefetched (first load, a new step, or the ring moved on through another copy of this
+    // block pointer or a refetch): copy it now and start a new window after it.
+    rs.n = n_lds;
+    t = rs.n;
+    ring_issue(r, t, true, o0, o1);
+    rs.n = t + 1;
+    rs.pb = rs.n;
+    rs.ps0 = s0;
+    rs.ps1 = s1;
+  }
+  // Prefetch: keep stages - 1 tiles ahead, into slots older than this tile's; never past the
+  // tensor. (A miss waited for nothing after t yet: those slots' old tiles are waited first.)
+  if (s0 != 0 || s1 != 0) {
+#pragma unroll 1
+    for (int k = rs.n - rs.pb; k + 1 < S; ++k) {
+      const int q0 = o0 + (k + 1) * s0, q1 = o1 + (k + 1) * s1;
+      if (q0 >= r.shape0 || q1 >= r.shape1 || q0 + R <= 0 || q1 + C <= 0) break;
+      if (rs.n - S >= t) break;
+      ring_issue(r, rs.n, !hit, q0, q1);
+      rs.n += 1;
+    }
+  }
+  rs.last0 = o0;
+  rs.last1 = o1;
+  *cp = rs.n;
+  ring_wait(r, t);
+  return t;
+}
+
+// Copy a tile into the ring again (its view went stale): a new tile number. The block pointers
+// of the ring see the count move and start over at their next load.
+template <class T, int R, int C, int W>
+BV_DI int ring_refetch(const ring_ref<T, R, C, W>& r, int o0, int o1) {
+  gpu::prim::barrier();
+  int* cp = r.count();
+  const int t = *cp;
+  ring_issue(r, t, true, o0, o1);
+  *cp = t + 1;
+  ring_wait(r, t);
+  return t;
+}
+#endif
+}  // namespace detail
+
+#if BV_NVIDIA
+template <class T, int R, int C, int W>
+BV_DI const typename bp_tile<T, R, C, W>::U* bp_tile<T, R, C, W>::slot() {
+  if (!fresh()) t = detail::ring_refetch(src, off0, off1);
+  return src.slot_ptr(t);
+}
+#endif
+
+// make_block_ptr<R, C>(p, base, {rows, cols}, {row_stride, col_stride}, {row_off, col_off}).
+template <int R, int C, class T, int W>
+BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, index2 shape,
+                                           index2 strides, index2 offsets) {
+  static_assert(R >= 1 && C >= 1,
+                "make_block_ptr<R, C>: a block pointer addresses an R x C tile with R, C >= 1.");
+  block_ptr<T, R, C, W> b;
+  b.base = base.p;
+  b.shape0 = shape.d0;
+  b.shape1 = shape.d1;
+  b.stride0 = strides.d0;
+  b.stride1 = strides.d1;
+  b.off0 = offsets.d0;
+  b.off1 = offsets.d1;
+#if BV_NVIDIA
+  if constexpr (detail::ring_tile<T, R, C, W>() && gpu::prim::has_cp_async) {
+    const int S = p.stages < detail::ring_max_stages ? p.stages : detail::ring_max_stages;
+    if (S >= 2) {
+      const int bytes = detail::ring_bytes_for(R * C * 2, S, W);
+      const int at = p.lds_taken;
+      p.lds_taken = at + bytes;
+      if (at + bytes > static_cast<int>(gpu::prim::dyn_lds_bytes())) {
+        if (gpu::prim::thread_id() == 0)
+          printf("blockvec GPU: program (%d,%d,%d): make_block_ptr needs %d bytes of dynamic LDS "
+                 "for its ring (%d stages); the launch gave %u. The launcher must size the "
+                 "dynamic LDS with block_ptr_lds_bytes.\n",
+                 p.id(0), p.id(1), p.id(2), at + bytes, S, gpu::prim::dyn_lds_bytes());
+        __trap();
+      }
+      b.ring = gpu::prim::dyn_lds() + at;
+      b.stages = S;
+      if (gpu::prim::lds_addr(b.ring) % 128 != 0) {  // ring_copy's addressing relies on it
+        if (gpu::prim::thread_id() == 0)
+          printf("blockvec GPU: dynamic LDS is not 128-byte aligned\n");
+        __trap();
+      }
+      b.rs.last0 = offsets.d0;
+      b.rs.last1 = offsets.d1;
+      *(reinterpret_cast<int*>(b.ring + S * (R * C * 2 + 8)) + gpu::prim::wave_id()) = 0;
+      if (gpu::prim::thread_id() == 0)
+        for (int s = 0; s < S; ++s)
+          gpu::prim::mbar_init(gpu::prim::lds_addr(b.ring + S * (R * C * 2) + 8 * s),
+                               W * gpu::prim::wave_size);
+      gpu::prim::barrier();
+    }
+  }
+#else
+  (void)p;
+#endif
+  return b;
+}
+
+// advance(bp, {d_rows, d_cols}): the same block pointer moved (its ring goes with it).
+template <class T, int R, int C, int W>
+BV_DI block_ptr<T, R, C, W> advance(const block_ptr<T, R, C, W>& bp, index2 by) {
+  block_ptr<T, R, C, W> out = bp;
+  out.off0 += by.d0;
+  out.off1 += by.d1;
+  return out;
+}
+
+namespace detail {
+template <class T, int R, int C, int W>
+BV_DI auto load_bp(const block_ptr<T, R, C, W>& bp, boundary_check bc) {
+  if constexpr (!ring_tile<T, R, C, W>()) {
+    return load(tile_lanes<T, W, R, C>(bp.base, bp.off0, bp.off1, bp.stride0, bp.stride1),
+                tile_mask<W, R, C>(bp.off0, bp.off1, bp.shape0, bp.shape1, bc.dim0, bc.dim1),
+                0.0f);
+  } else {
+    bp_tile<T, R, C, W> v{{bp.base, bp.shape0, bp.shape1, bp.stride0, bp.stride1, bp.ring,
+                           bp.stages},
+                          bp.off0,
+                          bp.off1,
+                          bc.dim0,
+                          bc.dim1,
+                          -1};
+#if BV_NVIDIA
+    if (bp.stages > 0) v.t = ring_load(v.src, bp.rs, bp.off0, bp.off1);
+#endif
+    return v;
+  }
+}
+}  // namespace detail
+
+template <class T, int R, int C, int W>
+BV_DI typename bp_tile<T, R, C, W>::block_type bp_tile<T, R, C, W>::get() const {
+#if BV_NVIDIA
+  if constexpr (detail::ring_tile<T, R, C, W>()) {
+    if (in_ring()) {
+      // From the slot image ([mma_order(row)][mma_order(col)], swizzled): pairs are contiguous.
+      bp_tile v = *this;
+      const U* img = v.slot();
+      block_type out;
+#pragma unroll
+      for (int ri = 0; ri < block_type::NR; ++ri) {
+        const int row = detail::mma_order(gpu::row_of<R, C, W>(ri));
+#pragma unroll
+        for (int ci = 0; ci < block_type::NC; ci += 2) {
+          const int col = detail::mma_order(gpu::col_of<R, C, W>(ci));
+          __builtin_memcpy(out.v + ri * block_type::NC + ci, img + detail::swz<C>(row, col), 4);
+        }
+      }
+      return out;
+    }
+  }
+#endif
+  return load(detail::tile_lanes<const U, W, R, C>(src.base, off0, off1, src.stride0, src.stride1),
+              detail::tile_mask<W, R, C>(off0, off1, src.shape0, src.shape1, check0, check1),
+              0.0f);
+}
+
+// load(bp) (unchecked) and load(bp, boundary_check(0, 1)): lanes outside the checked
+// dimensions read as zero. On NVIDIA, a 16-bit tile with rows and columns multiples of 32 comes
+// back as a bp_tile (see above); other tiles as blocks.
+template <class T, int R, int C, int W>
+BV_DI auto load(const block_ptr<T, R, C, W>& bp) {
+  return detail::load_bp(bp, boundary_check{});
+}
+template <class T, int R, int C, int W>
+BV_DI auto load(const block_ptr<T, R, C, W>& bp, boundary_check bc) {
+  return detail::load_bp(bp, bc);
+}
+
+template <class T, int R, int C, int W, class V>
+requires(Block<V> || Scalar<V> || TileView<V>) BV_DI
+    void store(const block_ptr<T, R, C, W>& bp, const V& value) {
+  store(detail::tile_lanes<T, W, R, C>(bp.base, bp.off0, bp.off1, bp.stride0, bp.stride1),
+        detail::unview(value));
+}
+template <class T, int R, int C, int W, class V>
+requires(Block<V> || Scalar<V> || TileView<V>) BV_DI
+    void store(const block_ptr<T, R, C, W>& bp, const V& value, boundary_check bc) {
+  store(detail::tile_lanes<T, W, R, C>(bp.base, bp.off0, bp.off1, bp.stride0, bp.stride1),
+        detail::unview(value),
+        detail::tile_mask<W, R, C>(bp.off0, bp.off1, bp.shape0, bp.shape1, bc.dim0, bc.dim1));
+}
+template <class T, class S, int W, class I, class V>
+requires TileView<V> BV_DI void store(const ptr_block<T, S, W, I>& p, const V& value) {
+  store(p, value.get());
+}
+template <class T, class S, int W, class I, class V, class M>
+requires TileView<V> BV_DI void store(const ptr_block<T, S, W, I>& p, const V& value,
+                                      const M& mask) {
+  store(p, value.get(), mask);
+}
+
+// dot with tile views. A view in its ring is read from its slot (A by ldmatrix, B as dot's own
+// staging would leave it; a slot refilled since is copied again first); a view without a ring,
+// and a block b, go through registers (b staged in LDS as dot does).
+namespace detail {
+template <int M, int K, int N, class C, int W, class X, class Y>
+BV_DI basic_block<C, shape<M, N>, W> dot_views(const X& x, const Y& y,
+                                               const basic_block<C, shape<M, N>, W>& acc) {
+  using AX = typename std::remove_cvref_t<decltype(unview(x))>::value_type;
+  using BY = typename std::remove_cvref_t<decltype(unview(y))>::value_type;
+#if BV_NVIDIA
+  if constexpr (std::is_same_v<AX, BY> && use_tensor_cores<AX, BY, C, M, N, K, W>()) {
+    bool x_ring = false, y_ring = false;
+    if constexpr (is_bp_tile<X>) x_ring = x.in_ring();
+    if constexpr (is_bp_tile<Y>) y_ring = y.in_ring();
+    if (x_ring || y_ring) {  // constant in a given kernel: whether its launch gave stages
+      basic_block<C, shape<M, N>, W> out = acc;
+      const AX* bimg;
+      bool x_fresh = true, y_fresh = true;  // both read before either is copied again
+      if constexpr (is_bp_tile<X>) x_fresh = !x_ring || x.fresh();
+      if constexpr (is_bp_tile<Y>) y_fresh = !y_ring || y.fresh();
+      if constexpr (is_bp_tile<Y>) {
+        if (y_ring) {
+          Y yv = y;
+          if (!y_fresh) yv.t = ring_refetch(yv.src, yv.off0, yv.off1);
+          bimg = yv.src.slot_ptr(yv.t);
+        }
+      }
+      if (!y_ring) {
+        AX* Bs = gpu::prim::lds<AX, K * N, 9>();
+        gpu::prim::barrier();
+        stage_mma(Bs, unview(y));
+        gpu::prim::barrier();
+        bimg = Bs;
+      }
+      if constexpr (is_bp_tile<X>) {
+        if (x_ring) {
+          X xv = x;
+          const AX* aimg;
+          if (x_fresh) {
+            aimg = xv.src.slot_ptr(xv.t);
+          } else {
+            aimg = xv.slot();
+            // b's slot may have been refilled by a's copy only if both share a ring; then again.
+            if constexpr (is_bp_tile<Y>)
+              if (y_ring && !y.fresh()) {
+                Y yv = y;
+                bimg = yv.slot();
+              }
+          }
+          mma_core<false, AX, C, M, K, N, W>(a_image<AX, M, K, W>{aimg}, bimg, out);
+          return out;
+        }
+      }
+      mma_core<false, AX, C, M, K, N, W>(a_regs<AX, M, K, W>{unview(x)}, bimg, out);
+      return out;
+    }
+  }
+#endif
+  return dot(unview(x), unview(y), acc);
+}
+}  // namespace detail
+
+template <class X, class Y, class C, int M, int N, int W>
+requires((TileView<X> || TileView<Y>)&&(TileView<X> || Block<X>)&&(TileView<Y> || Block<Y>))
+BV_DI basic_block<C, shape<M, N>, W> dot(const X& x, const Y& y,
+                                         const basic_block<C, shape<M, N>, W>& acc) {
+  using SX = typename std::remove_cvref_t<X>::shape_type;
+  using SY = typename std::remove_cvref_t<Y>::shape_type;
+  static_assert(SX::rank == 2 && SY::rank == 2 && SX::cols == SY::rows,
+                "dot(a, b, acc) needs a's columns to equal b's rows: a is MxK and b must be KxN.");
+  static_assert(SX::rows == M && SY::cols == N,
+                "dot(a, b, acc): acc must be M x N for an M x K a and a K x N b.");
+  detail::check_dot_shapes<typename std::remove_cvref_t<X>::value_type, M, SX::cols, N, W>();
+  return detail::dot_views<M, SX::cols, N, C, W>(x, y, acc);
+}
+template <class X, class Y>
+requires((TileView<X> || TileView<Y>)&&(TileView<X> || Block<X>)&&(TileView<Y> || Block<Y>))
+BV_DI auto dot(const X& x, const Y& y) {
+  using SX = typename std::remove_cvref_t<X>::shape_type;
+  using SY = typename std::remove_cvref_t<Y>::shape_type;
+  constexpr int W = std::remove_cvref_t<X>::waves;
+  using R = compute_t<promote_t<typename std::remove_cvref_t<X>::value_type,
+                                typename std::remove_cvref_t<Y>::value_type>>;
+  basic_block<R, shape<SX::rows, SY::cols>, W> acc;
+  detail::generate(acc, [](auto, int, int) { return R(0); });
+  return dot(x, y, acc);
+}
+// trans of a tile view: of its materialised block.
+template <class T, int R, int C, int W>
+BV_DI auto trans(const bp_tile<T, R, C, W>& x) {
+  return trans(x.get());
+}
+template <class X, class T, int R, int C, int W>
+requires TileView<X> BV_DI auto dot(const X& x, const trans_view<T, R, C, W>& y) {
+  return dot(x.get(), y);
+}
+template <class X, class T, int R, int C, int W, class CC, int M, int N>
+requires TileView<X> BV_DI auto dot(const X& x, const trans_view<T, R, C, W>& y,
+                                    const basic_block<CC, shape<M, N>, W>& acc) {
+  return dot(x.get(), y, acc);
+}
+
+// Elementwise operators and where() on tile views: on their materialised blocks.
+#define BV_TILE_BINARY(op)                                                                    \
+  template <class X, class Y>                                                                 \
+  requires((TileView<X> || TileView<Y>)&&(TileView<X> || Block<X> || Scalar<X>)&&(           \
+      TileView<Y> || Block<Y> || Scalar<Y>)) BV_DI auto operator op(const X& x, const Y& y) { \
+    return detail::unview(x) op detail::unview(y);                                            \
+  }
+BV_TILE_BINARY(+)
+BV_TILE_BINARY(-)
+BV_TILE_BINARY(*)
+BV_TILE_BINARY(/)
+BV_TILE_BINARY(<)
+BV_TILE_BINARY(<=)
+BV_TILE_BINARY(>)
+BV_TILE_BINARY(>=)
+BV_TILE_BINARY(==)
+BV_TILE_BINARY(!=)
+#undef BV_TILE_BINARY
+template <class M, class X, class Y>
+requires(TileView<X> || TileView<Y>) BV_DI auto where(const M& mask, const X& x, const Y& y) {
+  return where(mask, detail::unview(x), detail::unview(y));
+}
+
+}  // namespace gpu_lang
+}  // namespace bv

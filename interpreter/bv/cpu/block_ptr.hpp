@@ -1,0 +1,96 @@
+// Block pointers on the interpreter (Triton's tl.make_block_ptr, tl.advance, and tl.load /
+// tl.store of a block pointer with boundary_check): a base pointer, the tensor's 2-D shape and
+// strides, and the offsets of an R x C tile. A load or store is the ordinary pointer-block load or
+// store of base + rows * stride0 + cols * stride1, masked by the checked dimensions, so it is
+// checked like any other (out-of-bounds lanes of unchecked dimensions are reported).
+//
+// The GPU backend lowers the same source to an asynchronous, pipelined copy into LDS
+// (gpu_backend/bv/gpu/block_ptr.hpp); here nothing is pipelined and the values are the same.
+#pragma once
+#include <climits>
+#include <source_location>
+
+#include "bv/block_ptr_args.hpp"
+#include "bv/cpu/memory.hpp"
+#include "bv/cpu/program.hpp"
+#include "bv/cpu/ptr.hpp"
+
+namespace bv {
+
+template <class T, int R, int C, int W>
+struct block_ptr {
+  ptr<T> base;
+  int shape0 = 0, shape1 = 0, stride0 = 0, stride1 = 0, off0 = 0, off1 = 0;
+  using element_type = T;
+  using shape_type = shape<R, C>;
+  static constexpr int waves = W;
+};
+
+// make_block_ptr<R, C>(p, base, {rows, cols}, {row_stride, col_stride}, {row_off, col_off}):
+// an R x C tile of the rows x cols tensor at base, starting at the given offsets.
+template <int R, int C, class T, int W>
+block_ptr<T, R, C, W> make_block_ptr(const program<W>&, ptr<T> base, index2 shape, index2 strides,
+                                     index2 offsets) {
+  static_assert(R >= 1 && C >= 1,
+                "make_block_ptr<R, C>: a block pointer addresses an R x C tile with R, C >= 1.");
+  return {base, shape.d0, shape.d1, strides.d0, strides.d1, offsets.d0, offsets.d1};
+}
+
+// advance(bp, {d_rows, d_cols}): the same block pointer moved by that many rows and columns.
+template <class T, int R, int C, int W>
+block_ptr<T, R, C, W> advance(const block_ptr<T, R, C, W>& bp, index2 by) {
+  block_ptr<T, R, C, W> out = bp;
+  out.off0 += by.d0;
+  out.off1 += by.d1;
+  return out;
+}
+
+namespace detail {
+template <class T, int R, int C, int W>
+auto block_ptr_lanes(const block_ptr<T, R, C, W>& bp) {
+  const program<W> p{};
+  auto r = bp.off0 + arange<R>(p);
+  auto c = bp.off1 + arange<C>(p);
+  return bp.base + (r.col() * bp.stride0 + c.row() * bp.stride1);
+}
+// In-range lanes of the checked dimensions (an unchecked dimension compares against the int
+// limits: always true).
+template <class T, int R, int C, int W>
+auto block_ptr_mask(const block_ptr<T, R, C, W>& bp, boundary_check bc) {
+  const program<W> p{};
+  auto r = (bp.off0 + arange<R>(p)).col();
+  auto c = (bp.off1 + arange<C>(p)).row();
+  return (r >= (bc.dim0 ? 0 : INT_MIN)) & (r < (bc.dim0 ? bp.shape0 : INT_MAX)) &
+         (c >= (bc.dim1 ? 0 : INT_MIN)) & (c < (bc.dim1 ? bp.shape1 : INT_MAX));
+}
+}  // namespace detail
+
+// load(bp): the tile, unchecked (every lane must be inside the tensor); load(bp, boundary_check(0,
+// 1)): lanes outside the checked dimensions read as zero.
+template <class T, int R, int C, int W>
+auto load(const block_ptr<T, R, C, W>& bp,
+          std::source_location loc = std::source_location::current()) {
+  return load(detail::block_ptr_lanes(bp), loc);
+}
+template <class T, int R, int C, int W>
+auto load(const block_ptr<T, R, C, W>& bp, boundary_check bc,
+          std::source_location loc = std::source_location::current()) {
+  return load(detail::block_ptr_lanes(bp), detail::block_ptr_mask(bp, bc), 0, loc);
+}
+
+// store(bp, value) and store(bp, value, boundary_check(...)): lanes outside the checked
+// dimensions are not written.
+template <class T, int R, int C, int W, class V>
+  requires(Block<V> || Scalar<V>)
+void store(const block_ptr<T, R, C, W>& bp, const V& value,
+           std::source_location loc = std::source_location::current()) {
+  store(detail::block_ptr_lanes(bp), value, loc);
+}
+template <class T, int R, int C, int W, class V>
+  requires(Block<V> || Scalar<V>)
+void store(const block_ptr<T, R, C, W>& bp, const V& value, boundary_check bc,
+           std::source_location loc = std::source_location::current()) {
+  store(detail::block_ptr_lanes(bp), value, detail::block_ptr_mask(bp, bc), loc);
+}
+
+}  // namespace bv
