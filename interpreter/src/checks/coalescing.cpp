@@ -8,6 +8,7 @@
 // lanes, masks that switch most lanes off; a 256-element block on 4 waves of 64 with 16-byte
 // vectors is exactly 25% and passes). Scalar accesses are not judged.
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <tuple>
@@ -54,6 +55,14 @@ const layout_map& layout_for(int rows, int cols, int eb, int waves, int wave_siz
   last = m.get();
   return *m;
 }
+
+// What one execution of an access measured: segments touched and ideal over its waves, and
+// its worst wave.
+struct wave_counts {
+  int64_t touched = 0, ideal = 0;
+  int worst = -1;
+  double worst_ratio = 0;
+};
 
 struct op_stats {
   std::atomic<int> samples{0};
@@ -106,6 +115,21 @@ struct coalescing_check final : observer {
 
     const int eb = a.alloc->elem_bytes;
     const layout_map& lm = layout_for(a.rows, a.cols, eb, a.waves, config().wave_size);
+    // A tile of contiguous rows with every lane performed (most accesses) touches segments
+    // determined by its shape, row stride and where its first row starts within a segment:
+    // measured once per such pattern, not per execution.
+    const bool tile = a.rows_contiguous && !perform && a.cols > 0 &&
+                      (!a.mask || std::memchr(a.mask, 0, static_cast<size_t>(a.lanes)) == nullptr);
+    using tile_key = std::tuple<int, int, int, int, int, int64_t, int64_t>;
+    thread_local std::map<tile_key, wave_counts> tiles;
+    const tile_key tk{a.rows, a.cols, eb, a.waves, config().wave_size, a.row_stride,
+                      ((a.base + (tile ? a.off.first() : 0)) * eb) % k_segment};
+    if (tile) {
+      if (auto it = tiles.find(tk); it != tiles.end()) {
+        record(*st, it->second, a.lanes, lm.slots, s, a);
+        return;
+      }
+    }
     thread_local std::vector<std::vector<int64_t>> segs;
     segs.resize(static_cast<size_t>(lm.waves));
     for (auto& v : segs) v.clear();
@@ -120,9 +144,7 @@ struct coalescing_check final : observer {
       const int64_t byte = addr0 + (a.base + a.off[i]) * eb;
       segs[static_cast<size_t>(lm.owner[static_cast<size_t>(i)])].push_back(byte / k_segment);
     }
-    int64_t touched = 0, ideal = 0;
-    int worst = -1;
-    double worst_ratio = 0;
+    wave_counts wc;
     for (int w = 0; w < lm.waves; ++w) {
       auto& v = segs[static_cast<size_t>(w)];
       if (v.empty()) continue;
@@ -130,25 +152,34 @@ struct coalescing_check final : observer {
       const int64_t t = std::unique(v.begin(), v.end()) - v.begin();
       const int64_t n = static_cast<int64_t>(v.size());
       const int64_t id = (n * eb + k_segment - 1) / k_segment;
-      touched += t;
-      ideal += id;
+      wc.touched += t;
+      wc.ideal += id;
       const double r = double(t) / double(id);
-      if (r > worst_ratio) worst_ratio = r, worst = w;
+      if (r > wc.worst_ratio) wc.worst_ratio = r, wc.worst = w;
     }
-    std::lock_guard lk(st->mu);
-    st->touched += touched;
-    st->ideal += ideal;
-    st->active += active;
-    st->slots += lm.slots;
-    if (worst_ratio > st->worst_ratio) {
-      st->worst_ratio = worst_ratio;
-      st->worst_wave = worst;
-      st->pid = s.pid;
+    if (tile) {
+      if (tiles.size() >= 4096) tiles.clear();  // patterns seen: a handful per kernel
+      tiles.emplace(tk, wc);
     }
-    if (!st->has_tensor) {
-      st->has_tensor = true;
-      st->tensor = a.alloc->describe();
-      st->op = a.op;
+    record(*st, wc, active, lm.slots, s, a);
+  }
+
+  static void record(op_stats& st, const wave_counts& wc, int64_t active, int64_t slots,
+                     const program_state& s, const access& a) {
+    std::lock_guard lk(st.mu);
+    st.touched += wc.touched;
+    st.ideal += wc.ideal;
+    st.active += active;
+    st.slots += slots;
+    if (wc.worst_ratio > st.worst_ratio) {
+      st.worst_ratio = wc.worst_ratio;
+      st.worst_wave = wc.worst;
+      st.pid = s.pid;
+    }
+    if (!st.has_tensor) {
+      st.has_tensor = true;
+      st.tensor = a.alloc->describe();
+      st.op = a.op;
     }
   }
 

@@ -322,9 +322,6 @@ struct race_check final : observer {
         c = (c & ~(k_id_mask << k_reader_shift)) | (k_several << k_reader_shift);
       cells[e] = c;
     };
-    // Reads of a tile whose rows are contiguous, every lane performed, no lock held: walk each
-    // row's runs within a chunk; a run whose cells (or whose uniform chunk) are all quiet is
-    // skipped after one vector test, without writing out the offsets.
     const bool all_active =
         !a.mask || std::memchr(a.mask, 0, static_cast<size_t>(a.lanes)) == nullptr;
     if (write) {
@@ -335,102 +332,122 @@ struct race_check final : observer {
                               : footprint{row0, a.row_stride, a.cols, a.lanes / a.cols, mine, me};
       if (defer_read(r, f, serial)) return;
     }
-    if (!write && !guard && !perform && !row && a.rows_contiguous && all_active && a.cols > 0) {
-      const int cols = a.cols, nrows = a.lanes / a.cols;
+    // The per-element write rule: U set unless every access held the same lock; a write after
+    // another program's write or read races.
+    auto write_lane = [&](int i, int64_t e) {
+      cell c = cells[e];
+      // A program re-touching what it already touched the same way, with no other program
+      // recorded and the element already unguarded, changes nothing and races with nothing.
+      if ((c & k_writer_bits) == mine && (c & k_unguarded) && !guard &&
+          (reader_of(c) == 0 || reader_of(c) == me))
+        return;
+      apply_guard(r, c, e, guard);
+      if (c & k_unguarded) {
+        const uint32_t w = writer_of(c), rd = reader_of(c);
+        if (w && w != me)
+          note(0, i, w, wloc_of(c));
+        else if (rd && rd != me)
+          note(2, i, rd, rloc_of(c));
+      }
+      cells[e] = (c & ~k_writer_bits) | mine;
+    };
+    // Accesses shaped as rows (a contiguous row of lanes, or a tile whose rows are contiguous),
+    // every lane performed, no lock held: walk each row's runs within a chunk. A read run whose
+    // cells (or uniform chunk) are all quiet is skipped after one test; a write run that meets no
+    // other program is written in one straight pass; a run covering a uniform chunk updates it
+    // once. No offsets are written out.
+    if (!guard && !perform && all_active && a.lanes > 1 &&
+        (row || (a.rows_contiguous && a.cols > 0))) {
+      const int cols = row ? a.lanes : a.cols, nrows = row ? 1 : a.lanes / a.cols;
+      const int64_t stride = row ? 0 : a.row_stride;
       for (int rr = 0; rr < nrows; ++rr) {
-        const int64_t rowbase = row0 + rr * a.row_stride;
+        const int64_t rowbase = row0 + rr * stride;
         for (int c0 = 0; c0 < cols;) {
           const int64_t e = rowbase + c0;
           const int64_t ch = e >> k_chunk_bits;
-          const int c1 = static_cast<int>(
-              std::min<int64_t>(cols, c0 + (((ch + 1) << k_chunk_bits) - e)));
+          const int64_t b = ch << k_chunk_bits;
+          const int64_t end = std::min<int64_t>(b + (int64_t(1) << k_chunk_bits), r.numel);
+          const int c1 = static_cast<int>(std::min<int64_t>(cols, c0 + (end - e)));
+          const int lane0 = rr * cols;
           if (ch != held) {
             if (held >= 0) r.unlock(held);
             r.lock(ch);
             held = ch;
           }
           auto& chunk = r.claim(ch, serial);
-          if (chunk.uniform) {
-            if (quiet(chunk.value)) {
-              c0 = c1;
-              continue;
-            }
-            r.detail(ch);
+          if (chunk.uniform && !write && quiet(chunk.value)) {
+            c0 = c1;
+            continue;
           }
-          bool all_quiet = true;
-          for (int cc = c0; cc < c1; ++cc) all_quiet &= quiet(cells[rowbase + cc]);
-          if (!all_quiet)
-            for (int cc = c0; cc < c1; ++cc) read_lane(rr * cols + cc, rowbase + cc);
-          c0 = c1;
-        }
-      }
-      if (held >= 0) r.unlock(held);
-      if (!lanes[1].empty()) report_race(1, a, s, lanes[1], other[1], other_loc[1]);
-      return;
-    }
-    const int64_t* off = row ? nullptr : a.off.get();  // a contiguous row needs no offsets
-    for (int i = 0; i < a.lanes; ++i) {
-      if (!performed(a, perform, i)) continue;
-      const int64_t e = a.base + (off ? off[i] : i + (row0 - a.base));
-      if (const int64_t ch = e >> k_chunk_bits; ch != held) {
-        if (held >= 0) r.unlock(held);
-        r.lock(ch);
-        held = ch;
-        auto& chunk = r.claim(ch, serial);
-        if (chunk.uniform) {
-          const int64_t b = ch << k_chunk_bits;
-          const int64_t end = std::min<int64_t>(b + (int64_t(1) << k_chunk_bits), r.numel);
-          if (row && e == b && row0 + a.lanes >= end) {
-            // The whole chunk, one program, no lock held: as for one element (below), with
-            // every lane of the chunk reported alike.
+          if (chunk.uniform && e == b && rowbase + c1 == end) {
+            // The whole chunk: as for one element, every lane of it reported alike.
             cell c = chunk.value | k_unguarded;
+            const uint32_t w = writer_of(c), rd = reader_of(c);
             int k = -1;
             uint32_t who = 0;
             uint16_t where = 0;
             if (write) {
-              const uint32_t w = writer_of(c), rd = reader_of(c);
               if (w && w != me)
                 k = 0, who = w, where = wloc_of(c);
               else if (rd && rd != me)
                 k = 2, who = rd, where = rloc_of(c);
               c = (c & ~k_writer_bits) | mine;
             } else {
-              const uint32_t w = writer_of(c), rd = reader_of(c);
               if (w && w != me) k = 1, who = w, where = wloc_of(c);
-              if (rd == 0)
-                c = (c & ~k_reader_bits) | mine;
-              else if (rd != me)
-                c = (c & ~(k_id_mask << k_reader_shift)) | (k_several << k_reader_shift);
+              c = with_read(c, me, mine);
             }
             chunk.value = c;
             if (k >= 0)
-              for (int64_t j = b; j < end; ++j) note(k, static_cast<int>(j - row0), who, where);
-            i = static_cast<int>(end - 1 - row0);
+              for (int cc = c0; cc < c1; ++cc) note(k, lane0 + cc, who, where);
+            c0 = c1;
             continue;
           }
-          r.detail(ch);
+          if (chunk.uniform) r.detail(ch);
+          cell* run = cells + rowbase;
+          if (write) {
+            // Straight passes when no other program touched the run: one test, one update.
+            uint32_t others = 0;
+            for (int cc = c0; cc < c1; ++cc) {
+              const cell c = run[cc];
+              const uint32_t w = writer_of(c), rd = reader_of(c);
+              others |= static_cast<uint32_t>((w != 0) & (w != me)) |
+                        static_cast<uint32_t>((rd != 0) & (rd != me));
+            }
+            if (!others)
+              for (int cc = c0; cc < c1; ++cc)
+                run[cc] = (run[cc] & ~k_writer_bits) | mine | k_unguarded;
+            else
+              for (int cc = c0; cc < c1; ++cc) write_lane(lane0 + cc, rowbase + cc);
+          } else {
+            bool all_quiet = true;
+            for (int cc = c0; cc < c1; ++cc) all_quiet &= quiet(run[cc]);
+            if (!all_quiet)
+              for (int cc = c0; cc < c1; ++cc) read_lane(lane0 + cc, rowbase + cc);
+          }
+          c0 = c1;
         }
       }
-      // A program re-touching what it already touched the same way, with no other program
-      // recorded and the element already unguarded, changes nothing and races with nothing.
-      if (write) {
-        cell c = cells[e];
-        if ((c & k_writer_bits) == mine && (c & k_unguarded) && !guard &&
-            (reader_of(c) == 0 || reader_of(c) == me))
-          continue;
-        apply_guard(r, c, e, guard);
-        if (c & k_unguarded) {
-          const uint32_t w = writer_of(c), rd = reader_of(c);
-          if (w && w != me)
-            note(0, i, w, wloc_of(c));
-          else if (rd && rd != me)
-            note(2, i, rd, rloc_of(c));
-        }
-        c = (c & ~k_writer_bits) | mine;
-        cells[e] = c;
-      } else {
+      if (held >= 0) r.unlock(held);
+      for (int k = 0; k < 3; ++k)
+        if (!lanes[k].empty()) report_race(k, a, s, lanes[k], other[k], other_loc[k]);
+      return;
+    }
+    // Anything else (a lock held, lanes not performed, scattered offsets): element by element.
+    const int64_t* off = a.off.get();
+    for (int i = 0; i < a.lanes; ++i) {
+      if (!performed(a, perform, i)) continue;
+      const int64_t e = a.base + off[i];
+      if (const int64_t ch = e >> k_chunk_bits; ch != held) {
+        if (held >= 0) r.unlock(held);
+        r.lock(ch);
+        held = ch;
+        r.claim(ch, serial);
+        r.detail(ch);
+      }
+      if (write)
+        write_lane(i, e);
+      else
         read_lane(i, e);
-      }
     }
     if (held >= 0) r.unlock(held);
     for (int k = 0; k < 3; ++k)
