@@ -93,7 +93,27 @@ void tile_read_then_cleared(program<1> p, ptr<float> m, ptr<float> out) {
   }
 }
 
+// Program 0 writes a row of partial sums under the lock; program 1 forgets the lock. The lock
+// protects nothing when one side skips it (Eraser's rule): a write-write race.
+void lock_skipped(program<1> p, ptr<float> acc, ptr<int32_t> lock) {
+  auto cols = arange<256>(p);
+  if (p.id(0) == 0) {
+    while (atomic_cas(lock, 0, 1) != 0) {
+    }
+    store(acc + cols, load(acc + cols) + 1.0f);  // @locked_store
+    atomic_xchg(lock, 0);
+  } else {
+    store(acc + cols, 2.0f);  // @unlocked_store
+  }
+}
+
 }  // namespace
+
+BV_DIAG_CASE(race_lock_skipped) {
+  auto acc = tensor<float>::zeros("acc", {256});
+  auto lock = tensor<int32_t>::zeros("lock", {1});
+  launch<lock_skipped>(grid(2), acc, lock);
+}
 
 BV_DIAG_CASE(race_tile_read_then_cleared) {
   auto m = tensor<float>::randn("m", {64, 64}, 7);

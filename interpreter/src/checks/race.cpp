@@ -292,7 +292,7 @@ struct race_check final : observer {
     };
     // A row of lanes: contiguous offsets, every lane performed. Such an access may cover
     // whole chunks, which update in one step while uniform.
-    bool row = !guard && a.lanes > 1 && !perform;
+    bool row = a.lanes > 1 && !perform;
     if (row && !a.contiguous()) {
       uint64_t diff = 0;  // one vector loop, no early exit
       const int64_t* off = a.off;
@@ -356,8 +356,7 @@ struct race_check final : observer {
     // cells (or uniform chunk) are all quiet is skipped after one test; a write run that meets no
     // other program is written in one straight pass; a run covering a uniform chunk updates it
     // once. No offsets are written out.
-    if (!guard && !perform && all_active && a.lanes > 1 &&
-        (row || (a.rows_contiguous && a.cols > 0))) {
+    if (!perform && all_active && a.lanes > 1 && (row || (a.rows_contiguous && a.cols > 0))) {
       const int cols = row ? a.lanes : a.cols, nrows = row ? 1 : a.lanes / a.cols;
       const int64_t stride = row ? 0 : a.row_stride;
       for (int rr = 0; rr < nrows; ++rr) {
@@ -375,11 +374,11 @@ struct race_check final : observer {
             held = ch;
           }
           auto& chunk = r.claim(ch, serial);
-          if (chunk.uniform && !write && quiet(chunk.value)) {
+          if (!guard && chunk.uniform && !write && quiet(chunk.value)) {
             c0 = c1;
             continue;
           }
-          if (chunk.uniform && e == b && rowbase + c1 == end) {
+          if (!guard && chunk.uniform && e == b && rowbase + c1 == end) {
             // The whole chunk: as for one element, every lane of it reported alike.
             cell c = chunk.value | k_unguarded;
             const uint32_t w = writer_of(c), rd = reader_of(c);
@@ -404,7 +403,28 @@ struct race_check final : observer {
           }
           if (chunk.uniform) r.detail(ch);
           cell* run = cells + rowbase;
-          if (write) {
+          if (guard) {
+            // Under a lock: in one pass when every element was only ever accessed under this
+            // same lock in this launch (or not at all), so no race can show; else per element.
+            uint32_t* g = r.guards() + rowbase;
+            uint32_t mixed = 0;
+            for (int cc = c0; cc < c1; ++cc) {
+              const cell c = run[cc];
+              mixed |= static_cast<uint32_t>((c & k_unguarded) != 0) |
+                       static_cast<uint32_t>(((c & k_guarded) != 0) & (g[cc] != guard));
+            }
+            if (mixed) {
+              for (int cc = c0; cc < c1; ++cc)
+                write ? write_lane(lane0 + cc, rowbase + cc) : read_lane(lane0 + cc, rowbase + cc);
+            } else {
+              for (int cc = c0; cc < c1; ++cc) {
+                g[cc] = guard;
+                run[cc] = (write ? (run[cc] & ~k_writer_bits) | mine
+                                 : with_read(run[cc], me, mine) & ~k_unguarded) |
+                          k_guarded;
+              }
+            }
+          } else if (write) {
             // Straight passes when no other program touched the run: one test, one update.
             uint32_t others = 0;
             for (int cc = c0; cc < c1; ++cc) {
