@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -21,6 +23,61 @@ void debugger_launch_begin(launch_state& L);
 namespace {
 
 thread_local program_state* t_current = nullptr;
+
+// The parallel schedule's helper threads, kept between launches: starting OS threads per launch
+// cost more than a small launch itself (a transformer block is dozens of launches), and a kept
+// thread keeps its warm fiber stacks. Never destroyed: its threads wait for work until the
+// process ends (joining them from a static destructor would race with the stack pools' own).
+// One launch uses it at a time; a launch from another host thread meanwhile starts its own.
+class helper_pool {
+ public:
+  static helper_pool& get() {
+    static helper_pool* p = new helper_pool;
+    return *p;
+  }
+  // Runs job on `helpers` pool threads while the caller runs main_part; returns when all are done.
+  // false: the pool is busy with another launch (nothing ran).
+  bool run(int helpers, const std::function<void()>& job, const std::function<void()>& main_part) {
+    std::unique_lock busy(busy_, std::try_to_lock);
+    if (!busy.owns_lock()) return false;
+    {
+      std::lock_guard lk(mu_);
+      for (; started_ < helpers; ++started_) std::thread([this] { loop(); }).detach();
+      job_ = &job;
+      wanted_ = helpers;
+      taken_ = finished_ = 0;
+      ++generation_;
+    }
+    work_cv_.notify_all();
+    main_part();
+    std::unique_lock lk(mu_);
+    done_cv_.wait(lk, [&] { return finished_ == wanted_; });
+    job_ = nullptr;
+    return true;
+  }
+
+ private:
+  void loop() {
+    uint64_t seen = 0;
+    std::unique_lock lk(mu_);
+    for (;;) {
+      work_cv_.wait(lk, [&] { return generation_ != seen && taken_ < wanted_; });
+      seen = generation_;
+      ++taken_;
+      const std::function<void()>* job = job_;
+      lk.unlock();
+      (*job)();
+      lk.lock();
+      if (++finished_ == wanted_) done_cv_.notify_all();
+    }
+  }
+  std::mutex busy_, mu_;
+  std::condition_variable work_cv_, done_cv_;
+  int started_ = 0;  // threads started (detached: they live as long as the process)
+  const std::function<void()>* job_ = nullptr;
+  int wanted_ = 0, taken_ = 0, finished_ = 0;
+  uint64_t generation_ = 0;
+};
 
 // A program's fiber runs this: the kernel body, with what escapes it turned into a report.
 // Boost's forced unwind (fiber_discard) is no std::exception and passes through.
@@ -342,11 +399,16 @@ launch_result run_launch(launch_desc& desc) {
     int threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::thread::hardware_concurrency());
     threads = std::max(1, std::min<int>(threads, static_cast<int>(std::min<int64_t>(n, 1024))));
     L.active_threads = threads;
-    std::vector<std::thread> pool_threads;
-    for (int t = 1; t < threads; ++t)
-      pool_threads.emplace_back([&] { worker(L, opt.stack_bytes, false, false); });
-    worker(L, opt.stack_bytes, show_progress, false);
-    for (auto& t : pool_threads) t.join();
+    const std::function<void()> helper = [&] { worker(L, opt.stack_bytes, false, false); };
+    const std::function<void()> main_part = [&] {
+      worker(L, opt.stack_bytes, show_progress, false);
+    };
+    if (!helper_pool::get().run(threads - 1, helper, main_part)) {
+      std::vector<std::thread> own;
+      for (int t = 1; t < threads; ++t) own.emplace_back(helper);
+      main_part();
+      for (auto& t : own) t.join();
+    }
   } else {
     L.active_threads = 1;
     worker(L, opt.stack_bytes, show_progress, opt.sched == schedule::shuffled);
