@@ -79,9 +79,11 @@ struct ring_ref {
   BV_DI int* count() const {
     return reinterpret_cast<int*>(ring + stages * (tile_bytes + 8)) + gpu::prim::wave_id();
   }
+#if BV_NVIDIA
   BV_DI uint32_t bar(int slot) const {
     return gpu::prim::lds_addr(ring + stages * tile_bytes + 8 * slot);
   }
+#endif
   BV_DI const U* slot_ptr(int t) const {
     return reinterpret_cast<const U*>(ring + (t % stages) * tile_bytes);
   }
@@ -152,21 +154,29 @@ BV_DI decltype(auto) unview(const X& x) {
     return (x);
 }
 
-// Pointer block and mask of a tile (the interpreter's definition).
+// Pointer block and mask of a tile (the interpreter's definition), written register by register
+// (i32 offsets from the base, as a kernel's own pointer block; one unsigned compare per checked
+// dimension for 0 <= index < shape).
 template <class T, int W, int R, int C>
 BV_DI auto tile_lanes(T* base, int off0, int off1, int stride0, int stride1) {
-  const program<W> p{};
-  auto r = off0 + arange<R>(p);
-  auto c = off1 + arange<C>(p);
-  return ptr<T>{base} + (r.col() * stride0 + c.row() * stride1);
+  basic_block<int32_t, shape<R, C>, W> o;
+  generate(o, [&](auto, int ri, int ci) {
+    return (off0 + gpu::row_of<R, C, W>(ri)) * stride0 +
+           (off1 + gpu::col_of<R, C, W>(ci)) * stride1;
+  });
+  return ptr<T>{base} + o;
 }
 template <int W, int R, int C>
 BV_DI auto tile_mask(int off0, int off1, int shape0, int shape1, bool check0, bool check1) {
-  const program<W> p{};
-  auto r = (off0 + arange<R>(p)).col();
-  auto c = (off1 + arange<C>(p)).row();
-  return (r >= (check0 ? 0 : INT_MIN)) & (r < (check0 ? shape0 : INT_MAX)) &
-         (c >= (check1 ? 0 : INT_MIN)) & (c < (check1 ? shape1 : INT_MAX));
+  basic_block<bool, shape<R, C>, W> m;
+  generate(m, [&](auto, int ri, int ci) {
+    const bool in0 = !check0 || static_cast<unsigned>(off0 + gpu::row_of<R, C, W>(ri)) <
+                                    static_cast<unsigned>(shape0);
+    const bool in1 = !check1 || static_cast<unsigned>(off1 + gpu::col_of<R, C, W>(ci)) <
+                                    static_cast<unsigned>(shape1);
+    return in0 && in1;
+  });
+  return m;
 }
 
 #if BV_NVIDIA
