@@ -62,9 +62,24 @@ struct ring_regs {
   int last0 = 0, last1 = 0;  // offsets of the previous load (the creation offsets at first)
 };
 constexpr int ring_bytes_for(int tile_bytes, int stages, int waves) {
-  const int b = stages * tile_bytes + 8 * stages + 4 * waves;
+  const int b = stages * tile_bytes + 8 * stages + 4 * waves + 4 * waves * stages;
   return (b + 127) / 128 * 128;
 }
+
+// The image format of a slot (recorded per slot, per wave, when its tile is issued):
+//  - fmt_b: rows (k) in natural order, columns in mma_order (dot's B operand, read with ldmatrix
+//    .trans; the accumulator's columns are mma's in that order): pairs go by 4-byte cp.async;
+//  - fmt_a: rows and columns in natural order (dot's A operand, read with ldmatrix, k natural as
+//    fmt_b's rows): 16-byte cp.async.
+// Both swizzle the 16-byte chunks of a row (swz). A load issues fmt_a when its block pointer steps
+// along its columns (K for an A operand), fmt_b otherwise (also at the first load, step unknown);
+// dot copies a tile again in the other format when its role needs it (once per program for a).
+inline constexpr int fmt_b = 0, fmt_a = 1;
+template <int C>
+BV_DI int img_index(int fmt, int row, int col) {
+  return swz<C>(row, fmt == fmt_a ? col : mma_order(col));
+}
+BV_DI int fmt_for_step(int s0, int s1) { return s0 == 0 && s1 != 0 ? fmt_a : fmt_b; }
 
 // Where a ring is and what it copies from: the part of a block pointer that a view keeps too.
 template <class T, int R, int C, int W>
@@ -78,6 +93,11 @@ struct ring_ref {
   // This wave's copy of the count of tiles issued.
   BV_DI int* count() const {
     return reinterpret_cast<int*>(ring + stages * (tile_bytes + 8)) + gpu::prim::wave_id();
+  }
+  // This wave's record of the format of tile t's slot.
+  BV_DI int* fmt(int t) const {
+    return reinterpret_cast<int*>(ring + stages * (tile_bytes + 8)) + W + (t % stages) * W +
+           gpu::prim::wave_id();
   }
 #if BV_NVIDIA
   BV_DI uint32_t bar(int slot) const {
@@ -191,9 +211,71 @@ BV_DI auto tile_mask(int off0, int off1, int shape0, int shape1, bool check0, bo
 // per-lane row pointer (advanced per a) plus an immediate. Aligned pairs (unit column stride,
 // even row stride and column offset, 4-byte aligned base) go by cp.async (zero-filled outside the
 // tensor); others by ordinary loads and LDS stores.
+// fmt_a, 16-byte chunks (unit column stride, row stride and column offset multiples of 8, 16-byte
+// aligned base): lane l of wave w takes chunk l % LPR of row RPI w + l / LPR, then RPS rows further
+// per step a and LPR chunks further per step g; as above, the swizzled LDS address of copy (a, g)
+// is the lane's address XOR a constant plus an immediate. Chunks partly outside the tensor copy
+// their inside part and zero-fill the rest.
+template <class U, int R, int C, int W>
+BV_DI void ring_copy16(const U* base, int shape0, int shape1, int stride0, uint32_t img,
+                       uint32_t bar, int o0, int o1) {
+  constexpr int CPR = C / 8;                     // chunks per row
+  constexpr int LPR = CPR < 32 ? CPR : 32;       // lanes per row
+  constexpr int RPI = 32 / LPR;                  // rows per wave instruction
+  constexpr int RPS = RPI * W;                   // rows per step
+  constexpr int NA = (R + RPS - 1) / RPS;        // row steps
+  constexpr int NG = CPR / LPR;                  // chunk steps
+  constexpr int cm = (C / 8 < 8 ? C / 8 : 8) - 1;
+  static_assert(CPR % LPR == 0, "internal: ring tiles have 32 or a multiple of 64 columns");
+  const int lane = gpu::prim::lane_id(), w = gpu::prim::wave_id();
+  const int rl = RPI * w + lane / LPR, ch = lane % LPR;
+  const uint32_t lane_addr = img + 2 * rl * C + 16 * (ch ^ ((rl ^ (rl >> 2)) & cm));
+  auto dst = [&](int a, int g) {
+    const int ra = RPS * a;
+    return (lane_addr ^ (((ra ^ (ra >> 2)) & cm) << 4)) + 2 * ra * C + 16 * LPR * g;
+  };
+  int opaque_stride;
+  asm volatile("mov.b32 %0, %1;" : "=r"(opaque_stride) : "r"(stride0));
+  const U* lp = base + static_cast<int64_t>(o0 + rl) * opaque_stride + (o1 + 8 * ch);
+  const int64_t step = static_cast<int64_t>(RPS) * opaque_stride;
+  if (o0 >= 0 && o1 >= 0 && o0 + R <= shape0 && o1 + C <= shape1) {
+    constexpr int CH = NA < 2 ? NA : 2;
+    const U* rp[CH];
+#pragma unroll
+    for (int c = 0; c < CH; ++c) rp[c] = lp + c * step;
+#pragma unroll
+    for (int a = 0; a < NA; ++a) {
+      if (R % RPS == 0 || rl + RPS * a < R)
+#pragma unroll
+        for (int g = 0; g < NG; ++g) gpu::prim::cp_async_16_full(dst(a, g), rp[a % CH] + 8 * LPR * g);
+      rp[a % CH] += CH * step;
+    }
+  } else {
+#pragma unroll
+    for (int a = 0; a < NA; ++a) {
+      const int gr = o0 + rl + RPS * a;
+      if (R % RPS == 0 || rl + RPS * a < R)
+#pragma unroll
+        for (int g = 0; g < NG; ++g) {
+          const int gc = o1 + 8 * (ch + LPR * g);
+          const int left = shape1 - gc;
+          const int n = (gr >= 0 && gr < shape0 && gc >= 0) ? (left >= 8 ? 16 : (left > 0 ? 2 * left : 0)) : 0;
+          gpu::prim::cp_async_16(dst(a, g), n ? lp + 8 * LPR * g : base, n);
+        }
+      lp += step;
+    }
+  }
+  gpu::prim::cp_async_arrive(bar);
+}
+
 template <class U, int R, int C, int W>
 BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int stride1,
-                     uint32_t img, uint32_t bar, int o0, int o1, bool base_aligned) {
+                     uint32_t img, uint32_t bar, int o0, int o1, bool base_aligned, int fmt) {
+  if (fmt == fmt_a && base_aligned && stride1 == 1 && stride0 % 8 == 0 && o1 % 8 == 0 &&
+      reinterpret_cast<uintptr_t>(base) % 16 == 0) {
+    ring_copy16<U, R, C, W>(base, shape0, shape1, stride0, img, bar, o0, o1);
+    return;
+  }
   constexpr int LPR = C / 2 < 32 ? C / 2 : 32;  // lanes per row
   constexpr int RPI = 32 / LPR;                 // rows per wave instruction
   constexpr int RPS = RPI * W;                  // rows per step
@@ -204,18 +286,18 @@ BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int str
   static_assert(C % (2 * LPR) == 0, "internal: ring tiles have 32 or a multiple of 64 columns");
   const int lane = gpu::prim::lane_id(), w = gpu::prim::wave_id();
   const int rl = RPI * w + lane / LPR, cl = 2 * (lane % LPR);
-  const int mrl = mma_order(rl), mcl = mma_order(cl);
+  const int mrl = rl, mcl = mma_order(cl);  // fmt_b: rows natural, columns in mma order
   const int Ll = (mcl >> 3) ^ ((mrl ^ (mrl >> 2)) & cm);
   // The lane's address; its bits 4-6 are the lane's 16-byte chunk in the row (img is 128-byte
   // aligned, the row offset a multiple of 64 bytes, the chunk field below it), so the chunk of copy
   // (a, g) is one XOR away, and its row and higher chunks an immediate.
   const uint32_t lane_addr = img + 2 * (mrl * C + (Ll << 3) + (mcl & 7));
   auto dst = [&](int a, int g) {
-    const int mra = mma_order(RPS * a), mcg = mma_order(2 * LPR * g);
+    const int mra = RPS * a, mcg = mma_order(2 * LPR * g);
     const int kap = (mcg >> 3) ^ ((mra ^ (mra >> 2)) & cm);
     return (lane_addr ^ ((kap & cm) << 4)) + 2 * (mra * C + ((kap & ~cm) << 3) + (mcg & 7));
   };
-  const bool aligned = base_aligned && o1 % 2 == 0;
+  const bool aligned = fmt == fmt_b && base_aligned && o1 % 2 == 0;
   if (aligned) {
     // The row step through an opaque copy of the stride: otherwise the compiler keeps every
     // step's row offset in registers across the caller's loop (they do not change in it).
@@ -269,7 +351,7 @@ BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int str
           e[h] = base[static_cast<int64_t>(gr) * stride0 + static_cast<int64_t>(gc + h) * stride1];
       uint32_t v;
       __builtin_memcpy(&v, e, 4);
-      const uint32_t d = img + 2 * swz<C>(mma_order(row), mma_order(col));
+      const uint32_t d = img + 2 * img_index<C>(fmt, row, col);
       asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(d), "r"(v) : "memory");
     }
     gpu::prim::mbar_arrive(bar);
@@ -286,14 +368,16 @@ BV_DI bool pairs_aligned(const U* base, int stride0, int stride1, int o1) {
 // landed when `wait_old` (a caller that waited for a later tile knows it has); the caller has
 // passed a barrier since any wave read that slot.
 template <class T, int R, int C, int W>
-BV_DI void ring_issue(const ring_ref<T, R, C, W>& r, int n, bool wait_old, int o0, int o1) {
+BV_DI void ring_issue(const ring_ref<T, R, C, W>& r, int n, bool wait_old, int o0, int o1,
+                      int fmt) {
   const int slot = n % r.stages;
   const uint32_t bar = r.bar(slot);
   if (wait_old && n >= r.stages) gpu::prim::mbar_wait(bar, ((n - r.stages) / r.stages) & 1);
+  *r.fmt(n) = fmt;
   ring_copy<typename ring_ref<T, R, C, W>::U, R, C, W>(
       r.base, r.shape0, r.shape1, r.stride0, r.stride1,
       gpu::prim::lds_addr(r.ring + slot * r.tile_bytes), bar, o0, o1,
-      pairs_aligned(r.base, r.stride0, r.stride1, o1));
+      pairs_aligned(r.base, r.stride0, r.stride1, o1), fmt);
 }
 // Wait for tile t; every tile issued before it has landed too (each thread's arrive on t's
 // mbarrier fires after all its earlier copies).
@@ -313,6 +397,7 @@ BV_DI int ring_load(const ring_ref<T, R, C, W>& r, ring_regs& rs, int o0, int o1
   // Every wave is past its use of the tiles it read: a slot may be refilled below.
   gpu::prim::barrier();
   const int s0 = o0 - rs.last0, s1 = o1 - rs.last1;
+  const int fmt = fmt_for_step(s0, s1);
   int t;
   bool hit = rs.pb < rs.n && rs.ps0 == s0 && rs.ps1 == s1 && n_lds == rs.n;
   if (hit) {
@@ -325,7 +410,7 @@ BV_DI int ring_load(const ring_ref<T, R, C, W>& r, ring_regs& rs, int o0, int o1
     // block pointer or a refetch): copy it now and start a new window after it.
     rs.n = n_lds;
     t = rs.n;
-    ring_issue(r, t, true, o0, o1);
+    ring_issue(r, t, true, o0, o1, fmt);
     rs.n = t + 1;
     rs.pb = rs.n;
     rs.ps0 = s0;
@@ -339,7 +424,7 @@ BV_DI int ring_load(const ring_ref<T, R, C, W>& r, ring_regs& rs, int o0, int o1
       const int q0 = o0 + (k + 1) * s0, q1 = o1 + (k + 1) * s1;
       if (q0 >= r.shape0 || q1 >= r.shape1 || q0 + R <= 0 || q1 + C <= 0) break;
       if (rs.n - S >= t) break;
-      ring_issue(r, rs.n, !hit, q0, q1);
+      ring_issue(r, rs.n, !hit, q0, q1, fmt);
       rs.n += 1;
     }
   }
@@ -353,11 +438,11 @@ BV_DI int ring_load(const ring_ref<T, R, C, W>& r, ring_regs& rs, int o0, int o1
 // Copy a tile into the ring again (its view went stale): a new tile number. The block pointers
 // of the ring see the count move and start over at their next load.
 template <class T, int R, int C, int W>
-BV_DI int ring_refetch(const ring_ref<T, R, C, W>& r, int o0, int o1) {
+BV_DI int ring_refetch(const ring_ref<T, R, C, W>& r, int o0, int o1, int fmt) {
   gpu::prim::barrier();
   int* cp = r.count();
   const int t = *cp;
-  ring_issue(r, t, true, o0, o1);
+  ring_issue(r, t, true, o0, o1, fmt);
   *cp = t + 1;
   ring_wait(r, t);
   return t;
@@ -368,7 +453,7 @@ BV_DI int ring_refetch(const ring_ref<T, R, C, W>& r, int o0, int o1) {
 #if BV_NVIDIA
 template <class T, int R, int C, int W>
 BV_DI const typename bp_tile<T, R, C, W>::U* bp_tile<T, R, C, W>::slot() {
-  if (!fresh()) t = detail::ring_refetch(src, off0, off1);
+  if (!fresh()) t = detail::ring_refetch(src, off0, off1, detail::fmt_b);
   return src.slot_ptr(t);
 }
 #endif
@@ -462,17 +547,19 @@ BV_DI typename bp_tile<T, R, C, W>::block_type bp_tile<T, R, C, W>::get() const 
 #if BV_NVIDIA
   if constexpr (detail::ring_tile<T, R, C, W>()) {
     if (in_ring()) {
-      // From the slot image ([mma_order(row)][mma_order(col)], swizzled): pairs are contiguous.
+      // From the slot image (either format, swizzled): pairs are contiguous.
       bp_tile v = *this;
       const U* img = v.slot();
+      const int fmt = *v.src.fmt(v.t);
       block_type out;
 #pragma unroll
       for (int ri = 0; ri < block_type::NR; ++ri) {
-        const int row = detail::mma_order(gpu::row_of<R, C, W>(ri));
+        const int row = gpu::row_of<R, C, W>(ri);
 #pragma unroll
         for (int ci = 0; ci < block_type::NC; ci += 2) {
-          const int col = detail::mma_order(gpu::col_of<R, C, W>(ci));
-          __builtin_memcpy(out.v + ri * block_type::NC + ci, img + detail::swz<C>(row, col), 4);
+          const int col = gpu::col_of<R, C, W>(ci);
+          __builtin_memcpy(out.v + ri * block_type::NC + ci,
+                           img + detail::img_index<C>(fmt, row, col), 4);
         }
       }
       return out;
@@ -519,9 +606,9 @@ requires TileView<V> BV_DI void store(const ptr_block<T, S, W, I>& p, const V& v
   store(p, value.get(), mask);
 }
 
-// dot with tile views. A view in its ring is read from its slot (A by ldmatrix, B as dot's own
-// staging would leave it; a slot refilled since is copied again first); a view without a ring,
-// and a block b, go through registers (b staged in LDS as dot does).
+// dot with tile views. Two views in two rings are read from their slots (a by ldmatrix, b by
+// ldmatrix .trans; a slot refilled since, or in the other format, is copied again first); any
+// other combination goes through registers (views materialised, b staged in LDS as dot does).
 namespace detail {
 template <int M, int K, int N, class C, int W, class X, class Y>
 BV_DI basic_block<C, shape<M, N>, W> dot_views(const X& x, const Y& y,
@@ -530,50 +617,24 @@ BV_DI basic_block<C, shape<M, N>, W> dot_views(const X& x, const Y& y,
   using BY = typename std::remove_cvref_t<decltype(unview(y))>::value_type;
 #if BV_NVIDIA
   if constexpr (std::is_same_v<AX, BY> && use_tensor_cores<AX, BY, C, M, N, K, W>()) {
-    bool x_ring = false, y_ring = false;
-    if constexpr (is_bp_tile<X>) x_ring = x.in_ring();
-    if constexpr (is_bp_tile<Y>) y_ring = y.in_ring();
-    if (x_ring || y_ring) {  // constant in a given kernel: whether its launch gave stages
-      basic_block<C, shape<M, N>, W> out = acc;
-      const AX* bimg;
-      bool x_fresh = true, y_fresh = true;  // both read before either is copied again
-      if constexpr (is_bp_tile<X>) x_fresh = !x_ring || x.fresh();
-      if constexpr (is_bp_tile<Y>) y_fresh = !y_ring || y.fresh();
-      if constexpr (is_bp_tile<Y>) {
-        if (y_ring) {
-          Y yv = y;
-          if (!y_fresh) yv.t = ring_refetch(yv.src, yv.off0, yv.off1);
-          bimg = yv.src.slot_ptr(yv.t);
-        }
+    if constexpr (is_bp_tile<X> && is_bp_tile<Y>) {
+      // Both in rings (whether the launch gave stages is constant in a given kernel), and in
+      // different rings: a from its fmt_a slot by ldmatrix, b from its fmt_b slot by ldmatrix
+      // .trans, both with k in natural order; a tile whose slot was refilled, or is in the other
+      // format, is copied again first (its own ring only, so the other stays). Anything else
+      // (one operand in registers, both in one ring) goes through registers below.
+      if (x.in_ring() && y.in_ring() && x.src.ring != y.src.ring) {
+        basic_block<C, shape<M, N>, W> out = acc;
+        X xv = x;
+        Y yv = y;
+        if (!xv.fresh() || *xv.src.fmt(xv.t) != fmt_a)
+          xv.t = ring_refetch(xv.src, xv.off0, xv.off1, fmt_a);
+        if (!yv.fresh() || *yv.src.fmt(yv.t) != fmt_b)
+          yv.t = ring_refetch(yv.src, yv.off0, yv.off1, fmt_b);
+        mma_core<false, AX, C, M, K, N, W>(a_image<AX, M, K, W>{xv.src.slot_ptr(xv.t)},
+                                           yv.src.slot_ptr(yv.t), out);
+        return out;
       }
-      if (!y_ring) {
-        AX* Bs = gpu::prim::lds<AX, K * N, 9>();
-        gpu::prim::barrier();
-        stage_mma(Bs, unview(y));
-        gpu::prim::barrier();
-        bimg = Bs;
-      }
-      if constexpr (is_bp_tile<X>) {
-        if (x_ring) {
-          X xv = x;
-          const AX* aimg;
-          if (x_fresh) {
-            aimg = xv.src.slot_ptr(xv.t);
-          } else {
-            aimg = xv.slot();
-            // b's slot may have been refilled by a's copy only if both share a ring; then again.
-            if constexpr (is_bp_tile<Y>)
-              if (y_ring && !y.fresh()) {
-                Y yv = y;
-                bimg = yv.slot();
-              }
-          }
-          mma_core<false, AX, C, M, K, N, W>(a_image<AX, M, K, W>{aimg}, bimg, out);
-          return out;
-        }
-      }
-      mma_core<false, AX, C, M, K, N, W>(a_regs<AX, M, K, W>{unview(x)}, bimg, out);
-      return out;
     }
   }
 #endif

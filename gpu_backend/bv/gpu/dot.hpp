@@ -121,8 +121,10 @@ BV_DI void stage_mma(T* s, const basic_block<T, shape<R, C>, W>& x) {
 // Where the NVIDIA tensor-core product gets its A fragments (16 x 16 of a, k-step ks, row pair
 // p: the rows of row registers 2p and 2p + 1, an odd last row paired with itself):
 //  - a_regs: a block in registers: its registers 4 ks .. 4 ks + 3 already are the fragment;
-//  - a_image: an LDS image of a in the stage_mma format ([mma_order(row)][mma_order(col)],
-//    swizzled), as block-pointer loads leave it (block_ptr.hpp): one ldmatrix per fragment.
+//  - a_image: an LDS image of a in natural order ([row][k], 16-byte chunks swizzled by swz), as
+//    block-pointer loads leave an A operand (block_ptr.hpp's fmt_a): one ldmatrix per fragment.
+//    Its k is natural, so b must then be read at natural k rows (a block-pointer fmt_b image),
+//    not from stage_mma's image (k in mma_order, as a_regs' registers lie).
 template <class A, int M, int K, int W>
 struct a_regs {
   const basic_block<A, shape<M, K>, W>& a;
@@ -146,7 +148,7 @@ struct a_image {
     const int lane = gpu::prim::lane_id();
     const int mi = lane >> 3, r8 = lane & 7;
     const int r = 2 * p + (mi & 1) < L::NR ? 2 * p + (mi & 1) : 2 * p;
-    const int row = mma_order(L::rows::at(r8, L::wave_row(gpu::prim::wave_id()), r));
+    const int row = L::rows::at(r8, L::wave_row(gpu::prim::wave_id()), r);
     gpu::prim::ldmatrix_x4(af, img + swz<K>(row, 16 * ks + 8 * (mi >> 1)));
   }
 };

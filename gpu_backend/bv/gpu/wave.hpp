@@ -180,6 +180,25 @@ BV_DI void cp_async_4_full(uint32_t dst, const void* src) {
   __trap();
 #endif
 }
+// 16-byte copies (.cg: through L2 only), src_bytes 0..16, the rest zero-filled.
+BV_DI void cp_async_16(uint32_t dst, const void* src, int src_bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+               "r"(src_bytes)
+               : "memory");
+#else
+  (void)dst, (void)src, (void)src_bytes;
+  __trap();
+#endif
+}
+BV_DI void cp_async_16_full(uint32_t dst, const void* src) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+#else
+  (void)dst, (void)src;
+  __trap();
+#endif
+}
 // mbarrier (sm_80+): init with the number of arrivals per phase; the cp.async arrive fires once
 // every earlier cp.async of the calling thread has landed (.noinc: counted in the init count).
 BV_DI void mbar_init(uint32_t bar, int count) {
