@@ -6,9 +6,10 @@
 //
 // NVIDIA sm_80+, 16-bit tiles whose rows and columns are multiples of 32: a block pointer made
 // while the launch gives its program dynamic LDS (launch_units' Stages, kernels_gpu.hpp) owns a
-// ring of `stages` tile slots there, filled by cp.async (4-byte copies, zero-filled outside the
-// tensor, completion tracked per slot by an mbarrier), each slot an image of the tile in the
-// stage_mma format of dot.hpp. A load returns a tile view (bp_tile) of its slot; dot reads it
+// ring of `stages` tile slots there, filled by cp.async (zero-filled outside the tensor,
+// completion tracked per slot by an mbarrier), each slot an image of the tile in one of two
+// formats (fmt_a: natural order, 16-byte copies, for an A operand; fmt_b: columns in mma order,
+// 4-byte copies, for a B operand; see ring_ref). A load returns a tile view (bp_tile) of its slot; dot reads it
 // with ldmatrix, as the A or the B operand, with no staging and no barrier. Each load also learns
 // the step between this load's offsets and the previous one's, and issues the copies of the next
 // tiles along that step (up to stages - 1 ahead), so the copies of later K steps are in flight
@@ -75,11 +76,13 @@ constexpr int ring_bytes_for(int tile_bytes, int stages, int waves) {
 // along its columns (K for an A operand), fmt_b otherwise (also at the first load, step unknown);
 // dot copies a tile again in the other format when its role needs it (once per program for a).
 inline constexpr int fmt_b = 0, fmt_a = 1;
+#if BV_NVIDIA
 template <int C>
 BV_DI int img_index(int fmt, int row, int col) {
   return swz<C>(row, fmt == fmt_a ? col : mma_order(col));
 }
 BV_DI int fmt_for_step(int s0, int s1) { return s0 == 0 && s1 != 0 ? fmt_a : fmt_b; }
+#endif
 
 // Where a ring is and what it copies from: the part of a block pointer that a view keeps too.
 template <class T, int R, int C, int W>
