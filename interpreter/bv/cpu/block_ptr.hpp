@@ -46,22 +46,41 @@ block_ptr<T, R, C, W> advance(const block_ptr<T, R, C, W>& bp, index2 by) {
 }
 
 namespace detail {
+// The tile's pointer block. Offsets are i32, as on the GPU: when every lane's offset fits, the
+// block is made from its affine form (no index blocks built; loads and stores copy row by row);
+// otherwise from i32 index arithmetic, which wraps as the GPU does and which the overflow check
+// reports.
 template <class T, int R, int C, int W>
 auto block_ptr_lanes(const block_ptr<T, R, C, W>& bp) {
+  const affine f = fit_affine<int32_t, R, C>(
+      affine{true, int64_t(bp.off0) * bp.stride0 + int64_t(bp.off1) * bp.stride1, bp.stride0,
+             bp.stride1});
+  using P = decltype(bp.base + (arange<R>(program<W>{}).col() + arange<C>(program<W>{}).row()));
+  if (f.known) return P(bp.base.p, bp.base.alloc, f);
   const program<W> p{};
   auto r = bp.off0 + arange<R>(p);
   auto c = bp.off1 + arange<C>(p);
-  return bp.base + (r.col() * bp.stride0 + c.row() * bp.stride1);
+  return P(bp.base + (r.col() * bp.stride0 + c.row() * bp.stride1));
 }
-// In-range lanes of the checked dimensions (an unchecked dimension compares against the int
-// limits: always true).
+// Whether every lane is inside the checked dimensions (the common case: no mask at all).
 template <class T, int R, int C, int W>
-auto block_ptr_mask(const block_ptr<T, R, C, W>& bp, boundary_check bc) {
-  const program<W> p{};
-  auto r = (bp.off0 + arange<R>(p)).col();
-  auto c = (bp.off1 + arange<C>(p)).row();
-  return (r >= (bc.dim0 ? 0 : INT_MIN)) & (r < (bc.dim0 ? bp.shape0 : INT_MAX)) &
-         (c >= (bc.dim1 ? 0 : INT_MIN)) & (c < (bc.dim1 ? bp.shape1 : INT_MAX));
+bool block_ptr_inside(const block_ptr<T, R, C, W>& bp, boundary_check bc) {
+  return (!bc.dim0 || (bp.off0 >= 0 && int64_t(bp.off0) + R <= bp.shape0)) &&
+         (!bc.dim1 || (bp.off1 >= 0 && int64_t(bp.off1) + C <= bp.shape1));
+}
+// In-range lanes of the checked dimensions (an unchecked dimension is always in range).
+template <class T, int R, int C, int W>
+basic_block<bool, shape<R, C>, W> block_ptr_mask(const block_ptr<T, R, C, W>& bp,
+                                                 boundary_check bc) {
+  auto in = [](bool checked, int64_t i, int n) { return !checked || (i >= 0 && i < n); };
+  bool col_ok[C];
+  for (int c = 0; c < C; ++c) col_ok[c] = in(bc.dim1, int64_t(bp.off1) + c, bp.shape1);
+  basic_block<bool, shape<R, C>, W> m;
+  for (int r = 0; r < R; ++r) {
+    const bool row_ok = in(bc.dim0, int64_t(bp.off0) + r, bp.shape0);
+    for (int c = 0; c < C; ++c) m.v[r * C + c] = row_ok && col_ok[c];
+  }
+  return m;
 }
 }  // namespace detail
 
@@ -75,6 +94,7 @@ auto load(const block_ptr<T, R, C, W>& bp,
 template <class T, int R, int C, int W>
 auto load(const block_ptr<T, R, C, W>& bp, boundary_check bc,
           std::source_location loc = std::source_location::current()) {
+  if (detail::block_ptr_inside(bp, bc)) return load(detail::block_ptr_lanes(bp), loc);
   return load(detail::block_ptr_lanes(bp), detail::block_ptr_mask(bp, bc), 0, loc);
 }
 
@@ -90,7 +110,10 @@ template <class T, int R, int C, int W, class V>
   requires(Block<V> || Scalar<V>)
 void store(const block_ptr<T, R, C, W>& bp, const V& value, boundary_check bc,
            std::source_location loc = std::source_location::current()) {
-  store(detail::block_ptr_lanes(bp), value, detail::block_ptr_mask(bp, bc), loc);
+  if (detail::block_ptr_inside(bp, bc))
+    store(detail::block_ptr_lanes(bp), value, loc);
+  else
+    store(detail::block_ptr_lanes(bp), value, detail::block_ptr_mask(bp, bc), loc);
 }
 
 }  // namespace bv
