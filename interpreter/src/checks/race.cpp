@@ -293,7 +293,9 @@ struct race_check final : observer {
     // A row of lanes: contiguous offsets, every lane performed. Such an access may cover
     // whole chunks, which update in one step while uniform.
     bool row = a.lanes > 1 && !perform;
-    if (row && !a.contiguous()) {
+    if (row && !a.contiguous() && a.rows_contiguous) {
+      row = false;  // a tile of rows apart: the run walk below, without writing out offsets
+    } else if (row && !a.contiguous()) {
       uint64_t diff = 0;  // one vector loop, no early exit
       const int64_t* off = a.off;
       for (int i = 1; i < a.lanes; ++i) diff |= static_cast<uint64_t>(off[i] - (off[0] + i));
