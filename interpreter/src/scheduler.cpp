@@ -131,6 +131,11 @@ void progress_line(launch_state& L, bool final) {
 }
 
 void report_deadlock(launch_state& L, const std::vector<program_state*>& waiting) {
+  // Two threads can find the deadlock at once; the one that does not report must not unwind its
+  // waiting programs (their stacks hold the source locations read below) until the report is
+  // written, so it waits here for the other to finish.
+  static std::mutex reporting;
+  std::lock_guard lk(reporting);
   if (L.deadlocked.exchange(true)) return;
   diagnostic d;
   d.kind = "deadlock";
