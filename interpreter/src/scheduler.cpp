@@ -233,8 +233,8 @@ void worker(launch_state& L, std::size_t stack_bytes, bool show_progress, bool p
       std::vector<program_state*> all;
       for (auto& p : L.programs)
         if (p.state == program_state::status::waiting) all.push_back(&p);
-      report_deadlock(L, all.empty() ? std::vector<program_state*>(waiting.begin(), waiting.end())
-                                     : all);
+      report_deadlock(
+          L, all.empty() ? std::vector<program_state*>(waiting.begin(), waiting.end()) : all);
       L.aborted = true;
       break;
     }
@@ -401,7 +401,8 @@ launch_result run_launch(launch_desc& desc) {
   const bool show_progress = opt.progress && isatty(STDERR_FILENO) && n >= 256;
   const auto t0 = std::chrono::steady_clock::now();
   if (opt.sched == schedule::parallel) {
-    int threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::thread::hardware_concurrency());
+    int threads =
+        opt.threads > 0 ? opt.threads : static_cast<int>(std::thread::hardware_concurrency());
     threads = std::max(1, std::min<int>(threads, static_cast<int>(std::min<int64_t>(n, 1024))));
     L.active_threads = threads;
     const std::function<void()> helper = [&] { worker(L, opt.stack_bytes, false, false); };

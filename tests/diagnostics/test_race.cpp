@@ -17,16 +17,16 @@ template <int B>
 void smooth_in_place(program<4> p, ptr<float> x, int n) {
   auto offs = p.id(0) * B + arange<B>(p);
   auto l = load(x + offs - 1, (offs >= 1) & (offs - 1 < n), 0.0f);  // @left
-  auto r = load(x + offs + 1, offs + 1 < n, 0.0f);                   // @right
-  store(x + offs, (l + r) * 0.5f, offs < n);                          // @smooth_store
+  auto r = load(x + offs + 1, offs + 1 < n, 0.0f);                  // @right
+  store(x + offs, (l + r) * 0.5f, offs < n);                        // @smooth_store
 }
 
 // A sum into one accumulator with plain load and store: the lost-update race.
 template <int B>
 void racy_total(program<4> p, ptr<const float> x, ptr<float> total) {
   auto v = load(x + p.id(0) * B + arange<B>(p));
-  const float t = load(total);   // @racy_load
-  store(total, t + sum(v));      // @racy_store
+  const float t = load(total);  // @racy_load
+  store(total, t + sum(v));     // @racy_store
 }
 
 // Clean: the same with atomic_add, from many programs.

@@ -29,9 +29,9 @@ inline constexpr bool is_block<basic_block<T, S, W>> = true;
 template <class X>
 concept Block = is_block<std::remove_cvref_t<X>>;
 template <class X>
-concept Scalar = std::is_arithmetic_v<std::remove_cvref_t<X>> ||
-                 std::is_same_v<std::remove_cvref_t<X>, half> ||
-                 std::is_same_v<std::remove_cvref_t<X>, bfloat16>;
+concept Scalar =
+    std::is_arithmetic_v<std::remove_cvref_t<X>> || std::is_same_v<std::remove_cvref_t<X>, half> ||
+    std::is_same_v<std::remove_cvref_t<X>, bfloat16>;
 
 namespace detail {
 template <class X>
@@ -71,13 +71,11 @@ struct result_elem {
   using type = promote_t<elem_of<X>, elem_of<Y>>;
 };
 template <class X, class Y>
-  requires(Block<X> && Scalar<Y>)
-struct result_elem<X, Y> {
+requires(Block<X>&& Scalar<Y>) struct result_elem<X, Y> {
   using type = scalar_promote_t<elem_of<X>, std::remove_cvref_t<Y>>;
 };
 template <class X, class Y>
-  requires(Scalar<X> && Block<Y>)
-struct result_elem<X, Y> {
+requires(Scalar<X>&& Block<Y>) struct result_elem<X, Y> {
   using type = scalar_promote_t<elem_of<Y>, std::remove_cvref_t<X>>;
 };
 
@@ -248,8 +246,7 @@ affine form_in(const X& x) {
 template <char Op, class C, class Out, class X, class Y>
 affine arith_affine(const X& x, const Y& y) {
   using S = typename Out::shape_type;
-  return fit_affine<C, S::rows, S::cols>(
-      combine_affine<Op>(form_in<S, C>(x), form_in<S, C>(y)));
+  return fit_affine<C, S::rows, S::cols>(combine_affine<Op>(form_in<S, C>(x), form_in<S, C>(y)));
 }
 
 // i32 +, -, *: computed with two's-complement wrap-around, as the GPU does (and without the
@@ -280,15 +277,21 @@ struct i32_lanes {
 template <char Op>
 inline int32_t wrap_i32(int32_t p, int32_t q) {
   const uint32_t a = static_cast<uint32_t>(p), b = static_cast<uint32_t>(q);
-  if constexpr (Op == '+') return static_cast<int32_t>(a + b);
-  else if constexpr (Op == '-') return static_cast<int32_t>(a - b);
-  else return static_cast<int32_t>(a * b);
+  if constexpr (Op == '+')
+    return static_cast<int32_t>(a + b);
+  else if constexpr (Op == '-')
+    return static_cast<int32_t>(a - b);
+  else
+    return static_cast<int32_t>(a * b);
 }
 template <char Op>
 inline int64_t exact_i64(int32_t p, int32_t q) {
-  if constexpr (Op == '+') return int64_t(p) + q;
-  else if constexpr (Op == '-') return int64_t(p) - q;
-  else return int64_t(p) * q;
+  if constexpr (Op == '+')
+    return int64_t(p) + q;
+  else if constexpr (Op == '-')
+    return int64_t(p) - q;
+  else
+    return int64_t(p) * q;
 }
 
 // Whether r, the wrapped result of p Op q, differs from the exact one: sign tests in 32 bits for
@@ -350,18 +353,18 @@ auto i64_arith(const X& x, const Y& y, F f) {
 }  // namespace detail
 
 // Arithmetic, comparisons and bitwise operators: blocks with blocks or scalars, broadcasting.
-#define BV_ARITH(op, ch)                                                                 \
-  template <class X, class Y>                                                            \
-    requires detail::BinaryOperands<X, Y>                                                \
-  auto operator op(const X& x, const Y& y) {                                             \
-    using C = typename detail::result_elem<X, Y>::type;                                  \
-    auto f = [](const auto& a, const auto& b) { return a op b; };                         \
-    if constexpr (std::is_same_v<C, int32_t> && ch != '/')                               \
-      return detail::i32_arith<ch>(x, y);                                                \
-    else if constexpr (std::is_same_v<C, int64_t> && ch != '/')                          \
-      return detail::i64_arith<ch>(x, y, f);                                             \
-    else                                                                                 \
-      return detail::zip<void, C>(x, y, f);                                              \
+#define BV_ARITH(op, ch)                                          \
+  template <class X, class Y>                                     \
+  requires detail::BinaryOperands<X, Y>                           \
+  auto operator op(const X& x, const Y& y) {                      \
+    using C = typename detail::result_elem<X, Y>::type;           \
+    auto f = [](const auto& a, const auto& b) { return a op b; }; \
+    if constexpr (std::is_same_v<C, int32_t> && ch != '/')        \
+      return detail::i32_arith<ch>(x, y);                         \
+    else if constexpr (std::is_same_v<C, int64_t> && ch != '/')   \
+      return detail::i64_arith<ch>(x, y, f);                      \
+    else                                                          \
+      return detail::zip<void, C>(x, y, f);                       \
   }
 BV_ARITH(+, '+')
 BV_ARITH(-, '-')
@@ -369,11 +372,11 @@ BV_ARITH(*, '*')
 BV_ARITH(/, '/')
 #undef BV_ARITH
 
-#define BV_CMP(op)                                                                        \
-  template <class X, class Y>                                                             \
-    requires detail::BinaryOperands<X, Y>                                                 \
-  auto operator op(const X& x, const Y& y) {                                              \
-    using C = typename detail::result_elem<X, Y>::type;                                   \
+#define BV_CMP(op)                                                                          \
+  template <class X, class Y>                                                               \
+  requires detail::BinaryOperands<X, Y>                                                     \
+  auto operator op(const X& x, const Y& y) {                                                \
+    using C = typename detail::result_elem<X, Y>::type;                                     \
     return detail::zip<bool, C>(x, y, [](const auto& a, const auto& b) { return a op b; }); \
   }
 BV_CMP(<)
@@ -384,15 +387,15 @@ BV_CMP(==)
 BV_CMP(!=)
 #undef BV_CMP
 
-#define BV_BITWISE(op, name)                                                              \
-  template <class X, class Y>                                                             \
-    requires detail::BinaryOperands<X, Y>                                                 \
-  auto operator op(const X& x, const Y& y) {                                              \
-    using C = typename detail::result_elem<X, Y>::type;                                   \
+#define BV_BITWISE(op, name)                                                                     \
+  template <class X, class Y>                                                                    \
+  requires detail::BinaryOperands<X, Y>                                                          \
+  auto operator op(const X& x, const Y& y) {                                                     \
+    using C = typename detail::result_elem<X, Y>::type;                                          \
     static_assert(!is_float<C>, name " needs integer or bool blocks, not floating-point ones."); \
-    return detail::zip<void, C>(x, y, [](const auto& a, const auto& b) {                  \
-      return a.binaryExpr(b, [](C p, C q) { return static_cast<C>(p op q); });            \
-    });                                                                                   \
+    return detail::zip<void, C>(x, y, [](const auto& a, const auto& b) {                         \
+      return a.binaryExpr(b, [](C p, C q) { return static_cast<C>(p op q); });                   \
+    });                                                                                          \
   }
 BV_BITWISE(&, "&")
 BV_BITWISE(|, "|")
@@ -402,7 +405,7 @@ BV_BITWISE(>>, ">>")
 #undef BV_BITWISE
 
 template <class X, class Y>
-  requires detail::BinaryOperands<X, Y>
+requires detail::BinaryOperands<X, Y>
 auto operator%(const X& x, const Y& y) {
   using C = typename detail::result_elem<X, Y>::type;
   return detail::zip<void, C>(x, y, [](const auto& a, const auto& b) {
@@ -418,15 +421,11 @@ auto operator%(const X& x, const Y& y) {
 
 // Masks combine with && and || too.
 template <class X, class Y>
-  requires detail::BinaryOperands<X, Y>
-auto operator&&(const X& x, const Y& y) {
-  return x & y;
-}
+requires detail::BinaryOperands<X, Y>
+auto operator&&(const X& x, const Y& y) { return x & y; }
 template <class X, class Y>
-  requires detail::BinaryOperands<X, Y>
-auto operator||(const X& x, const Y& y) {
-  return x | y;
-}
+requires detail::BinaryOperands<X, Y>
+auto operator||(const X& x, const Y& y) { return x | y; }
 
 template <class T, class S, int W>
 basic_block<T, S, W> operator-(const basic_block<T, S, W>& x) {
@@ -476,8 +475,10 @@ namespace detail {
 // on bool, branch per lane). One return statement keeps the result in the caller's slot.
 template <class C, class V>
 C lane_of(const V& v, int i) {
-  if constexpr (Scalar<V>) return static_cast<C>(v);
-  else return v.v[i];
+  if constexpr (Scalar<V>)
+    return static_cast<C>(v);
+  else
+    return v.v[i];
 }
 template <class C>
 C blend(uint8_t m, C a, C b) {
@@ -501,14 +502,15 @@ basic_block<C, S, W> select_lanes(const bool* mask, const X& x, const Y& y) {
 
 // where(mask, a, b): a where the mask is set, b elsewhere; all three broadcast together.
 template <class M, class X, class Y>
-  requires(Block<M> && (Block<X> || Scalar<X>) && (Block<Y> || Scalar<Y>))
-auto where(const M& mask, const X& x, const Y& y) {
+requires(Block<M> && (Block<X> || Scalar<X>)&&(Block<Y> || Scalar<Y>)) auto where(const M& mask,
+                                                                                  const X& x,
+                                                                                  const Y& y) {
   static_assert(std::is_same_v<detail::elem_of<M>, bool>,
                 "where() takes a bool block as its mask; compare first (x > 0).");
-  using C = std::conditional_t<Block<X> && Block<Y>, promote_t<detail::elem_of<X>, detail::elem_of<Y>>,
-                               std::conditional_t<Block<X>, detail::elem_of<X>,
-                                                  std::conditional_t<Block<Y>, detail::elem_of<Y>,
-                                                                     promote_t<X, Y>>>>;
+  using C = std::conditional_t<
+      Block<X> && Block<Y>, promote_t<detail::elem_of<X>, detail::elem_of<Y>>,
+      std::conditional_t<Block<X>, detail::elem_of<X>,
+                         std::conditional_t<Block<Y>, detail::elem_of<Y>, promote_t<X, Y>>>>;
   using S0 = typename detail::shape_join<detail::shape_of<M>, detail::shape_of<X>>::type;
   using S = typename detail::shape_join<S0, detail::shape_of<Y>>::type;
   constexpr int W = detail::join_waves<M, X>() ? detail::join_waves<M, X>() : detail::waves_of<Y>;

@@ -52,9 +52,8 @@ namespace detail {
 // reports.
 template <class T, int R, int C, int W>
 auto block_ptr_lanes(const block_ptr<T, R, C, W>& bp) {
-  const affine f = fit_affine<int32_t, R, C>(
-      affine{true, int64_t(bp.off0) * bp.stride0 + int64_t(bp.off1) * bp.stride1, bp.stride0,
-             bp.stride1});
+  const affine f = fit_affine<int32_t, R, C>(affine{
+      true, int64_t(bp.off0) * bp.stride0 + int64_t(bp.off1) * bp.stride1, bp.stride0, bp.stride1});
   using P = decltype(bp.base + (arange<R>(program<W>{}).col() + arange<C>(program<W>{}).row()));
   if (f.known) return P(bp.base.p, bp.base.alloc, f);
   const program<W> p{};
@@ -101,15 +100,15 @@ auto load(const block_ptr<T, R, C, W>& bp, boundary_check bc,
 // store(bp, value) and store(bp, value, boundary_check(...)): lanes outside the checked
 // dimensions are not written.
 template <class T, int R, int C, int W, class V>
-  requires(Block<V> || Scalar<V>)
-void store(const block_ptr<T, R, C, W>& bp, const V& value,
-           std::source_location loc = std::source_location::current()) {
+requires(Block<V> ||
+         Scalar<V>) void store(const block_ptr<T, R, C, W>& bp, const V& value,
+                               std::source_location loc = std::source_location::current()) {
   store(detail::block_ptr_lanes(bp), value, loc);
 }
 template <class T, int R, int C, int W, class V>
-  requires(Block<V> || Scalar<V>)
-void store(const block_ptr<T, R, C, W>& bp, const V& value, boundary_check bc,
-           std::source_location loc = std::source_location::current()) {
+requires(Block<V> ||
+         Scalar<V>) void store(const block_ptr<T, R, C, W>& bp, const V& value, boundary_check bc,
+                               std::source_location loc = std::source_location::current()) {
   if (detail::block_ptr_inside(bp, bc))
     store(detail::block_ptr_lanes(bp), value, loc);
   else

@@ -31,12 +31,13 @@ void destroy_race_shadow(race_shadow* r);
 struct shadow_state {
   int64_t numel = 0;
   std::mutex mu;
-  std::vector<uint8_t> written;  // 1 once an element was written (the uninit check)
+  std::vector<uint8_t> written;       // 1 once an element was written (the uninit check)
   std::atomic<int64_t> unwritten{0};  // elements still 0 in `written`: 0 lets uninit skip
   // Owned; set once (under `mu`) and read without it, hence atomic.
   std::atomic<race_shadow*> race{nullptr};
   explicit shadow_state(int64_t n, bool initialised)
-      : numel(n), written(static_cast<size_t>(n), initialised ? 1 : 0),
+      : numel(n),
+        written(static_cast<size_t>(n), initialised ? 1 : 0),
         unwritten(initialised ? 0 : n) {}
   shadow_state(const shadow_state&) = delete;
   shadow_state& operator=(const shadow_state&) = delete;

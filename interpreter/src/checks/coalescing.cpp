@@ -122,7 +122,12 @@ struct coalescing_check final : observer {
                       (!a.mask || std::memchr(a.mask, 0, static_cast<size_t>(a.lanes)) == nullptr);
     using tile_key = std::tuple<int, int, int, int, int, int64_t, int64_t>;
     thread_local std::map<tile_key, wave_counts> tiles;
-    const tile_key tk{a.rows, a.cols, eb, a.waves, config().wave_size, a.row_stride,
+    const tile_key tk{a.rows,
+                      a.cols,
+                      eb,
+                      a.waves,
+                      config().wave_size,
+                      a.row_stride,
                       ((a.base + (tile ? a.off.first() : 0)) * eb) % k_segment};
     if (tile) {
       if (auto it = tiles.find(tk); it != tiles.end()) {
@@ -215,19 +220,21 @@ struct coalescing_check final : observer {
         std::snprintf(buf, sizeof buf, "%.1f", st->worst_ratio);
         d.detail = "worst wave " + std::to_string(st->worst_wave) + " of program " +
                    pid_text(st->pid) + ": " + buf + "x its ideal";
-        d.hint = "neighbouring lanes should read neighbouring addresses: make the contiguous "
-                 "dimension of the tensor the block's last (column) dimension, or transpose first";
+        d.hint =
+            "neighbouring lanes should read neighbouring addresses: make the contiguous "
+            "dimension of the tensor the block's last (column) dimension, or transpose first";
         report_in(L, std::move(d));
       }
       if (5 * st->active < st->slots) {
         diagnostic d = base("low-utilisation");
         const int pct = static_cast<int>(100 * st->active / st->slots);
-        d.headline = std::string("Low lane utilisation in ") + st->op + ": " +
-                     std::to_string(pct) + "% of (lane, register) slots hold an active element (" +
+        d.headline = std::string("Low lane utilisation in ") + st->op + ": " + std::to_string(pct) +
+                     "% of (lane, register) slots hold an active element (" +
                      std::to_string(st->active) + " of " + std::to_string(st->slots) + ", over " +
                      plural(n, "execution") + ")";
-        d.hint = "the block is smaller than the program's waves x wave size, or its mask turns "
-                 "most lanes off: use fewer waves (program<1>) or a larger BLOCK";
+        d.hint =
+            "the block is smaller than the program's waves x wave size, or its mask turns "
+            "most lanes off: use fewer waves (program<1>) or a larger BLOCK";
         report_in(L, std::move(d));
       }
     }

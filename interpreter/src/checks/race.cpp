@@ -140,13 +140,17 @@ void destroy_race_shadow(race_shadow* r) { delete r; }
 
 namespace {
 
-// A read by program `me` (reader bits `mine`) of an element whose cell is c, no lock held.
-inline cell with_read(cell c, uint32_t me, uint64_t mine) {
-  c |= k_unguarded;
+// Cell c with program `me` (reader bits `mine`) recorded as a reader: the first reader, or
+// "several" once another program read it too.
+inline cell add_reader(cell c, uint32_t me, uint64_t mine) {
   const uint32_t rd = reader_of(c);
   if (rd == 0) return (c & ~k_reader_bits) | mine;
   if (rd != me) return (c & ~(k_id_mask << k_reader_shift)) | (k_several << k_reader_shift);
   return c;
+}
+// A read by program `me` of an element whose cell is c, no lock held.
+inline cell with_read(cell c, uint32_t me, uint64_t mine) {
+  return add_reader(c | k_unguarded, me, mine);
 }
 
 // Records a deferred read in the cells (with defer_mu held, before the launch's first store).
@@ -313,16 +317,11 @@ struct race_check final : observer {
     };
     auto read_lane = [&](int i, int64_t e) {
       cell c = cells[e];
-      const uint32_t rd = reader_of(c);
       if (!guard && quiet(c)) return;
       apply_guard(r, c, e, guard);
       const uint32_t w = writer_of(c);
       if ((c & k_unguarded) && w && w != me) note(1, i, w, wloc_of(c));
-      if (rd == 0)
-        c = (c & ~k_reader_bits) | mine;
-      else if (rd != me)
-        c = (c & ~(k_id_mask << k_reader_shift)) | (k_several << k_reader_shift);
-      cells[e] = c;
+      cells[e] = add_reader(c, me, mine);
     };
     const bool all_active =
         !a.mask || std::memchr(a.mask, 0, static_cast<size_t>(a.lanes)) == nullptr;
@@ -421,9 +420,9 @@ struct race_check final : observer {
             } else {
               for (int cc = c0; cc < c1; ++cc) {
                 g[cc] = guard;
-                run[cc] = (write ? (run[cc] & ~k_writer_bits) | mine
-                                 : with_read(run[cc], me, mine) & ~k_unguarded) |
-                          k_guarded;
+                run[cc] =
+                    (write ? (run[cc] & ~k_writer_bits) | mine : add_reader(run[cc], me, mine)) |
+                    k_guarded;
               }
             }
           } else if (write) {
