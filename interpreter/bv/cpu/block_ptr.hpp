@@ -54,7 +54,7 @@ template <class T, int R, int C, int W>
 auto block_ptr_lanes(const block_ptr<T, R, C, W>& bp) {
   const affine f = fit_affine<int32_t, R, C>(affine{
       true, int64_t(bp.off0) * bp.stride0 + int64_t(bp.off1) * bp.stride1, bp.stride0, bp.stride1});
-  using P = decltype(bp.base + (arange<R>(program<W>{}).col() + arange<C>(program<W>{}).row()));
+  using P = ptr_block<T, shape<R, C>, W>;
   if (f.known) return P(bp.base.p, bp.base.alloc, f);
   const program<W> p{};
   auto r = bp.off0 + arange<R>(p);

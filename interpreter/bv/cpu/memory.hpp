@@ -117,6 +117,7 @@ access make_access(access_kind kind, const ptr_block<T, S, W>& p, const bool* ma
   else
     a.off = p.offsets().v.data();
   a.mask = mask;
+  a.all_active = !mask || all_set(mask, S::size);  // once here, not in every check
   a.lanes = S::size;
   a.rows = S::rows;
   a.cols = S::cols;

@@ -151,7 +151,8 @@ struct access {
   const alloc_info* alloc = nullptr;
   int64_t base = 0;              // element index of the pointer's base within the buffer
   lane_offsets off;  // per-lane element offsets from the base
-  const bool* mask = nullptr;    // per-lane mask; null when every lane is active
+  const bool* mask = nullptr;    // per-lane mask; null when the op had none
+  bool all_active = true;        // no lane is masked off (mask null, or every entry set)
   bool has_other = false;
   int lanes = 1;  // elements in the block (1 for a scalar access)
   int rows = 1, cols = 1, waves = 1;

@@ -118,8 +118,7 @@ struct coalescing_check final : observer {
     // A tile of contiguous rows with every lane performed (most accesses) touches segments
     // determined by its shape, row stride and where its first row starts within a segment:
     // measured once per such pattern, not per execution.
-    const bool tile = a.rows_contiguous && !perform && a.cols > 0 &&
-                      (!a.mask || std::memchr(a.mask, 0, static_cast<size_t>(a.lanes)) == nullptr);
+    const bool tile = a.rows_contiguous && !perform && a.cols > 0 && a.all_active;
     using tile_key = std::tuple<int, int, int, int, int, int64_t, int64_t>;
     thread_local std::map<tile_key, wave_counts> tiles;
     const tile_key tk{a.rows,

@@ -305,7 +305,7 @@ struct race_check final : observer {
       for (int i = 1; i < a.lanes; ++i) diff |= static_cast<uint64_t>(off[i] - (off[0] + i));
       row = diff == 0;
     }
-    if (row && a.mask) row = std::memchr(a.mask, 0, static_cast<size_t>(a.lanes)) == nullptr;
+    row = row && a.all_active;
     const int64_t row0 = a.base + a.off.first();
     cell* cells = r.cells.get();
     int64_t held = -1;  // the chunk whose lock this thread holds
@@ -323,8 +323,7 @@ struct race_check final : observer {
       if ((c & k_unguarded) && w && w != me) note(1, i, w, wloc_of(c));
       cells[e] = add_reader(c, me, mine);
     };
-    const bool all_active =
-        !a.mask || std::memchr(a.mask, 0, static_cast<size_t>(a.lanes)) == nullptr;
+    const bool all_active = a.all_active;
     if (write) {
       before_write(r, serial);
     } else if (!guard && !perform && all_active && a.lanes > 1 &&

@@ -50,8 +50,8 @@ struct uninit_check final : observer {
   void on_access(const access& a, const bool* perform, program_state&) override {
     if (!a.alloc || !a.alloc->shadow) return;
     shadow_state& sh = *a.alloc->shadow;
-    const bool is_float_t = a.alloc->dtype[0] == 'f' || (a.alloc->dtype[0] == 'b' &&
-                                                           a.alloc->dtype[1] == 'f');
+    const bool is_float_t =
+        a.alloc->dtype[0] == 'f' || (a.alloc->dtype[0] == 'b' && a.alloc->dtype[1] == 'f');
     if (a.kind == access_kind::store && a.value_class) {
       std::vector<int> bad;
       for (int i = 0; i < a.lanes; ++i)
@@ -61,24 +61,25 @@ struct uninit_check final : observer {
         d.headline = "Uninitialised value stored: " + plural(static_cast<int>(bad.size()), "lane") +
                      " of " + std::to_string(active_lanes(a)) +
                      " active write values derived from memory never written (" + a.op + ")";
-        d.hint = "the value was loaded from memory no kernel or host code wrote (tensor::empty); "
-                 "check that the producer covers every element, or create it with zeros/full";
+        d.hint =
+            "the value was loaded from memory no kernel or host code wrote (tensor::empty); "
+            "check that the producer covers every element, or create it with zeros/full";
         report(std::move(d));
       }
     }
     if (sh.unwritten.load(std::memory_order_relaxed) == 0) return;
     uint64_t pattern = 0;
     const int eb = a.alloc->elem_bytes;
-    const bool check_read = (a.kind == access_kind::atomic || (a.kind == access_kind::load && !is_float_t)) &&
-                            fill_pattern(*a.alloc, pattern);
+    const bool check_read =
+        (a.kind == access_kind::atomic || (a.kind == access_kind::load && !is_float_t)) &&
+        fill_pattern(*a.alloc, pattern);
     // A float load neither reports here (its values carry the tag) nor marks anything written:
     // nothing to do, and no lock to take, for every float read of a partly written tensor.
     if (a.kind == access_kind::load && !check_read) return;
     std::vector<int> bad;
     // A store of one contiguous run with every lane performed: mark the run written in one
     // step (the common case of every kernel writing a fresh output).
-    if (a.kind == access_kind::store && a.contiguous() && !perform &&
-        (!a.mask || std::memchr(a.mask, 0, static_cast<size_t>(a.lanes)) == nullptr)) {
+    if (a.kind == access_kind::store && a.contiguous() && !perform && a.all_active) {
       const int64_t e0 = a.base + a.off.first();
       std::lock_guard lk(sh.mu);
       uint8_t* w = sh.written.data() + e0;
@@ -112,10 +113,10 @@ struct uninit_check final : observer {
     }
     if (!bad.empty()) {
       diagnostic d = access_diag("uninit", a, bad);
-      d.headline = std::string("Read of uninitialised memory") + (a.kind == access_kind::atomic ? " by an atomic" : "") +
-                   " of size " + std::to_string(eb) + " by " +
-                   plural(static_cast<int>(bad.size()), "lane") + " of " +
-                   std::to_string(active_lanes(a)) + " active (" + a.op + ")";
+      d.headline = std::string("Read of uninitialised memory") +
+                   (a.kind == access_kind::atomic ? " by an atomic" : "") + " of size " +
+                   std::to_string(eb) + " by " + plural(static_cast<int>(bad.size()), "lane") +
+                   " of " + std::to_string(active_lanes(a)) + " active (" + a.op + ")";
       d.hint = "tensor '" + a.alloc->name +
                "' was made with tensor::empty and these elements were never written before this "
                "read; write them first (or create it with zeros/full, or mark_initialised())";
