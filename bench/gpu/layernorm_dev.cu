@@ -1,0 +1,179 @@
+// LayerNorm forward f16 8192 x 8192 (bench/gpu/layernorm_peer.py's shape): the kernels/ kernel
+// against variants that hold less of the row in registers across the reduction, so that more
+// programs (rows in flight) fit per SM. Each variant is checked against the kernels/ kernel
+// (y, mean and rstd, every element), which is checked against a double-precision host LayerNorm
+// on sampled rows; then timed (median of 20 after 3 warm-up launches, CUDA events). A development
+// tool: the figures that count come from `blockvec bench --backend gpu layernorm`.
+//   nvcc -std=c++20 -arch=sm_90 -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
+//        bench/gpu/layernorm_dev.cu -o layernorm_dev
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "bench_common.hpp"
+#include "bv/bv.hpp"
+#include "bv/gpu/kernels_gpu.hpp"
+#include "bv/kernels/layernorm.hpp"
+
+using namespace bv;
+
+namespace {
+// x kept as f16 across the reduction (half the registers of the f32 d); d recomputed after it.
+template <class T, int BLOCK, int W>
+BV_KERNEL void ln_keep16(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T> b, ptr<T> y,
+                         ptr<float> mean, ptr<float> rstd, int sx, int sy, int n, float eps) {
+  const int row = p.id(0);
+  auto cols = arange<BLOCK>(p);
+  auto mask = cols < n;
+  auto xh = load(x + row * sx + cols, mask, 0.0f);
+  const float shift = static_cast<float>(load(x + row * sx));
+  auto wv = load(w + cols, mask, 0.0f);
+  auto bv_ = load(b + cols, mask, 0.0f);
+  auto d = where(mask, xh.to(f32) - shift, 0.0f);
+  const auto s = sum2(d, d * d);
+  const float dm = s.first / n;
+  const float var = s.second / n - dm * dm;
+  const float r = rsqrt((var > 0.0f ? var : 0.0f) + eps);
+  store(mean + row, shift + dm);
+  store(rstd + row, r);
+  store(y + row * sy + cols, (xh.to(f32) - shift - dm) * r * wv.to(f32) + bv_.to(f32), mask);
+}
+// x read again after the reduction (from L2, as Triton's tutorial does): nothing of the row
+// lives across it; w and b loaded before it (HOIST) or after.
+template <class T, int BLOCK, int W, bool HOIST>
+BV_KERNEL void ln_reload(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T> b, ptr<T> y,
+                         ptr<float> mean, ptr<float> rstd, int sx, int sy, int n, float eps) {
+  const int row = p.id(0);
+  auto cols = arange<BLOCK>(p);
+  auto mask = cols < n;
+  const float shift = static_cast<float>(load(x + row * sx));
+  auto d = where(mask, load(x + row * sx + cols, mask, 0.0f).to(f32) - shift, 0.0f);
+  auto fin = [&](auto wv, auto bv_) {
+    const auto s = sum2(d, d * d);
+    const float dm = s.first / n;
+    const float var = s.second / n - dm * dm;
+    const float r = rsqrt((var > 0.0f ? var : 0.0f) + eps);
+    store(mean + row, shift + dm);
+    store(rstd + row, r);
+    auto x2 = load(x + row * sx + cols, mask, 0.0f).to(f32);
+    if constexpr (HOIST)
+      store(y + row * sy + cols, (x2 - shift - dm) * r * wv.to(f32) + bv_.to(f32), mask);
+    else
+      store(y + row * sy + cols,
+            (x2 - shift - dm) * r * load(w + cols, mask, 0.0f).to(f32) +
+                load(b + cols, mask, 0.0f).to(f32),
+            mask);
+  };
+  if constexpr (HOIST)
+    fin(load(w + cols, mask, 0.0f), load(b + cols, mask, 0.0f));
+  else
+    fin(0, 0);
+}
+
+constexpr int R = 8192, C = 8192;
+struct bufs {
+  device_tensor<half> x, w, b, y;
+  device_tensor<float> mean, rstd;
+};
+std::vector<half> hx, hw, hb;
+
+template <auto K, int MP>
+void run(bufs& t) {
+  bv::gpu::kernels::launch_units<K, bv::gpu::kernels::detail::units<>, MP>(
+      grid(R), t.x, t.w, t.b, t.y, t.mean, t.rstd, C, C, C, 1e-5f);
+}
+
+std::vector<half> ref_y;
+std::vector<float> ref_mean, ref_rstd;
+int failures = 0;
+
+template <auto K, int MP>
+void variant(const char* name, bufs& t) {
+  t.y.fill_bytes(0xff);
+  run<K, MP>(t);
+  gpu::synchronize();
+  std::vector<half> y(size_t(R) * C);
+  std::vector<float> m(R), r(R);
+  t.y.copy_to_host(y.data());
+  t.mean.copy_to_host(m.data());
+  t.rstd.copy_to_host(r.data());
+  double worst = 0;
+  if (ref_y.empty()) {
+    // The reference kernel against double precision on sampled rows.
+    for (int row = 0; row < R; row += 997) {
+      double s = 0, s2 = 0;
+      for (int j = 0; j < C; ++j) s += float(hx[size_t(row) * C + j]);
+      const double mu = s / C;
+      for (int j = 0; j < C; ++j) {
+        const double dd = float(hx[size_t(row) * C + j]) - mu;
+        s2 += dd * dd;
+      }
+      const double rs = 1.0 / std::sqrt(s2 / C + 1e-5);
+      worst = std::max(worst, std::abs(m[row] - mu) + std::abs(r[row] - rs) / rs);
+      for (int j = 0; j < C; ++j) {
+        const double e = (float(hx[size_t(row) * C + j]) - mu) * rs * float(hw[j]) + float(hb[j]);
+        worst = std::max(worst, std::abs(float(y[size_t(row) * C + j]) - e) / (std::abs(e) + 1));
+      }
+    }
+    ref_y = y;
+    ref_mean = m;
+    ref_rstd = r;
+  } else {
+    for (size_t i = 0; i < y.size(); ++i) {
+      const double a = float(y[i]), e = float(ref_y[i]);
+      worst = std::max(worst, std::isfinite(a) ? std::abs(a - e) / (std::abs(e) + 1) : 1e30);
+    }
+    for (int i = 0; i < R; ++i)
+      worst = std::max(
+          worst, double(std::abs(m[i] - ref_mean[i]) + std::abs(r[i] - ref_rstd[i]) / ref_rstd[i]));
+  }
+  const bool ok = worst < 1e-2;
+  failures += !ok;
+  const double ms = bench::median_ms([&] { run<K, MP>(t); }, 20, 3);
+  std::printf("%-30s check %s (worst %.1e)  %.4f ms  %.2f TB/s\n", name, ok ? "ok" : "FAILED",
+              worst, ms, 4.0 * R * C / (ms * 1e-3) / 1e12);
+}
+}  // namespace
+
+int main() {
+  try {
+    if (gpu::device_count() == 0) {
+      std::printf("SKIPPED: no GPU device\n");
+      return 77;
+    }
+    std::mt19937_64 rng(9);
+    std::uniform_real_distribution<float> u(-2.f, 2.f);
+    hx.resize(size_t(R) * C);
+    for (auto& v : hx) v = half(u(rng));
+    hw.resize(C);
+    hb.resize(C);
+    for (auto& v : hw) v = half(u(rng));
+    for (auto& v : hb) v = half(u(rng));
+    bufs t{device_tensor<half>::from_host("x", {R, C}, hx.data()),
+           device_tensor<half>::from_host("w", {C}, hw.data()),
+           device_tensor<half>::from_host("b", {C}, hb.data()),
+           device_tensor<half>::empty("y", {R, C}),
+           device_tensor<float>::empty("mean", {R}),
+           device_tensor<float>::empty("rstd", {R})};
+    using namespace bv::kernels;
+    for (int rep = 0; rep < 2; ++rep) {
+      variant<layernorm_fwd_kernel<half, 8192, 16>, 2>("kernels/ W16 P2 (launcher)", t);
+      variant<layernorm_fwd_kernel<half, 8192, 16>, 3>("kernels/ W16 P3", t);
+      variant<ln_keep16<half, 8192, 16>, 2>("keep16 W16 P2", t);
+      variant<ln_keep16<half, 8192, 16>, 3>("keep16 W16 P3", t);
+      variant<ln_reload<half, 8192, 16, true>, 2>("reload hoist W16 P2", t);
+      variant<ln_reload<half, 8192, 16, true>, 3>("reload hoist W16 P3", t);
+      variant<ln_reload<half, 8192, 16, false>, 3>("reload W16 P3", t);
+      variant<ln_reload<half, 8192, 16, false>, 4>("reload W16 P4", t);
+      variant<ln_reload<half, 8192, 8, false>, 4>("reload W8 P4", t);
+      variant<ln_reload<half, 8192, 8, true>, 4>("reload hoist W8 P4", t);
+      variant<ln_keep16<half, 8192, 8>, 4>("keep16 W8 P4", t);
+    }
+    std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
+    return failures ? 1 : 0;
+  } catch (const std::exception& e) {
+    std::printf("error: %s\n", e.what());
+    return 1;
+  }
+}
