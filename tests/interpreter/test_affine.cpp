@@ -18,7 +18,7 @@ bool form_holds(const B& b) {
   if (!b.aff.known) return true;
   for (int r = 0; r < B::rows; ++r)
     for (int c = 0; c < B::cols; ++c)
-      if (static_cast<int64_t>(b.v[r * B::cols + c]) != b.aff.at(r, c)) return false;
+      if (static_cast<int64_t>(b.vals()[r * B::cols + c]) != b.aff.at(r, c)) return false;
   return true;
 }
 
@@ -76,13 +76,27 @@ TEST_CASE("random chains of integer ops never break the form's claim") {
     auto b = bv::arange<8>(p).col() + bv::arange<16>(p).row() * val(rng);
     for (int step = 0; step < 12; ++step) {
       switch (op(rng)) {
-        case 0: a = a + val(rng); break;
-        case 1: a = a * (val(rng) % 4); break;  // bounded growth: no i64 overflow
-        case 2: a = a - b; break;
-        case 3: a = (a + b).to(bv::i64); break;
-        case 4: b = b * (val(rng) % 8); break;
-        case 5: b = (b - val(rng)) * 3; break;
-        case 6: a = a * (b % 3); break;  // not affine: the form must go
+        case 0:
+          a = a + val(rng);
+          break;
+        case 1:
+          a = a * (val(rng) % 4);
+          break;  // bounded growth: no i64 overflow
+        case 2:
+          a = a - b;
+          break;
+        case 3:
+          a = (a + b).to(bv::i64);
+          break;
+        case 4:
+          b = b * (val(rng) % 8);
+          break;
+        case 5:
+          b = (b - val(rng)) * 3;
+          break;
+        case 6:
+          a = a * (b % 3);
+          break;  // not affine: the form must go
       }
       REQUIRE(form_holds(a));
       REQUIRE(form_holds(b));
@@ -109,6 +123,103 @@ TEST_CASE("writing an element directly ends the form") {
   offs[5] = 99;
   CHECK_FALSE(offs.aff.known);
   CHECK(form_holds(offs));
+}
+
+namespace {
+
+// The lane-by-lane truth of a comparison, from the operands' written-out values.
+template <class M, class X, class Y, class F>
+bool mask_matches(const M& m, const X& x, const Y& y, F f) {
+  const auto& mv = m.vals();
+  for (int r = 0; r < M::rows; ++r)
+    for (int c = 0; c < M::cols; ++c) {
+      auto lane = [&](const auto& v) -> int64_t {
+        using V = std::remove_cvref_t<decltype(v)>;
+        if constexpr (std::is_arithmetic_v<V>)
+          return v;
+        else
+          return v.at(V::rows == 1 ? 0 : r, V::cols == 1 ? 0 : c);
+      };
+      if (mv[r * M::cols + c] != f(lane(x), lane(y))) return false;
+    }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("lazy index blocks and masks agree with their lanes, uniform or not") {
+  const uint64_t seed = bv::testing::fresh_seed();
+  INFO("seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> val(-3000, 3000), pick(0, 5);
+  const auto p = no_program();
+  int uniform_seen = 0, mixed_seen = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const int pid = val(rng), n = val(rng), stride = val(rng) % 50, m = val(rng) % 40;
+    // A 1-D block of offsets, and a 2-D tile compared with broadcast bounds.
+    auto offs = pid * 64 + bv::arange<64>(p);
+    auto rows = bv::arange<8>(p, val(rng) % 16);
+    auto cols = bv::arange<16>(p);
+    auto tile = rows.col() * stride + cols.row();
+    CHECK(offs.pending());  // nothing read them yet
+    INFO("pid " << pid << " n " << n << " stride " << stride << " m " << m);
+    auto check_all = [&](const auto& x, const auto& y) {
+      bool ok = true;
+      auto one = [&](const auto& mask, auto f) {
+        ok &= mask_matches(mask, x, y, f);
+        if (mask.known_uniform() >= 0)
+          ++uniform_seen;
+        else
+          ++mixed_seen;
+      };
+      one(x < y, [](int64_t a, int64_t b) { return a < b; });
+      one(x <= y, [](int64_t a, int64_t b) { return a <= b; });
+      one(x > y, [](int64_t a, int64_t b) { return a > b; });
+      one(x >= y, [](int64_t a, int64_t b) { return a >= b; });
+      one(x == y, [](int64_t a, int64_t b) { return a == b; });
+      one(x != y, [](int64_t a, int64_t b) { return a != b; });
+      return ok;
+    };
+    CHECK(check_all(offs, n));
+    CHECK(check_all(n, offs));
+    CHECK(check_all(tile, m * stride));
+    CHECK(check_all(rows.col(), cols.row() + m));  // two forms, broadcast
+    CHECK(check_all(offs.to(bv::i64), static_cast<int64_t>(n)));
+    // Masks combined: & and | with uniform and mixed sides, and !.
+    const auto a = offs < n, b = offs >= n - pick(rng) * 40, c = bv::arange<64>(p) < 64;
+    auto both = a & b, either = a | b, notc = !c, allc = a && c;
+    const auto &av = a.vals(), &bv_ = b.vals();
+    bool ok = true;
+    for (int i = 0; i < 64; ++i) {
+      ok &= both.vals()[i] == (av[i] && bv_[i]);
+      ok &= either.vals()[i] == (av[i] || bv_[i]);
+      ok &= !notc.vals()[i];
+      ok &= allc.vals()[i] == av[i];
+    }
+    CHECK(ok);
+    // A copy of a lazy block, and a lazy block written through: both keep the right lanes.
+    auto copy = offs;
+    CHECK(form_holds(copy));
+    auto written = offs;
+    written[3] = -1;
+    CHECK(written.vals()[3] == -1);
+    CHECK(written.vals()[4] == offs.vals()[4]);
+    CHECK_FALSE(written.aff.known);
+  }
+  CHECK(uniform_seen > 0);  // the lazy path was taken...
+  CHECK(mixed_seen > 0);    // ...and so was the lane-by-lane one
+}
+
+TEST_CASE("an interior program's index and mask blocks are never written out") {
+  const auto p = no_program();
+  auto offs = 3 * 1024 + bv::arange<1024>(p);
+  auto mask = offs < 1000000;
+  CHECK(offs.pending());
+  CHECK(mask.known_uniform() == 1);
+  auto edge = offs < 3500;  // the last program of a ragged grid: mixed
+  CHECK(edge.known_uniform() == -1);
+  CHECK(edge.vals()[427]);  // 3072 + 427 < 3500
+  CHECK_FALSE(edge.vals()[428]);
 }
 
 namespace {

@@ -22,14 +22,14 @@ struct rng_fixture {
   B randn(double scale = 1.0) {
     std::normal_distribution<double> d(0.0, scale);
     B b;
-    for (int i = 0; i < B::size; ++i) b.v[i] = static_cast<typename B::value_type>(d(rng));
+    for (int i = 0; i < B::size; ++i) b.vals()[i] = static_cast<typename B::value_type>(d(rng));
     return b;
   }
   template <class B>
   B randint(int lo, int hi) {
     std::uniform_int_distribution<int> d(lo, hi);
     B b;
-    for (int i = 0; i < B::size; ++i) b.v[i] = static_cast<typename B::value_type>(d(rng));
+    for (int i = 0; i < B::size; ++i) b.vals()[i] = static_cast<typename B::value_type>(d(rng));
     return b;
   }
 };
@@ -50,7 +50,8 @@ TEST_CASE_FIXTURE(rng_fixture, "arithmetic broadcasts rows, columns and scalars"
   const auto x = randn<F2>(), y = randn<F2>();
   const auto r = randn<Frow>();
   auto c = randn<Fcol>();
-  for (int i = 0; i < R; ++i) c.v[i] += c.v[i] >= 0 ? 0.5f : -0.5f;  // keep divisors away from 0
+  for (int i = 0; i < R; ++i)
+    c.vals()[i] += c.vals()[i] >= 0 ? 0.5f : -0.5f;  // keep divisors away from 0
   const auto sum = x + y;
   const auto plus_row = x + r.row();
   const auto minus_row1d = x - r;  // a 1-D block meets a 2-D one as a row
@@ -133,7 +134,7 @@ TEST_CASE("casts round to nearest even in f16 and bf16") {
   B x;
   // 1 + half an f16 ulp is a tie and rounds to even (1); 1 + 1.5 ulp rounds up to 1 + 2 ulp.
   const float u16 = std::ldexp(1.0f, -10), u_bf = std::ldexp(1.0f, -7);
-  x.v << 1 + u16 / 2, 1 + 1.5f * u16, 70000.0f, -1e-8f, 1 + u_bf / 2, 1 + 1.5f * u_bf, 3.0e38f,
+  x.vals() << 1 + u16 / 2, 1 + 1.5f * u16, 70000.0f, -1e-8f, 1 + u_bf / 2, 1 + 1.5f * u_bf, 3.0e38f,
       2.75f;
   const auto h = x.to(bv::f16);
   const auto b = x.to(bv::bf16);
@@ -148,7 +149,7 @@ TEST_CASE("casts round to nearest even in f16 and bf16") {
   CHECK(near(static_cast<float>(b[6]), 3.0e38, 1e-2));
   // Float to int truncates toward zero; bool is "non-zero".
   B y;
-  y.v << -2.7f, -0.5f, 0.0f, 0.5f, 2.7f, 1e6f, -3.0f, 7.99f;
+  y.vals() << -2.7f, -0.5f, 0.0f, 0.5f, 2.7f, 1e6f, -3.0f, 7.99f;
   const auto i = y.to(bv::i32);
   const auto t = y.to(bv::i1);
   const int want[8] = {-2, 0, 0, 0, 2, 1000000, -3, 7};
@@ -194,7 +195,7 @@ TEST_CASE_FIXTURE(rng_fixture, "math functions match libm") {
   }
   // Edges: exp overflows to inf, log(0) is -inf, log of a negative and sqrt of one are NaN.
   bv::block<float, 4> edge;
-  edge.v << 100.0f, 0.0f, -1.0f, -200.0f;
+  edge.vals() << 100.0f, 0.0f, -1.0f, -200.0f;
   CHECK(std::isinf(bv::exp(edge)[0]));
   CHECK(bv::exp(edge)[3] >= 0.0f);
   CHECK(bv::exp(edge)[3] < 1e-37f);  // Eigen flushes to a denormal, not exactly 0
@@ -304,7 +305,7 @@ TEST_CASE_FIXTURE(rng_fixture, "reductions along each axis and over the whole bl
   CHECK(std::isnan(bv::min(v)));
   // f16 sums accumulate in f32: 4096 ones is exact (f16 alone would stop at 2048).
   bv::block<bv::half, 4096> ones;
-  ones.v.setConstant(bv::half(1.0f));
+  ones.vals().setConstant(bv::half(1.0f));
   CHECK(bv::sum(ones) == 4096.0f);
   // Integer and bool sums stay exact; a bool sum counts.
   using I = bv::block<int32_t, 64>;
@@ -312,7 +313,7 @@ TEST_CASE_FIXTURE(rng_fixture, "reductions along each axis and over the whole bl
   int64_t is = 0;
   for (int i = 0; i < 64; ++i) is += iv[i];
   CHECK(bv::sum(iv) == is);
-  CHECK(bv::sum(iv > 0) == (iv > 0).v.count());
+  CHECK(bv::sum(iv > 0) == (iv > 0).vals().count());
 }
 
 TEST_CASE_FIXTURE(rng_fixture, "dot with and without an accumulator") {

@@ -35,8 +35,25 @@ struct no_affine {
   static constexpr bool known = false;
 };
 template <class T>
-using affine_slot = std::conditional_t<std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>,
-                                       affine, no_affine>;
+using affine_slot =
+    std::conditional_t<std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>, affine, no_affine>;
+
+// Lazy values: an integer block whose form is known, or a bool block whose lanes are all one
+// value, need not write its lanes until something reads them one by one. arange, pid * BLOCK +
+// arange and offs < n then cost two numbers each in a program that only loads and stores through
+// them; an edge program (part of its mask clear) writes them out as before.
+struct lazy_state {
+  bool pending = false;  // the lanes are not written yet
+  int8_t one = -1;       // bool blocks: 0 or 1 when every lane is known to hold it, -1 otherwise
+};
+struct no_lazy {
+  static constexpr bool pending = false;
+  static constexpr int8_t one = -1;
+};
+template <class T>
+using lazy_slot = std::conditional_t<std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> ||
+                                         std::is_same_v<T, bool>,
+                                     lazy_state, no_lazy>;
 
 // The form of a block of shape XS seen in a broadcast to a larger shape: along a dimension of
 // size 1 the value does not change.

@@ -107,32 +107,84 @@ struct basic_block {
   static constexpr int cols = S::cols;
   using array = Eigen::Array<T, size, 1>;
 
-  array v;
+ private:
+  // Written out on first read when the block is lazy (see lazy_slot); the truth otherwise.
+  mutable array v_;
+
+ public:
   // Integer blocks: the affine form of the values, when known (affine.hpp).
   [[no_unique_address]] detail::affine_slot<T> aff{};
 
+ private:
+  [[no_unique_address]] mutable detail::lazy_slot<T> lz_{};
+
+ public:
   basic_block() = default;
-  explicit basic_block(const array& a) : v(a) {}
+  explicit basic_block(const array& a) : v_(a) {}
+  // A lazy copy writes nothing: its values are its form (or its one value).
+  basic_block(const basic_block& o) : aff(o.aff), lz_(o.lz_) {
+    if (!lz_.pending) v_ = o.v_;
+  }
+  basic_block& operator=(const basic_block& o) {
+    aff = o.aff;
+    lz_ = o.lz_;
+    if (!lz_.pending) v_ = o.v_;
+    return *this;
+  }
   template <class E>
   static basic_block from(const E& expr) {
     basic_block b;
-    b.v = expr;
+    b.v_ = expr;
+    return b;
+  }
+  // An integer block whose values are its affine form, not written until read.
+  static basic_block lazy(const detail::affine& f) {
+    static_assert(is_int<T>, "Only integer blocks have an affine form.");
+    basic_block b;
+    b.aff = f;
+    b.lz_.pending = f.known;
+    if (!f.known) b.v_.setZero();
+    return b;
+  }
+  // A bool block with every lane equal to `value`, not written until read.
+  static basic_block uniform(bool value) {
+    static_assert(std::is_same_v<T, bool>, "Only bool blocks are kept as one value.");
+    basic_block b;
+    b.lz_.pending = true;
+    b.lz_.one = value ? 1 : 0;
     return b;
   }
 
-  T& operator[](int i) {
-    forget_form();
-    return v[i];
+  // The lanes' values (written out first if the block is lazy).
+  const array& vals() const {
+    if (lz_.pending) materialise();
+    return v_;
   }
-  const T& operator[](int i) const { return v[i]; }
-  T at(int r, int c) const { return v[r * cols + c]; }
+  // Writable lanes: what the form (or the one value) claimed about them ends here.
+  array& vals() {
+    if (lz_.pending) materialise();
+    forget_form();
+    return v_;
+  }
+  const T* data() const { return vals().data(); }
+  T* data() { return vals().data(); }
+  // Whether the values are not written out yet (they are the form, or one value).
+  bool pending() const { return lz_.pending; }
+  // Bool blocks: 1 (0) when every lane is known set (clear) without reading them, -1 otherwise.
+  int known_uniform() const {
+    if constexpr (std::is_same_v<T, bool>)
+      return lz_.one;
+    else
+      return -1;
+  }
+
+  T& operator[](int i) { return vals()[i]; }
+  const T& operator[](int i) const { return vals()[i]; }
+  T at(int r, int c) const { return vals()[r * cols + c]; }
 
   // A 2-D view of the elements (row-major), for reductions and dot.
-  auto grid() const { return Eigen::Map<const detail::mat<T, rows, cols>>(v.data()); }
-  auto grid() {
-    forget_form();
-    return Eigen::Map<detail::mat<T, rows, cols>>(v.data());
-  }
+  auto grid() const { return Eigen::Map<const detail::mat<T, rows, cols>>(vals().data()); }
+  auto grid() { return Eigen::Map<detail::mat<T, rows, cols>>(vals().data()); }
 
   // x.to(f32) on an f32 block is x itself (a 4 KB copy per use otherwise: loads written
   // .to(f32) for any T); a temporary converts to a value, so nothing refers to it afterwards.
@@ -151,27 +203,33 @@ struct basic_block {
   // Triton's x[None, :] and x[:, None].
   basic_block<T, shape<1, size>, W> row() const {
     static_assert(rank == 1, ".row() turns a 1-D block into a 1xN block; this block is 2-D.");
-    basic_block<T, shape<1, size>, W> out(v);
-    out.aff = aff;
-    return out;
+    return reshaped<shape<1, size>>(aff);
   }
   basic_block<T, shape<size, 1>, W> col() const {
     static_assert(rank == 1, ".col() turns a 1-D block into an Nx1 block; this block is 2-D.");
-    basic_block<T, shape<size, 1>, W> out(v);
-    if constexpr (is_int<T>) out.aff = {aff.known, aff.a0, aff.ac, 0};
-    return out;
+    if constexpr (is_int<T>)
+      return reshaped<shape<size, 1>>(detail::affine{aff.known, aff.a0, aff.ac, 0});
+    else
+      return reshaped<shape<size, 1>>(aff);
   }
 
   template <class U>
   basic_block<U, S, W> convert(dtype<U>) const {
-    auto out = basic_block<U, S, W>::from(v.template cast<U>());
-    if constexpr (is_int<T> && is_int<U>) out.aff = detail::fit_affine<U, rows, cols>(aff);
-    return out;
+    if constexpr (is_int<T> && is_int<U>) {
+      const detail::affine f = detail::fit_affine<U, rows, cols>(aff);
+      if (lz_.pending && f.known) return basic_block<U, S, W>::lazy(f);
+      auto out = basic_block<U, S, W>::from(vals().template cast<U>());
+      out.aff = f;
+      return out;
+    } else {
+      return basic_block<U, S, W>::from(vals().template cast<U>());
+    }
   }
 
-  // Writing elements directly ends what the form claimed about them.
+  // Writing elements directly ends what the form (or the one value) claimed about them.
   void forget_form() {
     if constexpr (is_int<T>) aff.known = false;
+    if constexpr (std::is_same_v<T, bool>) lz_.one = -1;
   }
 
   template <class Y>
@@ -182,6 +240,38 @@ struct basic_block {
   basic_block& operator*=(const Y& y);
   template <class Y>
   basic_block& operator/=(const Y& y);
+
+ private:
+  template <class, class, int>
+  friend struct basic_block;
+
+  void materialise() const {
+    if constexpr (is_int<T>) {
+      // Wrapping unsigned arithmetic: the exact values fit in T (fit_affine), so the sum modulo
+      // 2^bits is exact even where a partial product is not. Locals: stores into v_ could
+      // otherwise alias the form and keep the loop scalar.
+      using U = std::make_unsigned_t<T>;
+      const U a0 = static_cast<U>(aff.a0), ar = static_cast<U>(aff.ar), ac = static_cast<U>(aff.ac);
+      T* o = v_.data();
+      for (int r = 0; r < rows; ++r) {
+        const U base = a0 + ar * static_cast<U>(r);
+        for (int c = 0; c < cols; ++c)
+          o[r * cols + c] = static_cast<T>(base + ac * static_cast<U>(c));
+      }
+    } else if constexpr (std::is_same_v<T, bool>) {
+      v_.setConstant(lz_.one == 1);
+    }
+    if constexpr (!std::is_same_v<detail::lazy_slot<T>, detail::no_lazy>) lz_.pending = false;
+  }
+  // The same lanes under another shape of the same size, lazy if this one is.
+  template <class S2>
+  basic_block<T, S2, W> reshaped(const detail::affine_slot<T>& f) const {
+    basic_block<T, S2, W> out;
+    out.aff = f;
+    out.lz_ = lz_;
+    if (!lz_.pending) out.v_ = v_;
+    return out;
+  }
 };
 
 namespace detail {
@@ -204,15 +294,16 @@ decltype(auto) as_array(const X& x) {
   } else {
     using XS = shape_of<X>;
     if constexpr (XS::size == S::size && std::is_same_v<elem_of<X>, R>) {
-      return (x.v);
+      return (x.vals());
     } else if constexpr (XS::size == S::size) {
-      return x.v.template cast<R>();
+      return x.vals().template cast<R>();
     } else {
       A out;
+      const auto* xv = x.data();
       for (int r = 0; r < S::rows; ++r)
         for (int c = 0; c < S::cols; ++c)
           out[r * S::cols + c] =
-              static_cast<R>(x.v[(XS::rows == 1 ? 0 : r) * XS::cols + (XS::cols == 1 ? 0 : c)]);
+              static_cast<R>(xv[(XS::rows == 1 ? 0 : r) * XS::cols + (XS::cols == 1 ? 0 : c)]);
       return out;
     }
   }
@@ -265,7 +356,7 @@ struct i32_lanes {
     if constexpr (Scalar<X>) {
       scalar = static_cast<int32_t>(x);
     } else if constexpr (shape_of<X>::size == S::size && std::is_same_v<elem_of<X>, int32_t>) {
-      p = x.v.data();
+      p = x.data();
     } else {
       copy = as_array<int32_t, S>(x);
       p = copy.data();
@@ -310,10 +401,15 @@ template <char Op, class X, class Y>
 auto i32_arith(const X& x, const Y& y) {
   using S = typename shape_join<shape_of<X>, shape_of<Y>>::type;
   constexpr int W = join_waves<X, Y>();
+  using B = basic_block<int32_t, S, W>;
+  // A known form whose exact values fit in i32 (fit_affine) cannot have wrapped: the lanes can
+  // wait until something reads them.
+  const affine form = arith_affine<Op, int32_t, B>(x, y);
+  if (form.known) return B::lazy(form);
   const i32_lanes<S, X> a(x);
   const i32_lanes<S, Y> b(y);
-  basic_block<int32_t, S, W> out;
-  int32_t* o = out.v.data();
+  B out;
+  int32_t* o = out.data();
   // Separate loops for the scalar cases keep each one a straight vector loop.
   if (a.p && b.p)
     for (int i = 0; i < S::size; ++i) o[i] = wrap_i32<Op>(a.p[i], b.p[i]);
@@ -321,10 +417,7 @@ auto i32_arith(const X& x, const Y& y) {
     for (int i = 0; i < S::size; ++i) o[i] = wrap_i32<Op>(a.p[i], b.scalar);
   else
     for (int i = 0; i < S::size; ++i) o[i] = wrap_i32<Op>(a.scalar, b.p[i]);
-  out.aff = arith_affine<Op, int32_t, decltype(out)>(x, y);
-  // An affine result whose exact values fit in i32 (fit_affine) cannot have wrapped.
-  if ((value_checks.load(std::memory_order_relaxed) & checks::overflow) && !out.aff.known)
-      [[unlikely]] {
+  if (value_checks.load(std::memory_order_relaxed) & checks::overflow) [[unlikely]] {
     // Count lanes whose exact result differs from the wrapped one in straight vector loops;
     // look for the first only when there is one.
     int bad = 0;
@@ -346,9 +439,48 @@ auto i32_arith(const X& x, const Y& y) {
 // i64 +, -, *: as zip, keeping the affine form.
 template <char Op, class X, class Y, class F>
 auto i64_arith(const X& x, const Y& y, F f) {
-  auto out = zip<void, int64_t>(x, y, f);
-  out.aff = arith_affine<Op, int64_t, decltype(out)>(x, y);
-  return out;
+  using B =
+      basic_block<int64_t, typename shape_join<shape_of<X>, shape_of<Y>>::type, join_waves<X, Y>()>;
+  const affine form = arith_affine<Op, int64_t, B>(x, y);
+  if (form.known) return B::lazy(form);
+  return zip<void, int64_t>(x, y, f);
+}
+
+// A comparison of two integer operands whose forms are known, when it comes out the same in
+// every lane: 1 (all true) or 0 (all false); -1 when it depends on the lane.
+template <char Op, char Op2, class S, class C, class X, class Y>
+int uniform_compare(const X& x, const Y& y) {
+  if constexpr (!is_int<C> || (Scalar<X> && Scalar<Y>)) {
+    return -1;
+  } else {
+    const affine d = combine_affine<'-'>(form_in<S, C>(x), form_in<S, C>(y));
+    if (!d.known) return -1;
+    const int64_t lo = d.lo<S::rows, S::cols>(), hi = d.hi<S::rows, S::cols>();
+    bool t = false, f = false;  // x - y in [lo, hi]: known true everywhere, or false everywhere
+    if constexpr (Op == '<' && Op2 == ' ') t = hi < 0, f = lo >= 0;
+    if constexpr (Op == '<' && Op2 == '=') t = hi <= 0, f = lo > 0;
+    if constexpr (Op == '>' && Op2 == ' ') t = lo > 0, f = hi <= 0;
+    if constexpr (Op == '>' && Op2 == '=') t = lo >= 0, f = hi < 0;
+    if constexpr (Op == '=' && Op2 == '=') t = lo == 0 && hi == 0, f = hi < 0 || lo > 0;
+    if constexpr (Op == '!' && Op2 == '=') t = hi < 0 || lo > 0, f = lo == 0 && hi == 0;
+    return t ? 1 : (f ? 0 : -1);
+  }
+}
+
+// & and | of bool operands when a known-uniform side decides the result: 1 or 0, else -1.
+template <char Op, class X, class Y>
+int uniform_logic(const X& x, const Y& y) {
+  auto one = [](const auto& v) -> int {
+    if constexpr (Scalar<std::remove_cvref_t<decltype(v)>>)
+      return v ? 1 : 0;
+    else
+      return v.known_uniform();
+  };
+  const int a = one(x), b = one(y);
+  constexpr int absorbing = Op == '&' ? 0 : 1;
+  if (a == absorbing || b == absorbing) return absorbing;
+  if (a >= 0 && b >= 0) return 1 - absorbing;
+  return -1;
 }
 }  // namespace detail
 
@@ -372,19 +504,23 @@ BV_ARITH(*, '*')
 BV_ARITH(/, '/')
 #undef BV_ARITH
 
-#define BV_CMP(op)                                                                          \
+#define BV_CMP(op, c1, c2)                                                                  \
   template <class X, class Y>                                                               \
   requires detail::BinaryOperands<X, Y>                                                     \
   auto operator op(const X& x, const Y& y) {                                                \
     using C = typename detail::result_elem<X, Y>::type;                                     \
+    using S = typename detail::shape_join<detail::shape_of<X>, detail::shape_of<Y>>::type;  \
+    using B = basic_block<bool, S, detail::join_waves<X, Y>()>;                             \
+    if (const int u = detail::uniform_compare<c1, c2, S, C>(x, y); u >= 0)                  \
+      return B::uniform(u == 1);                                                            \
     return detail::zip<bool, C>(x, y, [](const auto& a, const auto& b) { return a op b; }); \
   }
-BV_CMP(<)
-BV_CMP(<=)
-BV_CMP(>)
-BV_CMP(>=)
-BV_CMP(==)
-BV_CMP(!=)
+BV_CMP(<, '<', ' ')
+BV_CMP(<=, '<', '=')
+BV_CMP(>, '>', ' ')
+BV_CMP(>=, '>', '=')
+BV_CMP(==, '=', '=')
+BV_CMP(!=, '!', '=')
 #undef BV_CMP
 
 #define BV_BITWISE(op, name)                                                                     \
@@ -393,6 +529,11 @@ BV_CMP(!=)
   auto operator op(const X& x, const Y& y) {                                                     \
     using C = typename detail::result_elem<X, Y>::type;                                          \
     static_assert(!is_float<C>, name " needs integer or bool blocks, not floating-point ones."); \
+    if constexpr (std::is_same_v<C, bool> && (name[0] == '&' || name[0] == '|')) {               \
+      using S = typename detail::shape_join<detail::shape_of<X>, detail::shape_of<Y>>::type;     \
+      using B = basic_block<bool, S, detail::join_waves<X, Y>()>;                                \
+      if (const int u = detail::uniform_logic<name[0]>(x, y); u >= 0) return B::uniform(u == 1); \
+    }                                                                                            \
     return detail::zip<void, C>(x, y, [](const auto& a, const auto& b) {                         \
       return a.binaryExpr(b, [](C p, C q) { return static_cast<C>(p op q); });                   \
     });                                                                                          \
@@ -429,7 +570,7 @@ auto operator||(const X& x, const Y& y) { return x | y; }
 
 template <class T, class S, int W>
 basic_block<T, S, W> operator-(const basic_block<T, S, W>& x) {
-  auto out = basic_block<T, S, W>::from(-x.v);
+  auto out = basic_block<T, S, W>::from(-x.vals());
   if constexpr (is_int<T>)
     out.aff = detail::fit_affine<T, S::rows, S::cols>(
         detail::combine_affine<'-'>(detail::affine_const(0), x.aff));
@@ -437,7 +578,10 @@ basic_block<T, S, W> operator-(const basic_block<T, S, W>& x) {
 }
 template <class T, class S, int W>
 basic_block<bool, S, W> operator!(const basic_block<T, S, W>& x) {
-  return basic_block<bool, S, W>::from(x.v.unaryExpr([](T a) { return !static_cast<bool>(a); }));
+  if constexpr (std::is_same_v<T, bool>)
+    if (x.known_uniform() >= 0) return basic_block<bool, S, W>::uniform(x.known_uniform() == 0);
+  return basic_block<bool, S, W>::from(
+      x.vals().unaryExpr([](T a) { return !static_cast<bool>(a); }));
 }
 template <class T, class S, int W>
 basic_block<T, S, W> operator~(const basic_block<T, S, W>& x) {
@@ -445,7 +589,7 @@ basic_block<T, S, W> operator~(const basic_block<T, S, W>& x) {
   if constexpr (std::is_same_v<T, bool>)
     return !x;
   else
-    return basic_block<T, S, W>::from(x.v.unaryExpr([](T a) { return static_cast<T>(~a); }));
+    return basic_block<T, S, W>::from(x.vals().unaryExpr([](T a) { return static_cast<T>(~a); }));
 }
 
 template <class T, class S, int W>
@@ -474,12 +618,22 @@ namespace detail {
 // blends them with the mask's bits, which the compiler vectorises (Eigen's select, and a ternary
 // on bool, branch per lane). One return statement keeps the result in the caller's slot.
 template <class C, class V>
-C lane_of(const V& v, int i) {
-  if constexpr (Scalar<V>)
-    return static_cast<C>(v);
-  else
-    return v.v[i];
-}
+struct lanes_of {  // a block's lanes, or a scalar, read as C
+  const C* p = nullptr;
+  C k{};
+  explicit lanes_of(const V& v) {
+    if constexpr (Scalar<V>)
+      k = static_cast<C>(v);
+    else
+      p = v.data();
+  }
+  C operator[](int i) const {
+    if constexpr (Scalar<V>)
+      return k;
+    else
+      return p[i];
+  }
+};
 template <class C>
 C blend(uint8_t m, C a, C b) {
   if constexpr (sizeof(C) == 4 || sizeof(C) == 8) {
@@ -495,7 +649,10 @@ basic_block<C, S, W> select_lanes(const bool* mask, const X& x, const Y& y) {
   // Read as bytes: GCC vectorises no load of type bool.
   const uint8_t* m = reinterpret_cast<const uint8_t*>(mask);
   basic_block<C, S, W> out;
-  for (int i = 0; i < S::size; ++i) out.v[i] = blend<C>(m[i], lane_of<C>(x, i), lane_of<C>(y, i));
+  C* o = out.data();
+  const lanes_of<C, X> a(x);
+  const lanes_of<C, Y> b(y);
+  for (int i = 0; i < S::size; ++i) o[i] = blend<C>(m[i], a[i], b[i]);
   return out;
 }
 }  // namespace detail
@@ -516,7 +673,7 @@ requires(Block<M> && (Block<X> || Scalar<X>)&&(Block<Y> || Scalar<Y>)) auto wher
   constexpr int W = detail::join_waves<M, X>() ? detail::join_waves<M, X>() : detail::waves_of<Y>;
   if constexpr (detail::same_lanes<M, bool, S>() && (Scalar<X> || detail::same_lanes<X, C, S>()) &&
                 (Scalar<Y> || detail::same_lanes<Y, C, S>())) {
-    return detail::select_lanes<C, S, W>(mask.v.data(), x, y);
+    return detail::select_lanes<C, S, W>(mask.data(), x, y);
   } else {
     return basic_block<C, S, W>::from(detail::as_array<bool, S>(mask).select(
         detail::as_array<C, S>(x), detail::as_array<C, S>(y)));
@@ -532,7 +689,7 @@ basic_block<U, S, W> cast(const basic_block<T, S, W>& x, dtype<U> d = {}) {
 template <class T, int R, int C, int W>
 basic_block<T, shape<C, R>, W> trans(const basic_block<T, shape<R, C>, W>& x) {
   basic_block<T, shape<C, R>, W> out;
-  Eigen::Map<detail::mat<T, C, R>>(out.v.data()) = x.grid().transpose();
+  Eigen::Map<detail::mat<T, C, R>>(out.data()) = x.grid().transpose();
   if constexpr (is_int<T>) out.aff = {x.aff.known, x.aff.a0, x.aff.ac, x.aff.ar};
   return out;
 }

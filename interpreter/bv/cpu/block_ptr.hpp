@@ -75,9 +75,10 @@ basic_block<bool, shape<R, C>, W> block_ptr_mask(const block_ptr<T, R, C, W>& bp
   bool col_ok[C];
   for (int c = 0; c < C; ++c) col_ok[c] = in(bc.dim1, int64_t(bp.off1) + c, bp.shape1);
   basic_block<bool, shape<R, C>, W> m;
+  bool* mv = m.data();
   for (int r = 0; r < R; ++r) {
     const bool row_ok = in(bc.dim0, int64_t(bp.off0) + r, bp.shape0);
-    for (int c = 0; c < C; ++c) m.v[r * C + c] = row_ok && col_ok[c];
+    for (int c = 0; c < C; ++c) mv[r * C + c] = row_ok && col_ok[c];
   }
   return m;
 }

@@ -27,12 +27,12 @@ struct pid_cond {
   pid_cond(std::string s, std::source_location l = std::source_location::current())
       : text(std::move(s)), loc(l) {}
   template <class F>
-    requires std::is_invocable_r_v<bool, F, int, int, int>
-  pid_cond(F f, std::source_location l = std::source_location::current())
+  requires std::is_invocable_r_v<bool, F, int, int, int> pid_cond(
+      F f, std::source_location l = std::source_location::current())
       : pred(std::move(f)), loc(l) {}
   template <class F>
-    requires(std::is_invocable_r_v<bool, F, int> && !std::is_invocable_r_v<bool, F, int, int, int>)
-  pid_cond(F f, std::source_location l = std::source_location::current())
+  requires(std::is_invocable_r_v<bool, F, int> && !std::is_invocable_r_v<bool, F, int, int, int>)
+      pid_cond(F f, std::source_location l = std::source_location::current())
       : pred([f](int a, int, int) { return f(a); }), loc(l) {}
 
   bool matches(const std::array<int, 3>& pid) const;
@@ -53,7 +53,7 @@ std::string render(const X& x) {
       if (X::rank == 2) os << (r ? ",\n  [" : "[");
       for (int c = 0; c < X::cols; ++c) {
         if (c) os << ", ";
-        const T v = x.v[r * X::cols + c];
+        const T v = x.at(r, c);
         if constexpr (is_float<T>)
           os << static_cast<float>(v);
         else
@@ -99,7 +99,8 @@ void breakpoint_if(const program<W>& p, const pid_cond& cond) {
 // watch(p, "acc", acc): makes a value printable at the debugger's prompt (and in traces).
 template <int W, class X>
 void watch(const program<W>& p, const char* name, const X& x) {
-  if (detail::hooks.load(std::memory_order_relaxed)) detail::debug_watch(*p.s, name, detail::render(x));
+  if (detail::hooks.load(std::memory_order_relaxed))
+    detail::debug_watch(*p.s, name, detail::render(x));
 }
 
 // device_assert(p, cond, "message"): every active lane of cond must hold.
@@ -107,10 +108,12 @@ template <int W, class X>
 void device_assert(const program<W>& p, const X& cond, const char* msg,
                    std::source_location loc = std::source_location::current()) {
   if constexpr (Block<X>) {
+    if (cond.known_uniform() == 1) return;
+    const auto& cv = cond.vals();
     for (int i = 0; i < X::size; ++i)
-      if (!static_cast<bool>(cond.v[i])) {
+      if (!static_cast<bool>(cv[i])) {
         int n = 0;
-        for (int j = 0; j < X::size; ++j) n += !static_cast<bool>(cond.v[j]);
+        for (int j = 0; j < X::size; ++j) n += !static_cast<bool>(cv[j]);
         detail::debug_assert_failed(*p.s, loc, msg, n, i);
         return;
       }
@@ -145,10 +148,11 @@ X multiple_of(const X& x, int n, std::source_location loc = std::source_location
     if constexpr (Block<X>) {
       // Triton's meaning: the first element of every contiguous run (x[i] != x[i-1] + 1) is a
       // multiple of n, which is what lets the compiler issue aligned vector loads.
+      const auto& xv = x.vals();
       for (int i = 0; i < X::size; ++i) {
-        const bool run_start = i == 0 || x.v[i] != x.v[i - 1] + 1;
-        if (run_start && static_cast<int64_t>(x.v[i]) % n != 0) {
-          detail::hint_violated("multiple_of", n, i, static_cast<int64_t>(x.v[i]), loc);
+        const bool run_start = i == 0 || xv[i] != xv[i - 1] + 1;
+        if (run_start && static_cast<int64_t>(xv[i]) % n != 0) {
+          detail::hint_violated("multiple_of", n, i, static_cast<int64_t>(xv[i]), loc);
           break;
         }
       }
@@ -159,12 +163,13 @@ X multiple_of(const X& x, int n, std::source_location loc = std::source_location
   return x;
 }
 template <class X>
-  requires Block<X>
-X max_contiguous(const X& x, int n, std::source_location loc = std::source_location::current()) {
+requires Block<X> X max_contiguous(const X& x, int n,
+                                   std::source_location loc = std::source_location::current()) {
   if (detail::hooks.load(std::memory_order_relaxed) && (config().enabled & checks::contiguity)) {
+    const auto& xv = x.vals();
     for (int i = 0; i < X::size; ++i)
-      if (i % n != 0 && (i % X::cols) != 0 && x.v[i] != x.v[i - 1] + 1) {
-        detail::hint_violated("max_contiguous", n, i, static_cast<int64_t>(x.v[i]), loc);
+      if (i % n != 0 && (i % X::cols) != 0 && xv[i] != xv[i - 1] + 1) {
+        detail::hint_violated("max_contiguous", n, i, static_cast<int64_t>(xv[i]), loc);
         break;
       }
   }

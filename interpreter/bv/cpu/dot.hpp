@@ -16,7 +16,7 @@ basic_block<compute_t<promote_t<A, B>>, shape<M, N>, W> dot(
                 "dot multiplies numbers, not bool blocks.");
   using R = compute_t<promote_t<A, B>>;
   basic_block<R, shape<M, N>, W> out;
-  auto out_m = Eigen::Map<Eigen::Matrix<R, M, N, Eigen::RowMajor>>(out.v.data());
+  auto out_m = Eigen::Map<Eigen::Matrix<R, M, N, Eigen::RowMajor>>(out.vals().data());
   out_m.noalias() = a.grid().template cast<R>().matrix() * b.grid().template cast<R>().matrix();
   return out;
 }
@@ -28,7 +28,7 @@ basic_block<C, shape<M, N>, W> dot(const basic_block<A, shape<M, K>, W>& a,
   static_assert(K == K2,
                 "dot(a, b, acc) needs a's columns to equal b's rows: a is MxK and b must be KxN.");
   basic_block<C, shape<M, N>, W> out = acc;
-  auto out_m = Eigen::Map<Eigen::Matrix<C, M, N, Eigen::RowMajor>>(out.v.data());
+  auto out_m = Eigen::Map<Eigen::Matrix<C, M, N, Eigen::RowMajor>>(out.vals().data());
   out_m.noalias() += a.grid().template cast<C>().matrix() * b.grid().template cast<C>().matrix();
   return out;
 }

@@ -15,27 +15,28 @@ basic_block<T, S, W> unary_float(const basic_block<T, S, W>& x, F f, const char*
                 "This math function takes a floating-point block; convert first with "
                 ".to(bv::f32).");
   using C = compute_t<T>;
-  auto out = basic_block<T, S, W>::from(f(x.v.template cast<C>()).template cast<T>());
+  auto out = basic_block<T, S, W>::from(f(x.vals().template cast<C>()).template cast<T>());
   // The nan check wants the op that turned finite values into NaN/Inf (log(0), sqrt(-1)).
   if (value_checks_on()) [[unlikely]]
-    check_result(out.v.data(), S::size, all_finite(x.v.data(), S::size), op, loc);
+    check_result(out.vals().data(), S::size, all_finite(x.vals().data(), S::size), op, loc);
   return out;
 }
 }  // namespace detail
 
-#define BV_UNARY(name, expr)                                                \
-  template <class T, class S, int W>                                        \
-  basic_block<T, S, W> name(const basic_block<T, S, W>& x,                  \
+#define BV_UNARY(name, expr)                                                              \
+  template <class T, class S, int W>                                                      \
+  basic_block<T, S, W> name(const basic_block<T, S, W>& x,                                \
                             std::source_location loc = std::source_location::current()) { \
-    return detail::unary_float(x, [](const auto& a) { return expr; }, #name, loc); \
-  }                                                                         \
-  template <class T>                                                        \
-    requires Scalar<T>                                                      \
-  auto name(T s) {                                                          \
-    using C = compute_t<std::conditional_t<is_float<T>, T, float>>;         \
-    Eigen::Array<C, 1, 1> a;                                                \
-    a[0] = static_cast<C>(s);                                               \
-    return static_cast<std::conditional_t<is_float<T>, T, float>>((expr)[0]); \
+    return detail::unary_float(                                                           \
+        x, [](const auto& a) { return expr; }, #name, loc);                               \
+  }                                                                                       \
+  template <class T>                                                                      \
+  requires Scalar<T>                                                                      \
+  auto name(T s) {                                                                        \
+    using C = compute_t<std::conditional_t<is_float<T>, T, float>>;                       \
+    Eigen::Array<C, 1, 1> a;                                                              \
+    a[0] = static_cast<C>(s);                                                             \
+    return static_cast<std::conditional_t<is_float<T>, T, float>>((expr)[0]);             \
   }
 BV_UNARY(exp, a.exp())
 BV_UNARY(exp2, a.unaryExpr([](auto q) { return std::exp2(q); }))
@@ -55,17 +56,17 @@ BV_UNARY(ceil, a.ceil())
 template <class T, class S, int W>
 basic_block<T, S, W> abs(const basic_block<T, S, W>& x) {
   if constexpr (is_16bit_float<T>)
-    return basic_block<T, S, W>::from(x.v.template cast<float>().abs().template cast<T>());
+    return basic_block<T, S, W>::from(x.vals().template cast<float>().abs().template cast<T>());
   else if constexpr (std::is_same_v<T, bool>)
     return x;
   else
-    return basic_block<T, S, W>::from(x.v.abs());
+    return basic_block<T, S, W>::from(x.vals().abs());
 }
 
 // maximum / minimum: elementwise, blocks with blocks or scalars (tl.maximum, tl.minimum). A NaN
 // in either operand gives NaN, as on the GPU.
 template <class X, class Y>
-  requires detail::BinaryOperands<X, Y>
+requires detail::BinaryOperands<X, Y>
 auto maximum(const X& x, const Y& y) {
   using C = typename detail::result_elem<X, Y>::type;
   return detail::zip<void, C>(x, y, [](const auto& a, const auto& b) {
@@ -77,7 +78,7 @@ auto maximum(const X& x, const Y& y) {
   });
 }
 template <class X, class Y>
-  requires detail::BinaryOperands<X, Y>
+requires detail::BinaryOperands<X, Y>
 auto minimum(const X& x, const Y& y) {
   using C = typename detail::result_elem<X, Y>::type;
   return detail::zip<void, C>(x, y, [](const auto& a, const auto& b) {
@@ -95,9 +96,11 @@ basic_block<T, S, W> fma(const basic_block<T, S, W>& a, const basic_block<T, S, 
                          const basic_block<T, S, W>& c) {
   using C = compute_t<T>;
   basic_block<T, S, W> out;
+  T* o = out.data();
+  const T *pa = a.data(), *pb = b.data(), *pc = c.data();
   for (int i = 0; i < S::size; ++i)
-    out.v[i] = static_cast<T>(std::fma(static_cast<C>(a.v[i]), static_cast<C>(b.v[i]),
-                                       static_cast<C>(c.v[i])));
+    o[i] = static_cast<T>(
+        std::fma(static_cast<C>(pa[i]), static_cast<C>(pb[i]), static_cast<C>(pc[i])));
   return out;
 }
 

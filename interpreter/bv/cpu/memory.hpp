@@ -24,7 +24,7 @@ decltype(auto) mask_array(const M& m) {
   if constexpr (same_lanes<M, bool, S>()) {
     static_assert(broadcasts_to<shape_of<M>, S>,
                   "The mask's shape does not broadcast to the pointer block's shape.");
-    return (m.v);
+    return (m.vals());
   } else if constexpr (Block<M>) {
     static_assert(std::is_same_v<elem_of<M>, bool>,
                   "A mask is a bool block: write offs < n, not an integer block.");
@@ -38,43 +38,86 @@ decltype(auto) mask_array(const M& m) {
   }
 }
 
+// Whether a mask is known to have every lane set without reading its lanes (offs < n in an
+// interior program: a lazy bool block, affine.hpp), so the access needs no mask at all.
+template <class M>
+bool mask_known_set(const M& m) {
+  if constexpr (std::is_same_v<M, no_mask>)
+    return true;
+  else if constexpr (Block<M>)
+    return m.known_uniform() == 1;
+  else
+    return m;
+}
+
 // Whether every active lane lies inside the buffer (the fast path that needs no check).
 // An affine block of offsets (ptr.hpp) answers from its form without reading any offset.
-template <class T, class S, int W, class MA>
-bool all_in_bounds(const ptr_block<T, S, W>& p, int64_t base, int64_t numel, const MA* mask) {
-  if (!mask || all_set(mask->data(), S::size)) {
+template <class T, class S, int W>
+bool all_in_bounds(const ptr_block<T, S, W>& p, int64_t base, int64_t numel, const bool* mask) {
+  if (!mask || all_set(mask, S::size)) {
     const affine& f = p.form();
     if (f.known) {
       t_last_span = {};
       return f.lo<S::rows, S::cols>() + base >= 0 && f.hi<S::rows, S::cols>() + base < numel;
     }
-    const int64_t* off = p.offsets().v.data();
+    const int64_t* off = p.offsets().data();
     const span_info sp = analyse<S::rows, S::cols>(off);
     t_last_span = {off, sp.row_contiguous};
     return sp.lo + base >= 0 && sp.hi + base < numel;
   }
   t_last_span = {};
-  const int64_t* off = p.offsets().v.data();
+  const int64_t* off = p.offsets().data();
   int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
   for (int i = 0; i < S::size; ++i)
-    if ((*mask)[i]) {
+    if (mask[i]) {
       lo = off[i] < lo ? off[i] : lo;
       hi = off[i] > hi ? off[i] : hi;
     }
   return lo > hi || (lo + base >= 0 && hi + base < numel);
 }
 
-// Every lane loaded (stored): rows copied whole when the offsets are known contiguous along rows,
-// a strided walk when they are affine otherwise, a gather (scatter) from the offsets else.
+// One contiguous run of n elements: memcpy when nothing converts (libc's copy uses the widest
+// vectors the CPU has, whatever this file was compiled for).
+template <class D, class Src>
+void copy_run(D* dst, const Src* src, int n) {
+  if constexpr (std::is_same_v<std::remove_const_t<Src>, D> && std::is_trivially_copyable_v<D>) {
+    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(D));
+  } else
+    for (int c = 0; c < n; ++c) dst[c] = src[c];
+}
+
+// A block that is one contiguous run is most often one of a row of programs walking an array
+// (pid * BLOCK + arange): ask for the run that follows it, which the next program will touch.
+// The hardware prefetchers stop at page boundaries, and a block of 1024 f32 is exactly a page:
+// without this each program starts on a cold page. A wrong guess costs a few cache lines.
+template <class T>
+void prefetch_next_run(const T* run, int n, bool write) {
+  const char* next = reinterpret_cast<const char*>(run + n);
+  const size_t bytes = std::min<size_t>(static_cast<size_t>(n) * sizeof(T), 8192);
+  for (size_t b = 0; b < bytes; b += 64)
+    if (write)
+      __builtin_prefetch(next + b, 1, 2);
+    else
+      __builtin_prefetch(next + b, 0, 2);
+}
+
+// Every lane loaded (stored): one copy when the block is one contiguous run, rows copied whole
+// when the offsets are contiguous along rows, a strided walk when they are affine otherwise, a
+// gather (scatter) from the offsets else.
 template <class U, class T, class S, int W>
 void gather_block(U* out, const ptr_block<T, S, W>& p) {
   const affine& f = p.form();
-  if (!f.known) return gather_all<S::rows, S::cols>(out, p.p, p.offsets().v.data());
+  if (!f.known) return gather_all<S::rows, S::cols>(out, p.p, p.offsets().data());
+  if (f.ac == 1 && (S::rows == 1 || f.ar == S::cols)) {
+    const T* src = p.p + f.a0;
+    prefetch_next_run(src, S::size, false);
+    return copy_run(out, src, S::size);
+  }
   for (int r = 0; r < S::rows; ++r) {
     const T* src = p.p + f.a0 + f.ar * r;
     U* dst = out + r * S::cols;
     if (f.ac == 1)
-      for (int c = 0; c < S::cols; ++c) dst[c] = src[c];
+      copy_run(dst, src, S::cols);
     else
       for (int c = 0; c < S::cols; ++c) dst[c] = src[f.ac * c];
   }
@@ -82,12 +125,17 @@ void gather_block(U* out, const ptr_block<T, S, W>& p) {
 template <class T, class S, int W, class U>
 void scatter_block(const ptr_block<T, S, W>& p, const U* vals) {
   const affine& f = p.form();
-  if (!f.known) return scatter_all<S::rows, S::cols>(p.p, p.offsets().v.data(), vals);
+  if (!f.known) return scatter_all<S::rows, S::cols>(p.p, p.offsets().data(), vals);
+  if (f.ac == 1 && (S::rows == 1 || f.ar == S::cols)) {
+    T* dst = p.p + f.a0;
+    prefetch_next_run(dst, S::size, true);
+    return copy_run(dst, vals, S::size);
+  }
   for (int r = 0; r < S::rows; ++r) {
     T* dst = p.p + f.a0 + f.ar * r;
     const U* src = vals + r * S::cols;
     if (f.ac == 1)
-      for (int c = 0; c < S::cols; ++c) dst[c] = src[c];
+      copy_run(dst, src, S::cols);
     else
       for (int c = 0; c < S::cols; ++c) dst[f.ac * c] = src[c];
   }
@@ -98,7 +146,7 @@ void scatter_block(const ptr_block<T, S, W>& p, const U* vals) {
 template <class T, class S, class V>
 decltype(auto) values_array(const V& value) {
   if constexpr (same_lanes<V, T, S>())
-    return (value.v);
+    return (value.vals());
   else
     return Eigen::Array<T, S::size, 1>(as_array<T, S>(value));
 }
@@ -111,11 +159,12 @@ access make_access(access_kind kind, const ptr_block<T, S, W>& p, const bool* ma
   a.alloc = p.alloc;
   a.base = p.alloc ? static_cast<int64_t>(p.p - static_cast<T*>(p.alloc->buffer)) : 0;
   if (p.form().known)
-    a.off = lane_offsets(&p, [](const void* q) {
-      return static_cast<const ptr_block<T, S, W>*>(q)->offsets().v.data();
-    }, p.form().a0);
+    a.off = lane_offsets(
+        &p,
+        [](const void* q) { return static_cast<const ptr_block<T, S, W>*>(q)->offsets().data(); },
+        p.form().a0);
   else
-    a.off = p.offsets().v.data();
+    a.off = p.offsets().data();
   a.mask = mask;
   a.all_active = !mask || all_set(mask, S::size);  // once here, not in every check
   a.lanes = S::size;
@@ -131,13 +180,13 @@ access make_access(access_kind kind, const ptr_block<T, S, W>& p, const bool* ma
 }
 
 // Decide which lanes to perform; null means "every active lane".
-template <class T, class S, int W, class MA>
-const bool* admit(access_kind kind, const ptr_block<T, S, W>& p, const MA* mask,
+template <class T, class S, int W>
+const bool* admit(access_kind kind, const ptr_block<T, S, W>& p, const bool* mask,
                   const std::source_location& loc, const char* op, bool has_other,
                   const uint8_t* value_class = nullptr) {
   if (!p.alloc) {
     // A pointer that was never bound to a tensor: nothing can be checked or performed.
-    access a = make_access(kind, p, mask ? mask->data() : nullptr, loc, op);
+    access a = make_access(kind, p, mask, loc, op);
     a.has_other = has_other;
     return on_access(a, false);
   }
@@ -146,7 +195,7 @@ const bool* admit(access_kind kind, const ptr_block<T, S, W>& p, const MA* mask,
   const bool misaligned = reinterpret_cast<uintptr_t>(p.p) % alignof(T) != 0;
   const bool inb = !misaligned && all_in_bounds(p, base, p.alloc->numel, mask);
   if (inb && hooks.load(std::memory_order_relaxed) == 0) return nullptr;
-  access a = make_access(kind, p, mask ? mask->data() : nullptr, loc, op);
+  access a = make_access(kind, p, mask, loc, op);
   a.has_other = has_other;
   a.value_class = value_class;
   a.misaligned = misaligned;
@@ -161,24 +210,23 @@ const uint8_t* classify_values(const A& vals, const bool* mask) {
   thread_local std::vector<uint8_t> buf;
   buf.resize(static_cast<size_t>(vals.size()));
   return classify<T>(vals.data(), static_cast<int>(vals.size()), mask, buf.data()) ? buf.data()
-                                                                                  : nullptr;
+                                                                                   : nullptr;
 }
 
 // After a masked load without `other`: give the masked-off lanes a tracked poison (masked check),
 // and note NaN/Inf read from memory so the nan check does not blame the kernel for them.
-template <class U, int N, class MA>
-void after_load(Eigen::Array<U, N, 1>& v, const MA* mask, bool has_other) {
+template <class U, int N>
+void after_load(Eigen::Array<U, N, 1>& v, const bool* mask, bool has_other) {
   const uint32_t vc = value_checks.load(std::memory_order_relaxed);
   if (!vc) return;
-  if (mask && !has_other && (vc & checks::masked) && !std::is_same_v<U, bool> &&
-      !all_set(mask->data(), N))
-    v = mask->select(v, masked_value<U>());
+  if (mask && !has_other && (vc & checks::masked) && !std::is_same_v<U, bool> && !all_set(mask, N))
+    for (int i = 0; i < N; ++i)
+      if (!mask[i]) v[i] = masked_value<U>();
   if constexpr (is_float<U>)
     if ((vc & checks::nan) && !all_finite(v.data(), N)) {
       thread_local std::vector<uint8_t> buf;
       buf.resize(N);
-      if (classify(v.data(), N, mask ? mask->data() : nullptr, buf.data()) &
-          (1u << vc_nonfinite))
+      if (classify(v.data(), N, mask, buf.data()) & (1u << vc_nonfinite))
         if (program_state* s = current()) s->chk.saw_nonfinite = true;
     }
 }
@@ -187,42 +235,32 @@ template <class T, class S, int W, class M, class O>
 auto load_impl(const ptr_block<T, S, W>& p, const M& mask, const O& other,
                const std::source_location& loc) {
   using U = std::remove_const_t<T>;
-  constexpr bool masked = !std::is_same_v<M, no_mask>;
   constexpr bool has_other = !std::is_same_v<O, no_other>;
-  static_assert(!has_other || masked, "load: `other` needs a mask.");
+  static_assert(!has_other || !std::is_same_v<M, no_mask>, "load: `other` needs a mask.");
   basic_block<U, S, W> out;
-  // Lanes not loaded hold `other`, or zero; on the common path every lane is loaded.
-  auto fill = [&] {
-    if constexpr (has_other)
-      out.v = as_array<U, S>(other);
-    else
-      out.v.setZero();
+  U* o = out.data();
+  // mp: the mask's lanes, or null when every lane is active.
+  auto run = [&](const bool* mp) {
+    const bool* ok = admit(access_kind::load, p, mp, loc, "load", has_other);
+    if (!ok && (!mp || all_set(mp, S::size))) {
+      gather_block(o, p);
+    } else {
+      // Lanes not loaded hold `other`, or zero.
+      if constexpr (has_other)
+        out.vals() = as_array<U, S>(other);
+      else
+        out.vals().setZero();
+      const int64_t* off = p.offsets().data();
+      for (int i = 0; i < S::size; ++i)
+        if ((!mp || mp[i]) && (!ok || ok[i])) o[i] = p.p[off[i]];
+    }
+    after_load(out.vals(), mp, has_other);
   };
-  if constexpr (masked) {
+  if (mask_known_set(mask)) {
+    run(nullptr);
+  } else if constexpr (!std::is_same_v<M, no_mask>) {
     const auto& m = mask_array<S>(mask);
-    const bool* ok = admit(access_kind::load, p, &m, loc, "load", has_other);
-    if (!ok && all_set(m.data(), S::size)) {
-      gather_block(out.v.data(), p);
-    } else {
-      fill();
-      const int64_t* off = p.offsets().v.data();
-      for (int i = 0; i < S::size; ++i)
-        if (m[i] && (!ok || ok[i])) out.v[i] = p.p[off[i]];
-    }
-    after_load(out.v, &m, has_other);
-  } else {
-    const Eigen::Array<bool, S::size, 1>* none = nullptr;
-    const bool* ok = admit(access_kind::load, p, none, loc, "load", false);
-    if (!ok) {
-      gather_block(out.v.data(), p);
-    } else {
-      fill();
-      const int64_t* off = p.offsets().v.data();
-      for (int i = 0; i < S::size; ++i)
-        if (ok[i]) out.v[i] = p.p[off[i]];
-    }
-    const Eigen::Array<bool, S::size, 1>* no_mask_arr = nullptr;
-    after_load(out.v, no_mask_arr, false);
+    run(m.data());
   }
   return out;
 }
@@ -236,28 +274,22 @@ void store_impl(const ptr_block<T, S, W>& p, const V& value, const M& mask,
   static_assert(Scalar<V> || broadcasts_to<shape_of<V>, S>,
                 "store: the value's shape does not broadcast to the pointer block's shape.");
   const auto& vals = values_array<T, S>(value);
-  if constexpr (!std::is_same_v<M, no_mask>) {
-    const auto& m = mask_array<S>(mask);
-    const bool* ok = admit(access_kind::store, p, &m, loc, "store", false,
-                           classify_values(vals, m.data()));
-    if (!ok && all_set(m.data(), S::size)) {
-      scatter_block(p, vals.data());
-    } else {
-      const int64_t* off = p.offsets().v.data();
-      for (int i = 0; i < S::size; ++i)
-        if (m[i] && (!ok || ok[i])) p.p[off[i]] = vals[i];
-    }
-  } else {
-    const Eigen::Array<bool, S::size, 1>* none = nullptr;
+  auto run = [&](const bool* mp) {
     const bool* ok =
-        admit(access_kind::store, p, none, loc, "store", false, classify_values(vals, nullptr));
-    if (!ok) {
+        admit(access_kind::store, p, mp, loc, "store", false, classify_values(vals, mp));
+    if (!ok && (!mp || all_set(mp, S::size))) {
       scatter_block(p, vals.data());
     } else {
-      const int64_t* off = p.offsets().v.data();
+      const int64_t* off = p.offsets().data();
       for (int i = 0; i < S::size; ++i)
-        if (ok[i]) p.p[off[i]] = vals[i];
+        if ((!mp || mp[i]) && (!ok || ok[i])) p.p[off[i]] = vals[i];
     }
+  };
+  if (mask_known_set(mask)) {
+    run(nullptr);
+  } else if constexpr (!std::is_same_v<M, no_mask>) {
+    const auto& m = mask_array<S>(mask);
+    run(m.data());
   }
   note_progress();
 }
@@ -274,37 +306,37 @@ auto load(const ptr_block<T, S, W>& p, std::source_location loc = std::source_lo
   return detail::load_impl(p, detail::no_mask{}, detail::no_other{}, loc);
 }
 template <class T, class S, int W, class M>
-  requires(Block<M> || std::is_same_v<M, bool>)
-auto load(const ptr_block<T, S, W>& p, const M& mask,
-          std::source_location loc = std::source_location::current()) {
+requires(Block<M> || std::is_same_v<M, bool>) auto load(
+    const ptr_block<T, S, W>& p, const M& mask,
+    std::source_location loc = std::source_location::current()) {
   return detail::load_impl(p, mask, detail::no_other{}, loc);
 }
 template <class T, class S, int W, class M, class O>
-  requires((Block<M> || std::is_same_v<M, bool>) && (Block<O> || Scalar<O>))
-auto load(const ptr_block<T, S, W>& p, const M& mask, const O& other,
-          std::source_location loc = std::source_location::current()) {
+requires((Block<M> || std::is_same_v<M, bool>)&&(Block<O> || Scalar<O>)) auto load(
+    const ptr_block<T, S, W>& p, const M& mask, const O& other,
+    std::source_location loc = std::source_location::current()) {
   return detail::load_impl(p, mask, other, loc);
 }
 // A scalar load: one address, one value.
 template <class T>
 std::remove_const_t<T> load(ptr<T> p, std::source_location loc = std::source_location::current()) {
-  return detail::load_impl(detail::as_block(p), detail::no_mask{}, detail::no_other{}, loc).v[0];
+  return detail::load_impl(detail::as_block(p), detail::no_mask{}, detail::no_other{}, loc)[0];
 }
 
 template <class T, class S, int W, class V>
-  requires(Block<V> || Scalar<V>)
-void store(const ptr_block<T, S, W>& p, const V& value,
-           std::source_location loc = std::source_location::current()) {
+requires(Block<V> ||
+         Scalar<V>) void store(const ptr_block<T, S, W>& p, const V& value,
+                               std::source_location loc = std::source_location::current()) {
   detail::store_impl(p, value, detail::no_mask{}, loc);
 }
 template <class T, class S, int W, class V, class M>
-  requires((Block<V> || Scalar<V>) && (Block<M> || std::is_same_v<M, bool>))
-void store(const ptr_block<T, S, W>& p, const V& value, const M& mask,
-           std::source_location loc = std::source_location::current()) {
+requires((Block<V> || Scalar<V>)&&(Block<M> || std::is_same_v<M, bool>)) void store(
+    const ptr_block<T, S, W>& p, const V& value, const M& mask,
+    std::source_location loc = std::source_location::current()) {
   detail::store_impl(p, value, mask, loc);
 }
 template <class T, class V>
-  requires Scalar<V>
+requires Scalar<V>
 void store(ptr<T> p, V value, std::source_location loc = std::source_location::current()) {
   detail::store_impl(detail::as_block(p), value, detail::no_mask{}, loc);
 }
@@ -321,27 +353,35 @@ auto atomic_impl(rmw op, const ptr_block<T, S, W>& p, const V& value, const M& m
   static_assert(!std::is_same_v<T, bool>, "Atomics work on numbers, not bool.");
   const auto vals = as_array<T, S>(value).eval();
   basic_block<T, S, W> old;
-  old.v.setZero();
+  old.vals().setZero();
   Eigen::Array<bool, S::size, 1> m;
   if constexpr (std::is_same_v<M, no_mask>)
     m.setConstant(true);
   else
     m = mask_array<S>(mask);
-  const bool* ok = admit(access_kind::atomic, p, &m, loc, name, false,
-                         classify_values(vals, m.data()));
+  const bool* ok =
+      admit(access_kind::atomic, p, m.data(), loc, name, false, classify_values(vals, m.data()));
   // atomic_xchg on one address is how a lock taken with atomic_cas is released (race check).
   if (op == rmw::xchg && S::size == 1 && hooks.load(std::memory_order_relaxed))
-    on_lock(p.p + p.offsets().v[0], false);
+    on_lock(p.p + p.offsets()[0], false);
   for (int i = 0; i < S::size; ++i) {
     if (!m[i] || (ok && !ok[i])) continue;
-    T* a = p.p + p.offsets().v[i];
+    T* a = p.p + p.offsets()[i];
     atomic_lock(a);
-    old.v[i] = *a;
+    old[i] = *a;
     switch (op) {
-      case rmw::add: *a = static_cast<T>(*a + vals[i]); break;
-      case rmw::max: if (vals[i] > *a) *a = vals[i]; break;
-      case rmw::min: if (vals[i] < *a) *a = vals[i]; break;
-      case rmw::xchg: *a = vals[i]; break;
+      case rmw::add:
+        *a = static_cast<T>(*a + vals[i]);
+        break;
+      case rmw::max:
+        if (vals[i] > *a) *a = vals[i];
+        break;
+      case rmw::min:
+        if (vals[i] < *a) *a = vals[i];
+        break;
+      case rmw::xchg:
+        *a = vals[i];
+        break;
     }
     atomic_unlock(a);
   }
@@ -350,25 +390,24 @@ auto atomic_impl(rmw op, const ptr_block<T, S, W>& p, const V& value, const M& m
 }
 }  // namespace detail
 
-#define BV_ATOMIC(name, op)                                                                   \
-  template <class T, class S, int W, class V>                                                 \
-    requires(Block<V> || Scalar<V>)                                                           \
-  auto name(const ptr_block<T, S, W>& p, const V& v,                                          \
-            std::source_location loc = std::source_location::current()) {                     \
-    return detail::atomic_impl(detail::rmw::op, p, v, detail::no_mask{}, loc, #name);         \
-  }                                                                                           \
-  template <class T, class S, int W, class V, class M>                                        \
-    requires((Block<V> || Scalar<V>) && (Block<M> || std::is_same_v<M, bool>))                \
-  auto name(const ptr_block<T, S, W>& p, const V& v, const M& mask,                           \
-            std::source_location loc = std::source_location::current()) {                     \
-    return detail::atomic_impl(detail::rmw::op, p, v, mask, loc, #name);                      \
-  }                                                                                           \
-  template <class T, class V>                                                                 \
-    requires Scalar<V>                                                                        \
-  T name(ptr<T> p, V v, std::source_location loc = std::source_location::current()) {         \
+#define BV_ATOMIC(name, op)                                                                     \
+  template <class T, class S, int W, class V>                                                   \
+  requires(Block<V> || Scalar<V>) auto name(                                                    \
+      const ptr_block<T, S, W>& p, const V& v,                                                  \
+      std::source_location loc = std::source_location::current()) {                             \
+    return detail::atomic_impl(detail::rmw::op, p, v, detail::no_mask{}, loc, #name);           \
+  }                                                                                             \
+  template <class T, class S, int W, class V, class M>                                          \
+  requires((Block<V> || Scalar<V>)&&(Block<M> || std::is_same_v<M, bool>)) auto name(           \
+      const ptr_block<T, S, W>& p, const V& v, const M& mask,                                   \
+      std::source_location loc = std::source_location::current()) {                             \
+    return detail::atomic_impl(detail::rmw::op, p, v, mask, loc, #name);                        \
+  }                                                                                             \
+  template <class T, class V>                                                                   \
+  requires Scalar<V> T name(ptr<T> p, V v,                                                      \
+                            std::source_location loc = std::source_location::current()) {       \
     return detail::atomic_impl(detail::rmw::op, detail::as_block(p), v, detail::no_mask{}, loc, \
-                               #name)                                                         \
-        .v[0];                                                                                \
+                               #name)[0];                                                       \
   }
 BV_ATOMIC(atomic_add, add)
 BV_ATOMIC(atomic_max, max)
@@ -378,14 +417,15 @@ BV_ATOMIC(atomic_xchg, xchg)
 
 // atomic_cas(p, expected, desired): if *p == expected, *p = desired; returns the old value.
 template <class T, class C, class V>
-  requires(Scalar<C> && Scalar<V>)
-T atomic_cas(ptr<T> p, C expected, V desired,
-             std::source_location loc = std::source_location::current()) {
+requires(Scalar<C>&& Scalar<V>) T
+    atomic_cas(ptr<T> p, C expected, V desired,
+               std::source_location loc = std::source_location::current()) {
   static_assert(!std::is_const_v<T>, "atomic_cas writes memory: the pointer must not be const.");
   auto b = detail::as_block(p);
   Eigen::Array<bool, 1, 1> m;
   m[0] = true;
-  const bool* ok = detail::admit(detail::access_kind::atomic, b, &m, loc, "atomic_cas", false);
+  const bool* ok =
+      detail::admit(detail::access_kind::atomic, b, m.data(), loc, "atomic_cas", false);
   if (ok && !ok[0]) return T{};
   detail::atomic_lock(p.p);
   const T old = *p.p;

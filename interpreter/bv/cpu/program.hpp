@@ -23,19 +23,20 @@ struct program {
 // arange<N>(p): 0, 1, ..., N-1 as an i32 block (tl.arange(0, N)); arange<N>(p, start) starts there.
 template <int N, int W>
 basic_block<int32_t, shape<N>, W> arange(const program<W>&, int32_t start = 0) {
-  basic_block<int32_t, shape<N>, W> b;
-  for (int i = 0; i < N; ++i) b.v[i] = start + i;  // LinSpaced divides per element for integers
-  b.aff = {true, start, 0, 1};
-  return b;
+  // Lazy: the lanes are written only if something reads them one by one (affine.hpp).
+  return basic_block<int32_t, shape<N>, W>::lazy({true, start, 0, 1});
 }
 
 // full<T, D...>(p, value), zeros<T, D...>(p): blocks of one value (tl.full, tl.zeros).
 template <class T, int... D, int W, class V>
 basic_block<T, shape<D...>, W> full(const program<W>&, V value) {
-  basic_block<T, shape<D...>, W> b;
-  b.v.setConstant(static_cast<T>(value));
-  if constexpr (is_int<T>) b.aff = detail::affine_const(static_cast<T>(value));
-  return b;
+  using B = basic_block<T, shape<D...>, W>;
+  if constexpr (is_int<T>)
+    return B::lazy(detail::affine_const(static_cast<T>(value)));
+  else if constexpr (std::is_same_v<T, bool>)
+    return B::uniform(static_cast<bool>(value));
+  else
+    return B::from(B::array::Constant(static_cast<T>(value)));
 }
 template <class T, int... D, int W>
 basic_block<T, shape<D...>, W> zeros(const program<W>& p) {
@@ -43,15 +44,11 @@ basic_block<T, shape<D...>, W> zeros(const program<W>& p) {
 }
 template <class T, class S, int W>
 basic_block<T, S, W> zeros_like(const basic_block<T, S, W>&) {
-  basic_block<T, S, W> b;
-  b.v.setZero();
-  return b;
+  return basic_block<T, S, W>::from(basic_block<T, S, W>::array::Zero());
 }
 template <class T, class S, int W, class V>
 basic_block<T, S, W> full_like(const basic_block<T, S, W>&, V value) {
-  basic_block<T, S, W> b;
-  b.v.setConstant(static_cast<T>(value));
-  return b;
+  return basic_block<T, S, W>::from(basic_block<T, S, W>::array::Constant(static_cast<T>(value)));
 }
 
 }  // namespace bv

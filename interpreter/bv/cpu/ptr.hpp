@@ -41,7 +41,7 @@ class ptr_block {
       : p(base), alloc(a), form_(off.aff), have_off_(true), off_(off) {}
   ptr_block(T* base, const detail::alloc_info* a, const detail::affine& form)
       : p(base), alloc(a), form_(form), have_off_(!form.known) {
-    if (!form.known) off_.v.setZero();
+    if (!form.known) off_.vals().setZero();
   }
   ptr_block(const ptr_block& o) : p(o.p), alloc(o.alloc), form_(o.form_), have_off_(o.have_off_) {
     if (have_off_) off_ = o.off_;
@@ -62,7 +62,7 @@ class ptr_block {
     if (!have_off_) {
       // Locals: the stores into off_ could otherwise alias the form and keep the loop scalar.
       const int64_t a0 = form_.a0, ar = form_.ar, ac = form_.ac;
-      int64_t* o = off_.v.data();
+      int64_t* o = off_.data();
       for (int r = 0; r < S::rows; ++r)
         for (int c = 0; c < S::cols; ++c) o[r * S::cols + c] = a0 + ar * r + ac * c;
       off_.aff = form_;
@@ -122,7 +122,8 @@ template <class T, detail::IndexBlock B>
 auto operator+(ptr<T> a, const B& offs) {
   using S = detail::shape_of<B>;
   constexpr int W = detail::waves_of<B>;
-  return detail::make_ptr_block<T, S, W>(a.p, a.alloc, detail::fit_affine<int64_t, S::rows, S::cols>(offs.aff),
+  return detail::make_ptr_block<T, S, W>(a.p, a.alloc,
+                                         detail::fit_affine<int64_t, S::rows, S::cols>(offs.aff),
                                          [&] { return offs.to(i64); });
 }
 template <class T, detail::IndexBlock B>
@@ -132,18 +133,18 @@ auto operator+(const B& offs, ptr<T> a) {
 
 // ptr_block + offsets (block or scalar), broadcasting
 template <class T, class S, int W, class B>
-  requires(detail::IndexBlock<B> || detail::Index<B>)
-auto operator+(const ptr_block<T, S, W>& a, const B& offs) {
+requires(detail::IndexBlock<B> || detail::Index<B>) auto operator+(const ptr_block<T, S, W>& a,
+                                                                   const B& offs) {
   using R = broadcast_t<S, std::conditional_t<detail::Index<B>, S, detail::shape_of<B>>>;
-  const detail::affine form = detail::fit_affine<int64_t, R::rows, R::cols>(
-      detail::combine_affine<'+'>(detail::broadcast_affine<S>(a.form()),
-                                  detail::form_in<R, int64_t>(offs)));
+  const detail::affine form =
+      detail::fit_affine<int64_t, R::rows, R::cols>(detail::combine_affine<'+'>(
+          detail::broadcast_affine<S>(a.form()), detail::form_in<R, int64_t>(offs)));
   return detail::make_ptr_block<T, R, W>(a.p, a.alloc, form,
                                          [&] { return (a.offsets() + offs).to(i64); });
 }
 template <class T, class S, int W, class B>
-  requires(detail::IndexBlock<B> || detail::Index<B>)
-auto operator+(const B& offs, const ptr_block<T, S, W>& a) {
+requires(detail::IndexBlock<B> || detail::Index<B>) auto operator+(const B& offs,
+                                                                   const ptr_block<T, S, W>& a) {
   return a + offs;
 }
 template <class T, class S, int W, detail::Index I>
@@ -151,8 +152,8 @@ ptr_block<T, S, W> operator-(const ptr_block<T, S, W>& a, I k) {
   return a + (-static_cast<int64_t>(k));
 }
 template <class T, class S, int W, class B>
-  requires(detail::IndexBlock<B> || detail::Index<B>)
-ptr_block<T, S, W>& operator+=(ptr_block<T, S, W>& a, const B& offs) {
+requires(detail::IndexBlock<B> || detail::Index<B>) ptr_block<T, S, W>
+&operator+=(ptr_block<T, S, W>& a, const B& offs) {
   a = a + offs;
   return a;
 }

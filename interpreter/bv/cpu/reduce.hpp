@@ -21,19 +21,21 @@ struct reduced_shape {
 template <class T, class S, int W, class R, class F>
 R reduce_all(const basic_block<T, S, W>& x, R init, F f) {
   R acc = init;
-  for (int i = 0; i < S::size; ++i) acc = f(acc, static_cast<R>(x.v[i]));
+  const T* xv = x.data();
+  for (int i = 0; i < S::size; ++i) acc = f(acc, static_cast<R>(xv[i]));
   return acc;
 }
 
 template <int Axis, class T, class S, int W, class R, class F>
 auto reduce_axis(const basic_block<T, S, W>& x, R init, F f) {
   using RS = typename reduced_shape<Axis, S>::type;
-  basic_block<R, RS, W> out;
-  out.v.setConstant(init);
+  auto out = basic_block<R, RS, W>::from(basic_block<R, RS, W>::array::Constant(init));
+  R* o = out.data();
+  const T* xv = x.data();
   for (int r = 0; r < S::rows; ++r)
     for (int c = 0; c < S::cols; ++c) {
-      R& acc = out.v[Axis == 0 ? c : r];
-      acc = f(acc, static_cast<R>(x.v[r * S::cols + c]));
+      R& acc = o[Axis == 0 ? c : r];
+      acc = f(acc, static_cast<R>(xv[r * S::cols + c]));
     }
   return out;
 }
@@ -58,15 +60,14 @@ inline constexpr auto add = [](auto a, auto b) { return a + b; };
 template <class T, class S, int W, class R>
 R checked(const basic_block<T, S, W>& x, R r, const char* op, const std::source_location& loc) {
   if (value_checks_on()) [[unlikely]]
-    check_result(&r, 1, all_finite(x.v.data(), S::size), op, loc);
+    check_result(&r, 1, all_finite(x.vals().data(), S::size), op, loc);
   return r;
 }
 template <class T, class S, int W, class B>
-B checked(const basic_block<T, S, W>& x, B r, const char* op, const std::source_location& loc)
-  requires Block<B>
-{
+B checked(const basic_block<T, S, W>& x, B r, const char* op,
+          const std::source_location& loc) requires Block<B> {
   if (value_checks_on()) [[unlikely]]
-    check_result(r.v.data(), B::size, all_finite(x.v.data(), S::size), op, loc);
+    check_result(r.vals().data(), B::size, all_finite(x.vals().data(), S::size), op, loc);
   return r;
 }
 inline constexpr auto max2 = [](auto a, auto b) { return (a != a || a > b) ? a : b; };
@@ -78,7 +79,7 @@ template <bool Max, class T, class S, int W>
 auto extreme_all(const basic_block<T, S, W>& x) {
   using R = acc_t<T>;
   if constexpr (std::is_same_v<T, float> && S::size >= 8)
-    if (!x.v.isNaN().any()) return R(Max ? x.v.maxCoeff() : x.v.minCoeff());
+    if (!x.vals().isNaN().any()) return R(Max ? x.vals().maxCoeff() : x.vals().minCoeff());
   if constexpr (Max)
     return reduce_all(x, lowest<R>(), max2);
   else
@@ -88,14 +89,15 @@ template <bool Max, int Axis, class T, class S, int W>
 auto extreme_axis(const basic_block<T, S, W>& x) {
   using R = acc_t<T>;
   if constexpr (std::is_same_v<T, float> && S::size >= 8) {
-    if (!x.v.isNaN().any()) {
+    if (!x.vals().isNaN().any()) {
       using RS = typename reduced_shape<Axis, S>::type;
       basic_block<float, RS, W> out;
       if constexpr (Axis == 1)
-        out.v = Max ? x.grid().rowwise().maxCoeff().eval() : x.grid().rowwise().minCoeff().eval();
+        out.vals() =
+            Max ? x.grid().rowwise().maxCoeff().eval() : x.grid().rowwise().minCoeff().eval();
       else
-        out.v = Max ? x.grid().colwise().maxCoeff().transpose().eval()
-                    : x.grid().colwise().minCoeff().transpose().eval();
+        out.vals() = Max ? x.grid().colwise().maxCoeff().transpose().eval()
+                         : x.grid().colwise().minCoeff().transpose().eval();
       return out;
     }
   }
@@ -113,7 +115,7 @@ auto sum(const basic_block<T, S, W>& x,
          std::source_location loc = std::source_location::current()) {
   using R = detail::acc_t<T>;
   if constexpr (std::is_same_v<R, float> && S::size >= 8)
-    return detail::checked(x, R(x.v.template cast<float>().sum()), "sum", loc);
+    return detail::checked(x, R(x.vals().template cast<float>().sum()), "sum", loc);
   else
     return detail::checked(x, detail::reduce_all(x, R(0), detail::add), "sum", loc);
 }
@@ -128,9 +130,9 @@ auto sum(const basic_block<T, S, W>& x,
     using RS = typename detail::reduced_shape<Axis, S>::type;
     basic_block<float, RS, W> out;
     if constexpr (Axis == 1)
-      out.v = x.grid().template cast<float>().rowwise().sum().transpose().transpose();
+      out.vals() = x.grid().template cast<float>().rowwise().sum().transpose().transpose();
     else
-      out.v = x.grid().template cast<float>().colwise().sum().transpose();
+      out.vals() = x.grid().template cast<float>().colwise().sum().transpose();
     return detail::checked(x, out, "sum", loc);
   } else {
     return detail::checked(x, detail::reduce_axis<Axis>(x, R(0), detail::add), "sum", loc);
@@ -173,8 +175,9 @@ template <class T, class S, int W>
 int32_t argmax(const basic_block<T, S, W>& x) {
   static_assert(S::rank == 1, "argmax without an axis takes a 1-D block; use argmax<AXIS>.");
   int32_t best = 0;
+  const T* xv = x.data();
   for (int i = 1; i < S::size; ++i)
-    if (x.v[i] > x.v[best]) best = i;
+    if (xv[i] > xv[best]) best = i;
   return best;
 }
 template <int Axis, class T, class S, int W>
@@ -185,12 +188,14 @@ auto argmax(const basic_block<T, S, W>& x) {
   } else {
     using RS = typename detail::reduced_shape<Axis, S>::type;
     basic_block<int32_t, RS, W> out;
-    out.v.setZero();
+    int32_t* ov = out.data();
+    const T* xv = x.data();
+    for (int i = 0; i < RS::size; ++i) ov[i] = 0;
     for (int r = 0; r < S::rows; ++r)
       for (int c = 0; c < S::cols; ++c) {
         const int o = Axis == 0 ? c : r;
-        const int cur = Axis == 0 ? out.v[o] * S::cols + c : r * S::cols + out.v[o];
-        if (x.v[r * S::cols + c] > x.v[cur]) out.v[o] = Axis == 0 ? r : c;
+        const int cur = Axis == 0 ? ov[o] * S::cols + c : r * S::cols + ov[o];
+        if (xv[r * S::cols + c] > xv[cur]) ov[o] = Axis == 0 ? r : c;
       }
     return out;
   }
