@@ -149,6 +149,7 @@ struct fiber_slot {
   void (*main)(void*) = nullptr;
   void* arg = nullptr;
   bool finished = false;
+  std::size_t stack_bytes = 0;
 #ifdef BV_ASAN_FIBERS
   ctx::stack_context stack{};
   const void* caller_bottom = nullptr;  // the scheduler's stack, to switch back to
@@ -205,29 +206,71 @@ inline void out_of_fiber(fiber_slot* f, bool exiting) {
 
 }  // namespace
 
+namespace {
+// Destroying a suspended fiber unwinds its stack, running on it; the unwinding leaves through
+// the handler in fiber_create, which announces the switch back.
+void destroy(fiber_slot* f) {
+  to_fiber(f);
+  f->self = {};
+  back_in_scheduler(f);
+  delete f;
+}
+
+// Fibers whose program finished stay parked on their stack and take the thread's next program:
+// a launch of a thousand short programs would otherwise build and tear down a thousand fibers
+// (an allocation, a stack from the pool, two extra jumps each). A few per thread suffice: a
+// program that waits keeps its own fiber, and only finished ones park here.
+struct parked_fibers {
+  static constexpr size_t k_max = 4;
+  std::vector<fiber_slot*> idle;
+  ~parked_fibers() {
+    for (auto* f : idle) destroy(f);
+  }
+};
+parked_fibers& parked() {
+  thread_local parked_fibers p;
+  return p;
+}
+}  // namespace
+
 fiber_slot* fiber_create(std::size_t stack_bytes, void (*main)(void*), void* arg) {
+  auto& idle = parked().idle;
+  for (size_t i = idle.size(); i-- > 0;)
+    if (idle[i]->stack_bytes == stack_bytes) {
+      fiber_slot* f = idle[i];
+      idle.erase(idle.begin() + static_cast<long>(i));
+      f->main = main;
+      f->arg = arg;
+      f->finished = false;
+      return f;
+    }
   auto* f = new fiber_slot;
   f->main = main;
   f->arg = arg;
+  f->stack_bytes = stack_bytes;
   // Creating a fiber already jumps onto its stack and back (Boost's entry takes its record);
   // that runs only this file's code, with no instrumented locals: no sanitizer needs to know.
-  f->self =
-      ctx::fiber(std::allocator_arg, pooled_stack{&pool_for(stack_bytes)}, [f](ctx::fiber&& sink) {
-        in_fiber(f);
-        f->sink = std::move(sink);
-        try {
-          f->main(f->arg);  // catches everything but Boost's forced unwind
-        } catch (const ctx::detail::forced_unwind&) {
-          // fiber_discard: leaving for good, through Boost's entry. The
-          // scheduler announced the switch in; announce the one out.
-          in_fiber(f);
-          out_of_fiber(f, true);
-          throw;
-        }
-        f->finished = true;
-        out_of_fiber(f, true);
-        return std::move(f->sink);
-      });
+  f->self = ctx::fiber(std::allocator_arg, pooled_stack{&pool_for(stack_bytes)},
+                       [f](ctx::fiber&& sink) -> ctx::fiber {
+                         in_fiber(f);
+                         f->sink = std::move(sink);
+                         try {
+                           for (;;) {
+                             f->main(f->arg);  // catches everything but Boost's forced unwind
+                             // Parked until the scheduler hands this fiber its next program.
+                             f->finished = true;
+                             out_of_fiber(f, false);
+                             f->sink = std::move(f->sink).resume();
+                             in_fiber(f);
+                           }
+                         } catch (const ctx::detail::forced_unwind&) {
+                           // Discarded or retired: leaving for good, through Boost's entry. The
+                           // scheduler announced the switch in; announce the one out.
+                           in_fiber(f);
+                           out_of_fiber(f, true);
+                           throw;
+                         }
+                       });
 #ifdef BV_ASAN_FIBERS
   f->stack = t_last_stack;
 #endif
@@ -239,7 +282,11 @@ bool fiber_resume(fiber_slot* f) {
   f->self = std::move(f->self).resume();
   back_in_scheduler(f);
   if (!f->finished) return false;
-  delete f;
+  auto& idle = parked().idle;
+  if (idle.size() < parked_fibers::k_max)
+    idle.push_back(f);
+  else
+    destroy(f);
   return true;
 }
 
@@ -249,13 +296,6 @@ void fiber_yield(fiber_slot* f) {
   in_fiber(f);
 }
 
-void fiber_discard(fiber_slot* f) {
-  // Destroying a suspended fiber unwinds its stack, running on it; the unwinding leaves through
-  // the handler in fiber_create, which announces the switch back.
-  to_fiber(f);
-  f->self = {};
-  back_in_scheduler(f);
-  delete f;
-}
+void fiber_discard(fiber_slot* f) { destroy(f); }
 
 }  // namespace bv::detail

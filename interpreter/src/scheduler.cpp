@@ -23,6 +23,7 @@ void debugger_launch_begin(launch_state& L);
 namespace {
 
 thread_local program_state* t_current = nullptr;
+thread_local std::atomic<uint64_t>* t_epoch = nullptr;  // this worker's store count (epoch())
 
 // The parallel schedule's helper threads, kept between launches: starting OS threads per launch
 // cost more than a small launch itself (a transformer block is dozens of launches), and a kept
@@ -165,23 +166,39 @@ void report_deadlock(launch_state& L, const std::vector<program_state*>& waiting
 // One worker: starts programs in L.order, keeps those that wait, and resumes them once memory
 // changed. Fibers stay on the thread that started them.
 void worker(launch_state& L, std::size_t stack_bytes, bool show_progress, bool preemptive) {
+  std::atomic<uint64_t>* const outer_epoch = t_epoch;
+  t_epoch = &L.epochs[static_cast<size_t>(L.epoch_slots_taken.fetch_add(1))].v;
   std::deque<program_state*> waiting;
   const int64_t total = static_cast<int64_t>(L.order.size());
   const size_t max_live = preemptive ? 4 : SIZE_MAX;
+  // The parallel schedule claims programs a few at a time: one shared counter bumped per
+  // program bounced its cache line between the cores for every program, and consecutive
+  // programs on one thread keep what the previous one brought into its cache useful.
+  const int threads = std::max(1, L.active_threads.load());
+  const int64_t chunk =
+      threads > 1 ? std::clamp<int64_t>(total / (int64_t(threads) * 32), 1, 16) : 1;
+  int64_t claim = 0, claim_end = 0;
+  int64_t done_here = 0;  // finished programs not yet added to L.done
   bool stalled = false;
   uint64_t stalled_epoch = 0;
   auto unstall = [&] {
     if (stalled) L.stalled_threads.fetch_sub(1), stalled = false;
   };
+  auto flush_done = [&] {
+    if (!done_here) return;
+    L.done.fetch_add(done_here);
+    done_here = 0;
+    if (show_progress) progress_line(L, false);
+  };
   auto finish = [&](program_state* s) {
     for (auto& o : L.observers) o->on_program_end(*s);
-    const int64_t d = L.done.fetch_add(1) + 1;
-    if (show_progress && (d % 64 == 0 || d == total)) progress_line(L, false);
+    if (++done_here == (show_progress ? 64 : 256)) flush_done();
   };
-  while (!L.aborted.load()) {
+  while (!L.aborted.load(std::memory_order_relaxed)) {
     // A waiting program whose condition may have changed (memory moved on, or it was preempted).
     program_state* pick = nullptr;
-    const uint64_t now = L.epoch.load();
+    // Read only when something waits: every store bumps the epoch, on any core.
+    const uint64_t now = waiting.empty() ? 0 : L.epoch();
     if (preemptive && !waiting.empty()) {
       std::uniform_int_distribution<size_t> d(0, waiting.size() - 1);
       const size_t i = d(L.rng);
@@ -200,9 +217,12 @@ void worker(launch_state& L, std::size_t stack_bytes, bool show_progress, bool p
     const bool may_start = waiting.size() < max_live ||
                            (preemptive && std::uniform_int_distribution<int>(0, 3)(L.rng) == 0);
     if (!pick && may_start) {
-      const int64_t i = L.next.fetch_add(1);
-      if (i < total) {
-        pick = &L.programs[static_cast<size_t>(L.order[static_cast<size_t>(i)])];
+      if (claim == claim_end) {
+        claim = std::min(L.next.fetch_add(chunk), total);
+        claim_end = std::min(claim + chunk, total);
+      }
+      if (claim < claim_end) {
+        pick = &L.programs[static_cast<size_t>(L.order[static_cast<size_t>(claim++)])];
         start(*pick, stack_bytes);
       }
     }
@@ -215,7 +235,7 @@ void worker(launch_state& L, std::size_t stack_bytes, bool show_progress, bool p
       continue;
     }
     if (waiting.empty()) {
-      if (L.next.load() >= total) break;
+      if (claim == claim_end && L.next.load() >= total) break;
       continue;
     }
     // Everything here waits and nothing changed since: stalled. When every live thread is
@@ -228,8 +248,8 @@ void worker(launch_state& L, std::size_t stack_bytes, bool show_progress, bool p
       unstall();
       continue;
     }
-    if (L.next.load() >= total && L.stalled_threads.load() == L.active_threads.load() &&
-        L.epoch.load() == stalled_epoch) {
+    if (claim == claim_end && L.next.load() >= total &&
+        L.stalled_threads.load() == L.active_threads.load() && L.epoch() == stalled_epoch) {
       std::vector<program_state*> all;
       for (auto& p : L.programs)
         if (p.state == program_state::status::waiting) all.push_back(&p);
@@ -241,8 +261,10 @@ void worker(launch_state& L, std::size_t stack_bytes, bool show_progress, bool p
     std::this_thread::yield();
   }
   unstall();
+  flush_done();
   L.active_threads.fetch_sub(1);
   for (auto* s : waiting) discard(*s);
+  t_epoch = outer_epoch;
 }
 
 std::string kernel_from(const std::source_location& loc) {
@@ -274,14 +296,14 @@ void record_kernel_name(const std::source_location& loc) {
 }
 
 void note_progress() {
-  if (launch_state* L = current_launch()) L->epoch.fetch_add(1, std::memory_order_relaxed);
+  if (t_epoch && current_launch()) t_epoch->fetch_add(1);
 }
 
 void wait_for_progress(const std::source_location& loc) {
   program_state* s = t_current;
   if (!s) return;
   s->last_loc = &loc;
-  s->waited_epoch = s->launch->epoch.load();
+  s->waited_epoch = s->launch->epoch();
   s->state = program_state::status::waiting;
   fiber_yield(static_cast<fiber_slot*>(s->fiber));
   t_current = s;
@@ -405,6 +427,8 @@ launch_result run_launch(launch_desc& desc) {
         opt.threads > 0 ? opt.threads : static_cast<int>(std::thread::hardware_concurrency());
     threads = std::max(1, std::min<int>(threads, static_cast<int>(std::min<int64_t>(n, 1024))));
     L.active_threads = threads;
+    L.n_epochs = threads;
+    L.epochs = std::make_unique<launch_state::epoch_slot[]>(static_cast<size_t>(threads));
     const std::function<void()> helper = [&] { worker(L, opt.stack_bytes, false, false); };
     const std::function<void()> main_part = [&] {
       worker(L, opt.stack_bytes, show_progress, false);
@@ -417,6 +441,8 @@ launch_result run_launch(launch_desc& desc) {
     }
   } else {
     L.active_threads = 1;
+    L.n_epochs = 1;
+    L.epochs = std::make_unique<launch_state::epoch_slot[]>(1);
     worker(L, opt.stack_bytes, show_progress, opt.sched == schedule::shuffled);
   }
   const auto t1 = std::chrono::steady_clock::now();

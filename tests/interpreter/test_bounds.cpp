@@ -176,3 +176,23 @@ TEST_CASE("a correct mask runs clean") {
     for (int i = 0; i < n - 1; ++i) REQUIRE(big(i) == x(i));
   }
 }
+
+TEST_CASE("a tensor on huge pages starts zeroed and keeps its exact bounds") {
+  // 3M + 5 floats: a buffer rounded up to whole 2 MB pages, whose padding must stay out of bounds.
+  const int n = 3 * 1024 * 1024 + 5;
+  auto z = bv::tensor<float>::zeros("z", {n});
+  int nonzero = 0;
+  for (int i = 0; i < n; ++i) nonzero += z.flat(i) != 0.0f;
+  CHECK(nonzero == 0);
+  auto x = bv::tensor<float>::randn("x", {n}, bv::testing::fresh_seed());
+  auto out = bv::tensor<float>::empty("out", {n});
+  bv::testing::poison(out);
+  bv::config().enabled = bv::checks::all;
+  const auto r = bv::launch<copy_off_by_one<4>>(bv::grid(bv::cdiv(n, kBlock)), x, out, n);
+  const bv::diagnostic* d = find_kind(r, "out-of-bounds");
+  REQUIRE(d != nullptr);
+  CHECK(d->line == kBadStoreLine);
+  int bad = 0;
+  for (int i = 0; i < n; ++i) bad += !(out.flat(i) == x.flat(i));
+  CHECK(bad == 0);
+}

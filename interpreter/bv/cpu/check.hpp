@@ -101,12 +101,24 @@ struct launch_state {
   std::mutex mu;  // guards kernel, diags, counts
   std::vector<program_state> programs;
   std::vector<int64_t> order;
-  // Counters the parallel schedule's threads write, each on its own cache line: every store
-  // bumps epoch, and sharing a line with what every access reads (kernel_named, aborted) made
-  // the threads wait on each other.
+  // Counters the parallel schedule's threads write, each on its own cache line: sharing a line
+  // with what every access reads (kernel_named, aborted) made the threads wait on each other.
   alignas(64) std::atomic<int64_t> next{0};
-  alignas(64) std::atomic<uint64_t> epoch{1};
   alignas(64) std::atomic<int64_t> done{0};
+  // Every store moves memory on: each thread counts its stores in a slot of its own (one shared
+  // counter bumped per store bounced between the cores), and the epoch is their sum. Programs
+  // that wait retry when it changed; when it stands still while all wait, that is a deadlock.
+  struct alignas(64) epoch_slot {
+    std::atomic<uint64_t> v{0};
+  };
+  std::unique_ptr<epoch_slot[]> epochs;
+  int n_epochs = 0;
+  alignas(64) std::atomic<int> epoch_slots_taken{0};
+  uint64_t epoch() const {
+    uint64_t e = 1;
+    for (int i = 0; i < n_epochs; ++i) e += epochs[i].v.load();
+    return e;
+  }
   alignas(64) std::atomic<bool> aborted{false}, deadlocked{false}, quit{false};
   std::atomic<int> active_threads{0}, stalled_threads{0};
   std::vector<diagnostic> diags;
