@@ -63,11 +63,13 @@ class stack_pool {
   // Each thread keeps a few stacks of its own, so that the parallel schedule's threads do not
   // take the pool's lock (and bounce its cache line) for every program they start and end.
   ctx::stack_context get() {
-    cache& c = local();
-    if (!c.stacks.empty()) {
-      auto sc = c.stacks.back();
-      c.stacks.pop_back();
-      return sc;
+    if (!t_cache_gone) {
+      cache& c = local();
+      if (!c.stacks.empty()) {
+        auto sc = c.stacks.back();
+        c.stacks.pop_back();
+        return sc;
+      }
     }
     {
       std::lock_guard lk(mu_);
@@ -80,6 +82,9 @@ class stack_pool {
     return alloc_.allocate();
   }
   void put(ctx::stack_context& sc) {
+    // A thread's parked fibers may end after its cache did (thread-local destructors run in
+    // reverse order of construction): their stacks then go straight back to the pool.
+    if (t_cache_gone) return put_shared(sc);
     cache& c = local();
     if (c.stacks.size() < k_cached) {
       c.stacks.push_back(sc);
@@ -100,8 +105,11 @@ class stack_pool {
     // Thread-local objects end before the static pools: the stacks go back to their pool.
     ~cache() {
       if (owner) flush();
+      t_cache_gone = true;
     }
   };
+  // Trivially destructible, so still readable while the thread's other thread-locals end.
+  static inline thread_local bool t_cache_gone = false;
   cache& local() {
     thread_local cache c;
     if (c.owner != this) {
