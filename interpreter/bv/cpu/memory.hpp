@@ -50,6 +50,18 @@ bool mask_known_set(const M& m) {
     return m;
 }
 
+// Calls run with the mask's lanes, or with null when every lane is known active (no mask at
+// all, or a mask known set without reading its lanes).
+template <class S, class M, class F>
+void with_mask_lanes(const M& mask, F&& run) {
+  if (mask_known_set(mask)) {
+    run(nullptr);
+  } else if constexpr (!std::is_same_v<M, no_mask>) {
+    const auto& m = mask_array<S>(mask);
+    run(m.data());
+  }
+}
+
 // Whether every active lane lies inside the buffer (the fast path that needs no check).
 // An affine block of offsets (ptr.hpp) answers from its form without reading any offset.
 template <class T, class S, int W>
@@ -256,12 +268,7 @@ auto load_impl(const ptr_block<T, S, W>& p, const M& mask, const O& other,
     }
     after_load(out.vals(), mp, has_other);
   };
-  if (mask_known_set(mask)) {
-    run(nullptr);
-  } else if constexpr (!std::is_same_v<M, no_mask>) {
-    const auto& m = mask_array<S>(mask);
-    run(m.data());
-  }
+  with_mask_lanes<S>(mask, run);
   return out;
 }
 
@@ -285,12 +292,7 @@ void store_impl(const ptr_block<T, S, W>& p, const V& value, const M& mask,
         if ((!mp || mp[i]) && (!ok || ok[i])) p.p[off[i]] = vals[i];
     }
   };
-  if (mask_known_set(mask)) {
-    run(nullptr);
-  } else if constexpr (!std::is_same_v<M, no_mask>) {
-    const auto& m = mask_array<S>(mask);
-    run(m.data());
-  }
+  with_mask_lanes<S>(mask, run);
   note_progress();
 }
 
