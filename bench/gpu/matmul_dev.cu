@@ -2,8 +2,10 @@
 // pipeline depths: correctness on ragged sizes against a double-precision host product (every
 // element), then 8192^3 timings (median of 10 after 3 warm-up launches, CUDA events). A
 // development tool for the block-pointer pipeline; the figures that count come from
-// `blockvec bench --backend gpu matmul_f16`.
-//   nvcc -std=c++20 -arch=sm_90 -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
+// `blockvec bench --backend gpu matmul_f16`. sm_90a gives the wgmma path (block_ptr.hpp), sm_90
+// mma.sync; -DBV_DEV_ONE -DD_BM=.. -DD_BN=.. -DD_BK=.. -DD_W=.. -DD_S=.. [-DD_MP=..] builds one
+// shape.
+//   nvcc -std=c++20 -arch=sm_90a -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
 //        bench/gpu/matmul_dev.cu -o matmul_dev
 #include <cmath>
 #include <cstdio>
@@ -162,16 +164,25 @@ int main(int argc, char** argv) {
     failures += !misuse_check();
     auto go = [&](const char* name, auto f) { variant(name, f, !quick); };
 #ifdef BV_DEV_ONE
-    go("one", [](auto& a, auto& b, auto& c) { matmul_tiles<D_BM, D_BN, D_BK, D_W, D_S>(a, b, c); });
+#ifndef D_MP
+#define D_MP 0
+#endif
+    go("one",
+       [](auto& a, auto& b, auto& c) { matmul_tiles<D_BM, D_BN, D_BK, D_W, D_S, D_MP>(a, b, c); });
 #else
     go("launcher (matmul)", [](auto& a, auto& b, auto& c) { matmul(a, b, c); });
-    go("128x128x64 W4 S3", [](auto& a, auto& b, auto& c) { matmul_tiles<128, 128, 64, 4, 3>(a, b, c); });
-    go("128x128x32 W4 S4", [](auto& a, auto& b, auto& c) { matmul_tiles<128, 128, 32, 4, 4>(a, b, c); });
-    go("128x128x32 W4 S3", [](auto& a, auto& b, auto& c) { matmul_tiles<128, 128, 32, 4, 3>(a, b, c); });
-    go("128x128x64 W4 S2", [](auto& a, auto& b, auto& c) { matmul_tiles<128, 128, 64, 4, 2>(a, b, c); });
-    go("256x128x32 W8 S3", [](auto& a, auto& b, auto& c) { matmul_tiles<256, 128, 32, 8, 3>(a, b, c); });
-    go("256x128x64 W8 S3", [](auto& a, auto& b, auto& c) { matmul_tiles<256, 128, 64, 8, 3>(a, b, c); });
-    go("128x128x64 W4 no ring", [](auto& a, auto& b, auto& c) { matmul_tiles<128, 128, 64, 4, 0>(a, b, c); });
+    go("128x128x64 W4 S3",
+       [](auto& a, auto& b, auto& c) { matmul_tiles<128, 128, 64, 4, 3>(a, b, c); });
+    go("256x128x64 W8 S2",
+       [](auto& a, auto& b, auto& c) { matmul_tiles<256, 128, 64, 8, 2>(a, b, c); });
+    go("256x128x64 W8 S3",
+       [](auto& a, auto& b, auto& c) { matmul_tiles<256, 128, 64, 8, 3>(a, b, c); });
+    go("128x256x64 W8 S3",
+       [](auto& a, auto& b, auto& c) { matmul_tiles<128, 256, 64, 8, 3>(a, b, c); });
+    go("128x128x32 W4 S3 (mma.sync)",
+       [](auto& a, auto& b, auto& c) { matmul_tiles<128, 128, 32, 4, 3>(a, b, c); });
+    go("128x128x64 W4 no ring",
+       [](auto& a, auto& b, auto& c) { matmul_tiles<128, 128, 64, 4, 0>(a, b, c); });
 #endif
     std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
     return failures ? 1 : 0;

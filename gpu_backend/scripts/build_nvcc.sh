@@ -1,7 +1,8 @@
 #!/bin/bash
 # Builds the GPU binaries that travel to an NVIDIA machine with no Debian packages: nvcc
-# -arch=sm_90 for the GPU translation units, the CPU parts with the host compiler, everything
-# Debian provides linked statically (Boost.Context, SQLite, libstdc++; CUDA's static runtime).
+# -arch=sm_90a (wgmma) for the GPU translation units, the CPU parts with the host compiler,
+# everything Debian provides linked statically (Boost.Context, SQLite, libstdc++; CUDA's static
+# runtime).
 # usage: gpu_backend/scripts/build_nvcc.sh OUTDIR [INTERP_BUILD_DIR]
 #   OUTDIR gets bv_gpu_tests (GPU vs interpreter vs reference), bv_gpu_bench (add, copy, softmax,
 #   matmul) and bv_gpu_libbench (RMSNorm, LayerNorm, attention). The blockvec command with the GPU
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/../.."
 OUT=${1:?usage: build_nvcc.sh OUTDIR [INTERP_BUILD_DIR]}
 B=${2:-build-gpu}
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
-ARCH=${BV_CUDA_ARCH:-sm_90}
+ARCH=${BV_CUDA_ARCH:-sm_90a}
 mkdir -p "$OUT" "$B/gpu_obj"
 NVFLAGS=(-std=c++20 -arch="$ARCH" -O3 --expt-relaxed-constexpr -diag-suppress 20012
          -Igpu_backend -Ilang -Ikernels)

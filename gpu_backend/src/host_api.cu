@@ -130,7 +130,7 @@ const registrar bench_matmul{"matmul", [](int w, int r) {
   return matmul_bench<float, float>(w, r, 4096, "f32 out, CUDA-core FMA path");
 }};
 const registrar bench_matmul_f16{"matmul_f16", [](int w, int r) {
-  return matmul_bench<half, half>(w, r, 8192, "f16 out (the peer's), mma.sync");
+  return matmul_bench<half, half>(w, r, 8192, "f16 out (the peer's), wgmma on sm_90a");
 }};
 }  // namespace
 

@@ -9,12 +9,16 @@
 // ring of `stages` tile slots there, filled by cp.async (zero-filled outside the tensor,
 // completion tracked per slot by an mbarrier), each slot an image of the tile in one of two
 // formats (fmt_a: natural order, 16-byte copies, for an A operand; fmt_b: columns in mma order,
-// 4-byte copies, for a B operand; see ring_ref). A load returns a tile view (bp_tile) of its slot; dot reads it
-// with ldmatrix, as the A or the B operand, with no staging and no barrier. Each load also learns
-// the step between this load's offsets and the previous one's, and issues the copies of the next
-// tiles along that step (up to stages - 1 ahead), so the copies of later K steps are in flight
-// while this step's dot runs: the software pipeline Triton builds for tl.load feeding tl.dot,
-// from the kernel written as in Triton, without a prefetch in the source.
+// 4-byte copies, for a B operand; see fmt_b below). A load returns a tile view (bp_tile) of its
+// slot; dot reads it with no staging and no barrier: on sm_90a (nvcc -arch=sm_90a) with wgmma
+// straight from the slots through matrix descriptors, where both tiles' shapes fit it (wg_a_tile,
+// wg_b_tile: the images are then wgmma's 128-byte-swizzled layouts), elsewhere with ldmatrix and
+// mma.sync, as the A or the B operand. Each load also learns the step between this load's offsets
+// and the previous one's, and issues the copies of the next tiles along that step (up to
+// stages - 1 ahead), so the copies of later K steps are in flight while this step's dot runs: the
+// software pipeline Triton builds for tl.load feeding tl.dot, from the kernel written as in
+// Triton, without a prefetch in the source. The slots of all rings come from the front of the
+// dynamic LDS (1024-byte aligned), their mbarriers and counts from its end.
 //
 // Safety, without trusting the kernel's use of the values:
 //  - the ring's bookkeeping (tiles issued, the window of prefetched tiles, the last offsets)
@@ -77,9 +81,48 @@ constexpr int ring_bytes_for(int tile_bytes, int stages, int waves) {
 // dot copies a tile again in the other format when its role needs it (once per program for a).
 inline constexpr int fmt_b = 0, fmt_a = 1;
 #if BV_NVIDIA
-template <int C>
+// Tiles whose images are wgmma's operands (sm_90a): fmt_a of an R x 64 tile of a program of 4
+// or 8 waves whose waves hold an even number of its rows (R / (8 W)), fmt_b of a tile of 128k
+// columns. Their images are wgmma's canonical 128-byte-swizzled layouts, 1024-byte atoms of 8
+// rows of 128 bytes whose 16-byte chunk c of row r sits at c ^ (r % 8):
+//  - fmt_a (K-major): row r of the tile at row wg_row(r) of the image, so that the rows wgmma
+//    gives warp w4 of warpgroup wg (16 w4 + g and + 8 of each 64-row block) are the rows the
+//    2-D layout gives that wave (layout.hpp: register ri of wave w holds row 8 W ri + 8 w + g);
+//  - fmt_b (N-major): columns in mma_order (as the mma.sync image: the accumulator's columns),
+//    64-column blocks of R rows each, one after the other.
+template <int R, int C, int W>
+constexpr bool wg_a_tile() {
+  constexpr int NR = R / (8 * W);
+  return gpu::prim::has_wgmma && C == 64 && (W == 4 || W == 8) && R % (16 * W) == 0 &&
+         (NR & (NR - 1)) == 0;
+}
+template <int R, int C, int W>
+constexpr bool wg_b_tile() {
+  return gpu::prim::has_wgmma && R % 16 == 0 && C % 128 == 0 && R <= 256;
+}
+template <int R, int W>
+BV_HD constexpr int wg_row(int r) {
+  constexpr int NR = R / (8 * W);
+  const int ri = r / (8 * W), w = (r / 8) % W, g = r % 8;
+  return 64 * ((w / 4) * (NR / 2) + (ri >> 1)) + 16 * (w % 4) + 8 * (ri & 1) + g;
+}
+template <int R, int C, int W>
 BV_DI int img_index(int fmt, int row, int col) {
-  return swz<C>(row, fmt == fmt_a ? col : mma_order(col));
+  if (fmt == fmt_a) {
+    if constexpr (wg_a_tile<R, C, W>()) {
+      const int P = wg_row<R, W>(row);
+      return P * 64 + ((((col >> 3) ^ P) & 7) << 3) + (col & 7);
+    } else {
+      return swz<C>(row, col);
+    }
+  } else {
+    if constexpr (wg_b_tile<R, C, W>()) {
+      const int n = mma_order(col);
+      return (n >> 6) * (R * 64) + row * 64 + ((((n >> 3) ^ row) & 7) << 3) + (n & 7);
+    } else {
+      return swz<C>(row, mma_order(col));
+    }
+  }
 }
 BV_DI int fmt_for_step(int s0, int s1) { return s0 == 0 && s1 != 0 ? fmt_a : fmt_b; }
 #endif
@@ -91,21 +134,19 @@ struct ring_ref {
   static constexpr int tile_bytes = R * C * 2;
   const U* base;
   int shape0, shape1, stride0, stride1;
-  unsigned char* ring;
+  unsigned char* ring;  // the slots (1024-byte aligned where wgmma reads them)
   int stages;
+  unsigned char* meta;  // the bookkeeping: stages mbarriers, then per-wave ints
   // This wave's copy of the count of tiles issued.
   BV_DI int* count() const {
-    return reinterpret_cast<int*>(ring + stages * (tile_bytes + 8)) + gpu::prim::wave_id();
+    return reinterpret_cast<int*>(meta + 8 * stages) + gpu::prim::wave_id();
   }
   // This wave's record of the format of tile t's slot.
   BV_DI int* fmt(int t) const {
-    return reinterpret_cast<int*>(ring + stages * (tile_bytes + 8)) + W + (t % stages) * W +
-           gpu::prim::wave_id();
+    return reinterpret_cast<int*>(meta + 8 * stages) + W + (t % stages) * W + gpu::prim::wave_id();
   }
 #if BV_NVIDIA
-  BV_DI uint32_t bar(int slot) const {
-    return gpu::prim::lds_addr(ring + stages * tile_bytes + 8 * slot);
-  }
+  BV_DI uint32_t bar(int slot) const { return gpu::prim::lds_addr(meta + 8 * slot); }
 #endif
   BV_DI const U* slot_ptr(int t) const {
     return reinterpret_cast<const U*>(ring + (t % stages) * tile_bytes);
@@ -124,8 +165,9 @@ template <class T, int R, int C, int W>
 struct block_ptr {
   T* base = nullptr;
   int shape0 = 0, shape1 = 0, stride0 = 0, stride1 = 0, off0 = 0, off1 = 0;
-  unsigned char* ring = nullptr;  // LDS ring (generic address)
+  unsigned char* ring = nullptr;  // LDS ring's slots (generic address)
   int stages = 0;                 // its slots; 0: no ring (every load reads global memory)
+  unsigned char* meta = nullptr;  // the ring's mbarriers and counts
   mutable detail::ring_regs rs;   // the pipeline's bookkeeping (loads update it)
   using element_type = T;
   using shape_type = shape<R, C>;
@@ -232,10 +274,18 @@ BV_DI void ring_copy16(const U* base, int shape0, int shape1, int stride0, uint3
   static_assert(CPR % LPR == 0, "internal: ring tiles have 32 or a multiple of 64 columns");
   const int lane = gpu::prim::lane_id(), w = gpu::prim::wave_id();
   const int rl = RPI * w + lane / LPR, ch = lane % LPR;
-  const uint32_t lane_addr = img + 2 * rl * C + 16 * (ch ^ ((rl ^ (rl >> 2)) & cm));
   auto dst = [&](int a, int g) {
-    const int ra = RPS * a;
-    return (lane_addr ^ (((ra ^ (ra >> 2)) & cm) << 4)) + 2 * ra * C + 16 * LPR * g;
+    if constexpr (wg_a_tile<R, C, W>()) {
+      // wg_row is a permutation of the row's bits (W and R / (8 W) powers of two), and rl and
+      // RPS a have disjoint bits, so the row of copy a is wg_row(rl) + wg_row(RPS a); its low
+      // three bits (the swizzle) are rl's.
+      const int P = wg_row<R, W>(rl);
+      return img + 128 * P + 16 * ((ch ^ P) & 7) + 128 * wg_row<R, W>(RPS * a) + 0 * g;
+    } else {
+      const uint32_t lane_addr = img + 2 * rl * C + 16 * (ch ^ ((rl ^ (rl >> 2)) & cm));
+      const int ra = RPS * a;
+      return (lane_addr ^ (((ra ^ (ra >> 2)) & cm) << 4)) + 2 * ra * C + 16 * LPR * g;
+    }
   };
   int opaque_stride;
   asm volatile("mov.b32 %0, %1;" : "=r"(opaque_stride) : "r"(stride0));
@@ -296,9 +346,18 @@ BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int str
   // (a, g) is one XOR away, and its row and higher chunks an immediate.
   const uint32_t lane_addr = img + 2 * (mrl * C + (Ll << 3) + (mcl & 7));
   auto dst = [&](int a, int g) {
-    const int mra = RPS * a, mcg = mma_order(2 * LPR * g);
-    const int kap = (mcg >> 3) ^ ((mra ^ (mra >> 2)) & cm);
-    return (lane_addr ^ ((kap & cm) << 4)) + 2 * (mra * C + ((kap & ~cm) << 3) + (mcg & 7));
+    if constexpr (wg_b_tile<R, C, W>()) {
+      // 64-column blocks of R rows of 128 bytes: row k = rl + W a (rl < W, so the swizzle's
+      // k % 8 is rl % 8 XOR (W a) % 8), columns 64 g + mma_order(cl).
+      static_assert(LPR == 32 && RPI == 1, "internal: wgmma B tiles have 128k columns");
+      const int m = mcl & 63;
+      const uint32_t wl = img + 2 * (rl * 64 + ((((m >> 3) ^ rl) & 7) << 3) + (m & 7));
+      return (wl ^ (((W * a) & 7) << 4)) + 2 * (g * R * 64 + 64 * W * a);
+    } else {
+      const int mra = RPS * a, mcg = mma_order(2 * LPR * g);
+      const int kap = (mcg >> 3) ^ ((mra ^ (mra >> 2)) & cm);
+      return (lane_addr ^ ((kap & cm) << 4)) + 2 * (mra * C + ((kap & ~cm) << 3) + (mcg & 7));
+    }
   };
   const bool aligned = fmt == fmt_b && base_aligned && o1 % 2 == 0;
   if (aligned) {
@@ -354,7 +413,7 @@ BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int str
           e[h] = base[static_cast<int64_t>(gr) * stride0 + static_cast<int64_t>(gc + h) * stride1];
       uint32_t v;
       __builtin_memcpy(&v, e, 4);
-      const uint32_t d = img + 2 * img_index<C>(fmt, row, col);
+      const uint32_t d = img + 2 * img_index<R, C, W>(fmt, row, col);
       asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(d), "r"(v) : "memory");
     }
     gpu::prim::mbar_arrive(bar);
@@ -479,31 +538,44 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
   if constexpr (detail::ring_tile<T, R, C, W>() && gpu::prim::has_cp_async) {
     const int S = p.stages < detail::ring_max_stages ? p.stages : detail::ring_max_stages;
     if (S >= 2) {
-      const int bytes = detail::ring_bytes_for(R * C * 2, S, W);
+      // The slots from the front of the dynamic LDS (tile sizes are multiples of 1024 bytes, so
+      // every ring's slots stay 1024-byte aligned, as wgmma's 128-byte swizzle needs), the
+      // bookkeeping from its end; together what block_ptr_lds_bytes counts.
+      // A kernel with a printf call gets every wgmma serialised by ptxas (each waited for before
+      // the next): where this tile can be a wgmma operand, the misuse below only traps.
+      constexpr bool say = !detail::wg_a_tile<R, C, W>() && !detail::wg_b_tile<R, C, W>();
+      const int tiles = S * (R * C * 2);
+      const int meta = detail::ring_bytes_for(R * C * 2, S, W) - tiles;
       const int at = p.lds_taken;
-      p.lds_taken = at + bytes;
-      if (at + bytes > static_cast<int>(gpu::prim::dyn_lds_bytes())) {
-        if (gpu::prim::thread_id() == 0)
-          printf("blockvec GPU: program (%d,%d,%d): make_block_ptr needs %d bytes of dynamic LDS "
-                 "for its ring (%d stages); the launch gave %u. The launcher must size the "
-                 "dynamic LDS with block_ptr_lds_bytes.\n",
-                 p.id(0), p.id(1), p.id(2), at + bytes, S, gpu::prim::dyn_lds_bytes());
+      p.lds_taken = at + tiles;
+      p.lds_meta_taken += meta;
+      const int dyn = static_cast<int>(gpu::prim::dyn_lds_bytes());
+      if (p.lds_taken + p.lds_meta_taken > dyn) {
+        if (say && gpu::prim::thread_id() == 0)
+          printf(
+              "blockvec GPU: program (%d,%d,%d): make_block_ptr needs %d bytes of dynamic LDS "
+              "for its ring (%d stages); the launch gave %u. The launcher must size the "
+              "dynamic LDS with block_ptr_lds_bytes.\n",
+              p.id(0), p.id(1), p.id(2), p.lds_taken + p.lds_meta_taken, S,
+              gpu::prim::dyn_lds_bytes());
         __trap();
       }
       b.ring = gpu::prim::dyn_lds() + at;
+      b.meta = gpu::prim::dyn_lds() + (dyn - p.lds_meta_taken);
       b.stages = S;
-      if (gpu::prim::lds_addr(b.ring) % 128 != 0) {  // ring_copy's addressing relies on it
-        if (gpu::prim::thread_id() == 0)
-          printf("blockvec GPU: dynamic LDS is not 128-byte aligned\n");
+      // ring_copy's addressing relies on 128-byte alignment, wgmma's swizzle on 1024.
+      if (gpu::prim::lds_addr(b.ring) % (gpu::prim::has_wgmma ? 1024 : 128) != 0) {
+        if (say && gpu::prim::thread_id() == 0)
+          printf("blockvec GPU: dynamic LDS is not %d-byte aligned\n",
+                 gpu::prim::has_wgmma ? 1024 : 128);
         __trap();
       }
       b.rs.last0 = offsets.d0;
       b.rs.last1 = offsets.d1;
-      *(reinterpret_cast<int*>(b.ring + S * (R * C * 2 + 8)) + gpu::prim::wave_id()) = 0;
+      *(reinterpret_cast<int*>(b.meta + 8 * S) + gpu::prim::wave_id()) = 0;
       if (gpu::prim::thread_id() == 0)
         for (int s = 0; s < S; ++s)
-          gpu::prim::mbar_init(gpu::prim::lds_addr(b.ring + S * (R * C * 2) + 8 * s),
-                               W * gpu::prim::wave_size);
+          gpu::prim::mbar_init(gpu::prim::lds_addr(b.meta + 8 * s), W * gpu::prim::wave_size);
       gpu::prim::barrier();
     }
   }
@@ -530,13 +602,13 @@ BV_DI auto load_bp(const block_ptr<T, R, C, W>& bp, boundary_check bc) {
                 tile_mask<W, R, C>(bp.off0, bp.off1, bp.shape0, bp.shape1, bc.dim0, bc.dim1),
                 0.0f);
   } else {
-    bp_tile<T, R, C, W> v{{bp.base, bp.shape0, bp.shape1, bp.stride0, bp.stride1, bp.ring,
-                           bp.stages},
-                          bp.off0,
-                          bp.off1,
-                          bc.dim0,
-                          bc.dim1,
-                          -1};
+    bp_tile<T, R, C, W> v{
+        {bp.base, bp.shape0, bp.shape1, bp.stride0, bp.stride1, bp.ring, bp.stages, bp.meta},
+        bp.off0,
+        bp.off1,
+        bc.dim0,
+        bc.dim1,
+        -1};
 #if BV_NVIDIA
     if (bp.stages > 0) v.t = ring_load(v.src, bp.rs, bp.off0, bp.off1);
 #endif
@@ -562,7 +634,7 @@ BV_DI typename bp_tile<T, R, C, W>::block_type bp_tile<T, R, C, W>::get() const 
         for (int ci = 0; ci < block_type::NC; ci += 2) {
           const int col = gpu::col_of<R, C, W>(ci);
           __builtin_memcpy(out.v + ri * block_type::NC + ci,
-                           img + detail::img_index<C>(fmt, row, col), 4);
+                           img + detail::img_index<R, C, W>(fmt, row, col), 4);
         }
       }
       return out;
@@ -626,17 +698,25 @@ BV_DI basic_block<C, shape<M, N>, W> dot_views(const X& x, const Y& y,
       // .trans, both with k in natural order; a tile whose slot was refilled, or is in the other
       // format, is copied again first (its own ring only, so the other stays). Anything else
       // (one operand in registers, both in one ring) goes through registers below.
-      if (x.in_ring() && y.in_ring() && x.src.ring != y.src.ring) {
-        basic_block<C, shape<M, N>, W> out = acc;
-        X xv = x;
-        Y yv = y;
-        if (!xv.fresh() || *xv.src.fmt(xv.t) != fmt_a)
-          xv.t = ring_refetch(xv.src, xv.off0, xv.off1, fmt_a);
-        if (!yv.fresh() || *yv.src.fmt(yv.t) != fmt_b)
-          yv.t = ring_refetch(yv.src, yv.off0, yv.off1, fmt_b);
-        mma_core<false, AX, C, M, K, N, W>(a_image<AX, M, K, W>{xv.src.slot_ptr(xv.t)},
-                                           yv.src.slot_ptr(yv.t), out);
-        return out;
+      // wgmma when both images are wgmma's (sm_90a); mma.sync when neither is; a mix (one
+      // operand's tile shape fits wgmma, the other's does not) goes through registers.
+      constexpr bool wa = wg_a_tile<M, K, W>(), wb = wg_b_tile<K, N, W>();
+      if constexpr (wa == wb) {
+        if (x.in_ring() && y.in_ring() && x.src.ring != y.src.ring) {
+          basic_block<C, shape<M, N>, W> out = acc;
+          X xv = x;
+          Y yv = y;
+          if (!xv.fresh() || *xv.src.fmt(xv.t) != fmt_a)
+            xv.t = ring_refetch(xv.src, xv.off0, xv.off1, fmt_a);
+          if (!yv.fresh() || *yv.src.fmt(yv.t) != fmt_b)
+            yv.t = ring_refetch(yv.src, yv.off0, yv.off1, fmt_b);
+          if constexpr (wa)
+            wgmma_core<AX, M, K, N, W>(xv.src.slot_ptr(xv.t), yv.src.slot_ptr(yv.t), out);
+          else
+            mma_core<false, AX, C, M, K, N, W>(a_image<AX, M, K, W>{xv.src.slot_ptr(xv.t)},
+                                               yv.src.slot_ptr(yv.t), out);
+          return out;
+        }
       }
     }
   }

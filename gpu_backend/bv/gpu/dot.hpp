@@ -216,6 +216,49 @@ BV_DI void mma_core(const ASrc& asrc, const A* Bs, basic_block<C, shape<M, N>, W
   }
 }
 
+// The wgmma product acc += a @ b (sm_90a) from two LDS images in wgmma's layouts (block_ptr.hpp's
+// wg_a_tile / wg_b_tile images): warpgroup wg takes the 64-row blocks wg * NB .. wg * NB + NB - 1
+// of a's image (its waves' rows), the whole of b, K / 16 steps of one wgmma per 64-row block and
+// 128 columns; the accumulator registers are the 2-D layout's (register pair q of row register
+// 2 b + h is mma n-tile q of half h of block b: the same pairing as mma_core's).
+template <class A, int M, int K, int N, int W>
+BV_DI void wgmma_core(const A* As, const A* Bs, basic_block<float, shape<M, N>, W>& acc) {
+  using O = basic_block<float, shape<M, N>, W>;
+  constexpr int NR = O::NR, NC = O::NC, NB = NR / 2, NH = N / 128;
+  static_assert(NC == N / 4 && NR % 2 == 0 && N % 128 == 0 && K % 16 == 0,
+                "internal: wgmma tiles (block_ptr.hpp's wg_a_tile / wg_b_tile)");
+  const int wg = gpu::prim::wave_id() / 4;
+  const uint64_t da = gpu::prim::wgmma_desc(gpu::prim::lds_addr(As) + 8192u * (wg * NB), 16, 1024);
+  const uint64_t db = gpu::prim::wgmma_desc(gpu::prim::lds_addr(Bs), K * 128, 1024);
+  float d[NB][NH][64];
+#pragma unroll
+  for (int b = 0; b < NB; ++b)
+#pragma unroll
+    for (int nh = 0; nh < NH; ++nh)
+#pragma unroll
+      for (int i = 0; i < 64; ++i)
+        d[b][nh][i] = acc.v[(2 * b + ((i >> 1) & 1)) * NC + 2 * (16 * nh + (i >> 2)) + (i & 1)];
+  gpu::prim::fence_proxy_async();
+  gpu::prim::wgmma_fence();
+#pragma unroll
+  for (int ks = 0; ks < K / 16; ++ks)
+#pragma unroll
+    for (int b = 0; b < NB; ++b)
+#pragma unroll
+      for (int nh = 0; nh < NH; ++nh)
+        gpu::prim::wgmma_64x128x16<A>(d[b][nh], da + ((8192u * b + 32u * ks) >> 4),
+                                      db + ((2048u * ks + 256u * K * nh) >> 4));
+  gpu::prim::wgmma_commit();
+  gpu::prim::wgmma_wait0();
+#pragma unroll
+  for (int b = 0; b < NB; ++b)
+#pragma unroll
+    for (int nh = 0; nh < NH; ++nh)
+#pragma unroll
+      for (int i = 0; i < 64; ++i)
+        acc.v[(2 * b + ((i >> 1) & 1)) * NC + 2 * (16 * nh + (i >> 2)) + (i & 1)] = d[b][nh][i];
+}
+
 // acc += a @ b with a in registers and b a block in registers (BT false) or the N x K block whose
 // transpose it is (BT true): b is staged once in LDS in mma order, between two barriers.
 template <bool BT, class A, class C, int M, int K, int N, int W, class BB>

@@ -140,12 +140,13 @@ launch_result matmul_tiles(const device_tensor<T>& a, const device_tensor<T>& b,
 }
 template <class T, class O>
 launch_result matmul(const device_tensor<T>& a, const device_tensor<T>& b, device_tensor<O>& c) {
-  // NVIDIA: 4 warps of 32 rows x 128 columns over 128x128x64 tiles, a and b through block-pointer
-  // rings of 3 stages (4.52 ms at 8192^3 on an H100, 2026-11-21 21:02 UTC; 2 stages 4.57,
-  // 256x128x64 with 8 warps 4.84). AMD: 4 waves of 64 over 64x64 tiles (128x128 spills on
+  // NVIDIA: 4 warps (one warpgroup) over 128x128x64 tiles, a and b through block-pointer rings
+  // of 2 stages; wgmma on sm_90a (3.20 ms at 8192^3 on an H100, 2026-11-22 02:42 UTC; 3 stages
+  // 3.33, 256x128x64 with 8 warps 3.42, 128x256x64 with 8 warps 3.96), mma.sync elsewhere (4.16
+  // ms, 2 and 3 stages alike). AMD: 4 waves of 64 over 64x64 tiles (128x128 spills on
   // gfx940/gfx942 for now; see docs/isa_report.md).
   if constexpr (is_16bit_float<T> && gpu::prim::wave_size == 32)
-    return matmul_tiles<128, 128, 64, 4>(a, b, c);
+    return matmul_tiles<128, 128, 64, 4, 2>(a, b, c);
   else
     return matmul_tiles<64, 64, 32, 4>(a, b, c);
 }

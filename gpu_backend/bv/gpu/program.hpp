@@ -17,6 +17,7 @@ struct program {
   // inlined kernel, so ring addresses fold to immediates.
   int stages = 0;
   mutable int lds_taken = 0;
+  mutable int lds_meta_taken = 0;  // bytes of ring bookkeeping taken from the end
 
   BV_DI int id(int axis) const {
     return gpu::prim::program_id(axis < 0 ? 0 : (axis > 2 ? 2 : axis));
