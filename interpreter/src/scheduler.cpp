@@ -13,6 +13,7 @@
 
 #include "bv/cpu/check.hpp"
 #include "bv/cpu/runtime.hpp"
+#include "bv/cpu/views.hpp"
 #include "fiber.hpp"
 
 namespace bv::detail {
@@ -302,6 +303,7 @@ void note_progress() {
 void wait_for_progress(const std::source_location& loc) {
   program_state* s = t_current;
   if (!s) return;
+  settle_all_views();  // other programs run before this one resumes (views.hpp)
   s->last_loc = &loc;
   s->waited_epoch = s->launch->epoch();
   s->state = program_state::status::waiting;
@@ -316,6 +318,7 @@ void maybe_preempt() {
   program_state* s = t_current;
   if (!s || s->launch->sched != schedule::shuffled) return;
   if (std::uniform_int_distribution<int>(0, 3)(s->launch->rng) != 0) return;
+  settle_all_views();  // other programs run before this one resumes (views.hpp)
   s->waited_epoch = 0;
   s->state = program_state::status::waiting;
   fiber_yield(static_cast<fiber_slot*>(s->fiber));

@@ -5,10 +5,12 @@
 #include <bit>
 #include <concepts>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "bv/cpu/affine.hpp"
 #include "bv/cpu/runtime.hpp"
+#include "bv/cpu/views.hpp"
 #include "bv/dtype.hpp"
 #include "bv/shape.hpp"
 
@@ -110,6 +112,8 @@ struct basic_block {
  private:
   // Written out on first read when the block is lazy (see lazy_slot); the truth otherwise.
   mutable array v_;
+  // A loaded block that reads memory in place (views.hpp): its lanes are there, not in v_.
+  mutable const T* view_ = nullptr;
 
  public:
   // Integer blocks: the affine form of the values, when known (affine.hpp).
@@ -121,16 +125,20 @@ struct basic_block {
  public:
   basic_block() = default;
   explicit basic_block(const array& a) : v_(a) {}
-  // A lazy copy writes nothing: its values are its form (or its one value).
+  // A lazy copy writes nothing: its values are its form (or its one value); a copy of a view
+  // reads the same memory.
   basic_block(const basic_block& o) : aff(o.aff), lz_(o.lz_) {
-    if (!lz_.pending) v_ = o.v_;
+    if (!lz_.pending) take_lanes(o);
   }
   basic_block& operator=(const basic_block& o) {
+    if (this == &o) return *this;
+    drop_view();
     aff = o.aff;
     lz_ = o.lz_;
-    if (!lz_.pending) v_ = o.v_;
+    if (!lz_.pending) take_lanes(o);
     return *this;
   }
+  ~basic_block() { drop_view(); }
   template <class E>
   static basic_block from(const E& expr) {
     basic_block b;
@@ -155,21 +163,40 @@ struct basic_block {
     return b;
   }
 
-  // The lanes' values (written out first if the block is lazy).
+  // The lanes' values in the block's own array (written out first if the block is lazy, copied
+  // in if it is a view).
   const array& vals() const {
     if (lz_.pending) materialise();
+    if (view_) settle_view();
     return v_;
   }
   // Writable lanes: what the form (or the one value) claimed about them ends here.
   array& vals() {
     if (lz_.pending) materialise();
+    if (view_) settle_view();
     forget_form();
     return v_;
   }
-  const T* data() const { return vals().data(); }
+  // The lanes to read, wherever they are: a view's memory, or the block's array. Valid until the
+  // block changes or the program writes that memory (which settles the view first).
+  const T* read() const {
+    if (lz_.pending) materialise();
+    return view_ ? view_ : v_.data();
+  }
+  auto arr() const { return Eigen::Map<const array>(read()); }
+  const T* data() const { return read(); }
   T* data() { return vals().data(); }
   // Whether the values are not written out yet (they are the form, or one value).
   bool pending() const { return lz_.pending; }
+  // Whether the lanes are read in place from memory (views.hpp).
+  bool is_view() const { return view_ != nullptr; }
+  // Makes this (fresh) block read its lanes from src in place; false when it cannot (the
+  // thread's list of views is full), and the caller copies them instead.
+  bool view_of(const T* src) {
+    if (!detail::view_add(this, src, sizeof(T) * size, &settle_fn)) return false;
+    view_ = src;
+    return true;
+  }
   // Bool blocks: 1 (0) when every lane is known set (clear) without reading them, -1 otherwise.
   int known_uniform() const {
     if constexpr (std::is_same_v<T, bool>)
@@ -180,10 +207,10 @@ struct basic_block {
 
   T& operator[](int i) { return vals()[i]; }
   const T& operator[](int i) const { return vals()[i]; }
-  T at(int r, int c) const { return vals()[r * cols + c]; }
+  T at(int r, int c) const { return read()[r * cols + c]; }
 
   // A 2-D view of the elements (row-major), for reductions and dot.
-  auto grid() const { return Eigen::Map<const detail::mat<T, rows, cols>>(vals().data()); }
+  auto grid() const { return Eigen::Map<const detail::mat<T, rows, cols>>(read()); }
   auto grid() { return Eigen::Map<detail::mat<T, rows, cols>>(vals().data()); }
 
   // x.to(f32) on an f32 block is x itself (a 4 KB copy per use otherwise: loads written
@@ -218,11 +245,11 @@ struct basic_block {
     if constexpr (is_int<T> && is_int<U>) {
       const detail::affine f = detail::fit_affine<U, rows, cols>(aff);
       if (lz_.pending && f.known) return basic_block<U, S, W>::lazy(f);
-      auto out = basic_block<U, S, W>::from(vals().template cast<U>());
+      auto out = basic_block<U, S, W>::from(arr().template cast<U>());
       out.aff = f;
       return out;
     } else {
-      return basic_block<U, S, W>::from(vals().template cast<U>());
+      return basic_block<U, S, W>::from(arr().template cast<U>());
     }
   }
 
@@ -244,6 +271,26 @@ struct basic_block {
  private:
   template <class, class, int>
   friend struct basic_block;
+
+  // This block's lanes from o's (o is not lazy): o's memory in place when o is a view.
+  template <class S2>
+  void take_lanes(const basic_block<T, S2, W>& o) {
+    if (o.view_ && view_of(o.view_)) return;
+    if (o.view_)
+      std::memcpy(static_cast<void*>(v_.data()), o.view_, sizeof(T) * size);
+    else
+      v_ = o.v_;
+  }
+  void settle_view() const {
+    std::memcpy(static_cast<void*>(v_.data()), view_, sizeof(T) * size);
+    drop_view();
+  }
+  void drop_view() const {
+    if (!view_) return;
+    view_ = nullptr;
+    detail::view_drop(this);
+  }
+  static void settle_fn(const void* b) { static_cast<const basic_block*>(b)->settle_view(); }
 
   void materialise() const {
     if constexpr (is_int<T>) {
@@ -269,7 +316,7 @@ struct basic_block {
     basic_block<T, S2, W> out;
     out.aff = f;
     out.lz_ = lz_;
-    if (!lz_.pending) out.v_ = v_;
+    if (!lz_.pending) out.take_lanes(*this);
     return out;
   }
 };
@@ -294,9 +341,9 @@ decltype(auto) as_array(const X& x) {
   } else {
     using XS = shape_of<X>;
     if constexpr (XS::size == S::size && std::is_same_v<elem_of<X>, R>) {
-      return (x.vals());
+      return x.arr();
     } else if constexpr (XS::size == S::size) {
-      return x.vals().template cast<R>();
+      return x.arr().template cast<R>();
     } else {
       A out;
       const auto* xv = x.data();
@@ -570,7 +617,7 @@ auto operator||(const X& x, const Y& y) { return x | y; }
 
 template <class T, class S, int W>
 basic_block<T, S, W> operator-(const basic_block<T, S, W>& x) {
-  auto out = basic_block<T, S, W>::from(-x.vals());
+  auto out = basic_block<T, S, W>::from(-x.arr());
   if constexpr (is_int<T>)
     out.aff = detail::fit_affine<T, S::rows, S::cols>(
         detail::combine_affine<'-'>(detail::affine_const(0), x.aff));

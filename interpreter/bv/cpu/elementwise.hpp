@@ -15,10 +15,10 @@ basic_block<T, S, W> unary_float(const basic_block<T, S, W>& x, F f, const char*
                 "This math function takes a floating-point block; convert first with "
                 ".to(bv::f32).");
   using C = compute_t<T>;
-  auto out = basic_block<T, S, W>::from(f(x.vals().template cast<C>()).template cast<T>());
+  auto out = basic_block<T, S, W>::from(f(x.arr().template cast<C>()).template cast<T>());
   // The nan check wants the op that turned finite values into NaN/Inf (log(0), sqrt(-1)).
   if (value_checks_on()) [[unlikely]]
-    check_result(out.vals().data(), S::size, all_finite(x.vals().data(), S::size), op, loc);
+    check_result(out.vals().data(), S::size, all_finite(x.read(), S::size), op, loc);
   return out;
 }
 }  // namespace detail
@@ -56,11 +56,11 @@ BV_UNARY(ceil, a.ceil())
 template <class T, class S, int W>
 basic_block<T, S, W> abs(const basic_block<T, S, W>& x) {
   if constexpr (is_16bit_float<T>)
-    return basic_block<T, S, W>::from(x.vals().template cast<float>().abs().template cast<T>());
+    return basic_block<T, S, W>::from(x.arr().template cast<float>().abs().template cast<T>());
   else if constexpr (std::is_same_v<T, bool>)
     return x;
   else
-    return basic_block<T, S, W>::from(x.vals().abs());
+    return basic_block<T, S, W>::from(x.arr().abs());
 }
 
 // maximum / minimum: elementwise, blocks with blocks or scalars (tl.maximum, tl.minimum). A NaN

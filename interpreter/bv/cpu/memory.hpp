@@ -113,6 +113,12 @@ void prefetch_next_run(const T* run, int n, bool write) {
       __builtin_prefetch(next + b, 0, 2);
 }
 
+// Whether a block of shape S at these offsets is one contiguous run of S::size elements.
+template <class S>
+bool one_run(const affine& f) {
+  return f.known && f.ac == 1 && (S::rows == 1 || f.ar == S::cols);
+}
+
 // Every lane loaded (stored): one copy when the block is one contiguous run, rows copied whole
 // when the offsets are contiguous along rows, a strided walk when they are affine otherwise, a
 // gather (scatter) from the offsets else.
@@ -120,7 +126,7 @@ template <class U, class T, class S, int W>
 void gather_block(U* out, const ptr_block<T, S, W>& p) {
   const affine& f = p.form();
   if (!f.known) return gather_all<S::rows, S::cols>(out, p.p, p.offsets().data());
-  if (f.ac == 1 && (S::rows == 1 || f.ar == S::cols)) {
+  if (one_run<S>(f)) {
     const T* src = p.p + f.a0;
     prefetch_next_run(src, S::size, false);
     return copy_run(out, src, S::size);
@@ -138,7 +144,7 @@ template <class T, class S, int W, class U>
 void scatter_block(const ptr_block<T, S, W>& p, const U* vals) {
   const affine& f = p.form();
   if (!f.known) return scatter_all<S::rows, S::cols>(p.p, p.offsets().data(), vals);
-  if (f.ac == 1 && (S::rows == 1 || f.ar == S::cols)) {
+  if (one_run<S>(f)) {
     T* dst = p.p + f.a0;
     prefetch_next_run(dst, S::size, true);
     return copy_run(dst, vals, S::size);
@@ -158,9 +164,18 @@ void scatter_block(const ptr_block<T, S, W>& p, const U* vals) {
 template <class T, class S, class V>
 decltype(auto) values_array(const V& value) {
   if constexpr (same_lanes<V, T, S>())
-    return (value.vals());
+    return value.arr();
   else
     return Eigen::Array<T, S::size, 1>(as_array<T, S>(value));
+}
+
+// Before a store into an allocation: the views reading its buffer copy their lanes in (an
+// unbound pointer could be anywhere: every view does).
+inline void settle_views_of(const alloc_info* a) {
+  if (!t_views.n) return;
+  if (!a || a->elem_bytes <= 0) return settle_all_views();
+  const char* lo = static_cast<const char*>(a->buffer);
+  settle_views(lo, lo + a->numel * a->elem_bytes);
 }
 
 template <class T, class S, int W>
@@ -227,21 +242,31 @@ const uint8_t* classify_values(const A& vals, const bool* mask) {
 
 // After a masked load without `other`: give the masked-off lanes a tracked poison (masked check),
 // and note NaN/Inf read from memory so the nan check does not blame the kernel for them.
-template <class U, int N>
-void after_load(Eigen::Array<U, N, 1>& v, const bool* mask, bool has_other) {
+template <class U, class S, int W>
+void after_load(basic_block<U, S, W>& out, const bool* mask, bool has_other) {
+  constexpr int N = S::size;
   const uint32_t vc = value_checks.load(std::memory_order_relaxed);
   if (!vc) return;
-  if (mask && !has_other && (vc & checks::masked) && !std::is_same_v<U, bool> && !all_set(mask, N))
+  if (mask && !has_other && (vc & checks::masked) && !std::is_same_v<U, bool> &&
+      !all_set(mask, N)) {
+    U* v = out.data();
     for (int i = 0; i < N; ++i)
       if (!mask[i]) v[i] = masked_value<U>();
-  if constexpr (is_float<U>)
-    if ((vc & checks::nan) && !all_finite(v.data(), N)) {
+  }
+  if constexpr (is_float<U>) {
+    const U* v = out.read();
+    if ((vc & checks::nan) && !all_finite(v, N)) {
       thread_local std::vector<uint8_t> buf;
       buf.resize(N);
-      if (classify(v.data(), N, mask, buf.data()) & (1u << vc_nonfinite))
+      if (classify(v, N, mask, buf.data()) & (1u << vc_nonfinite))
         if (program_state* s = current()) s->chk.saw_nonfinite = true;
     }
+  }
 }
+
+// Whether a whole load of U x S is worth reading in place (views.hpp) rather than copying.
+template <class U, class S>
+inline constexpr bool viewable = !std::is_same_v<U, bool> && sizeof(U) * S::size >= 512;
 
 template <class T, class S, int W, class M, class O>
 auto load_impl(const ptr_block<T, S, W>& p, const M& mask, const O& other,
@@ -250,13 +275,20 @@ auto load_impl(const ptr_block<T, S, W>& p, const M& mask, const O& other,
   constexpr bool has_other = !std::is_same_v<O, no_other>;
   static_assert(!has_other || !std::is_same_v<M, no_mask>, "load: `other` needs a mask.");
   basic_block<U, S, W> out;
-  U* o = out.data();
   // mp: the mask's lanes, or null when every lane is active.
   auto run = [&](const bool* mp) {
     const bool* ok = admit(access_kind::load, p, mp, loc, "load", has_other);
     if (!ok && (!mp || all_set(mp, S::size))) {
-      gather_block(o, p);
+      const affine& f = p.form();
+      if constexpr (viewable<U, S>)
+        if (one_run<S>(f)) {
+          const U* src = p.p + f.a0;
+          prefetch_next_run(src, S::size, false);
+          if (out.view_of(src)) return after_load(out, mp, has_other);
+        }
+      gather_block(out.data(), p);
     } else {
+      U* o = out.data();
       // Lanes not loaded hold `other`, or zero.
       if constexpr (has_other)
         out.vals() = as_array<U, S>(other);
@@ -266,7 +298,7 @@ auto load_impl(const ptr_block<T, S, W>& p, const M& mask, const O& other,
       for (int i = 0; i < S::size; ++i)
         if ((!mp || mp[i]) && (!ok || ok[i])) o[i] = p.p[off[i]];
     }
-    after_load(out.vals(), mp, has_other);
+    after_load(out, mp, has_other);
   };
   with_mask_lanes<S>(mask, run);
   return out;
@@ -280,16 +312,20 @@ void store_impl(const ptr_block<T, S, W>& p, const V& value, const M& mask,
                 "bv::ptr<T>, not bv::ptr<const T>.");
   static_assert(Scalar<V> || broadcasts_to<shape_of<V>, S>,
                 "store: the value's shape does not broadcast to the pointer block's shape.");
+  settle_views_of(p.alloc);
   const auto& vals = values_array<T, S>(value);
   auto run = [&](const bool* mp) {
     const bool* ok =
         admit(access_kind::store, p, mp, loc, "store", false, classify_values(vals, mp));
+    // admit may have yielded (the shuffled schedule), which settles a view: read its lanes anew.
+    const T* src = vals.data();
+    if constexpr (same_lanes<V, T, S>()) src = value.read();
     if (!ok && (!mp || all_set(mp, S::size))) {
-      scatter_block(p, vals.data());
+      scatter_block(p, src);
     } else {
       const int64_t* off = p.offsets().data();
       for (int i = 0; i < S::size; ++i)
-        if ((!mp || mp[i]) && (!ok || ok[i])) p.p[off[i]] = vals[i];
+        if ((!mp || mp[i]) && (!ok || ok[i])) p.p[off[i]] = src[i];
     }
   };
   with_mask_lanes<S>(mask, run);
@@ -353,6 +389,7 @@ auto atomic_impl(rmw op, const ptr_block<T, S, W>& p, const V& value, const M& m
                  const std::source_location& loc, const char* name) {
   static_assert(!std::is_const_v<T>, "Atomics write memory: the pointer must not point to const.");
   static_assert(!std::is_same_v<T, bool>, "Atomics work on numbers, not bool.");
+  settle_all_views();
   const auto vals = as_array<T, S>(value).eval();
   basic_block<T, S, W> old;
   old.vals().setZero();
@@ -423,6 +460,7 @@ requires(Scalar<C>&& Scalar<V>) T
     atomic_cas(ptr<T> p, C expected, V desired,
                std::source_location loc = std::source_location::current()) {
   static_assert(!std::is_const_v<T>, "atomic_cas writes memory: the pointer must not be const.");
+  detail::settle_all_views();
   auto b = detail::as_block(p);
   Eigen::Array<bool, 1, 1> m;
   m[0] = true;

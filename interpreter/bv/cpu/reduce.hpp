@@ -60,14 +60,14 @@ inline constexpr auto add = [](auto a, auto b) { return a + b; };
 template <class T, class S, int W, class R>
 R checked(const basic_block<T, S, W>& x, R r, const char* op, const std::source_location& loc) {
   if (value_checks_on()) [[unlikely]]
-    check_result(&r, 1, all_finite(x.vals().data(), S::size), op, loc);
+    check_result(&r, 1, all_finite(x.read(), S::size), op, loc);
   return r;
 }
 template <class T, class S, int W, class B>
 B checked(const basic_block<T, S, W>& x, B r, const char* op,
           const std::source_location& loc) requires Block<B> {
   if (value_checks_on()) [[unlikely]]
-    check_result(r.vals().data(), B::size, all_finite(x.vals().data(), S::size), op, loc);
+    check_result(r.vals().data(), B::size, all_finite(x.read(), S::size), op, loc);
   return r;
 }
 inline constexpr auto max2 = [](auto a, auto b) { return (a != a || a > b) ? a : b; };
@@ -79,7 +79,7 @@ template <bool Max, class T, class S, int W>
 auto extreme_all(const basic_block<T, S, W>& x) {
   using R = acc_t<T>;
   if constexpr (std::is_same_v<T, float> && S::size >= 8)
-    if (!x.vals().isNaN().any()) return R(Max ? x.vals().maxCoeff() : x.vals().minCoeff());
+    if (!x.arr().isNaN().any()) return R(Max ? x.arr().maxCoeff() : x.arr().minCoeff());
   if constexpr (Max)
     return reduce_all(x, lowest<R>(), max2);
   else
@@ -89,7 +89,7 @@ template <bool Max, int Axis, class T, class S, int W>
 auto extreme_axis(const basic_block<T, S, W>& x) {
   using R = acc_t<T>;
   if constexpr (std::is_same_v<T, float> && S::size >= 8) {
-    if (!x.vals().isNaN().any()) {
+    if (!x.arr().isNaN().any()) {
       using RS = typename reduced_shape<Axis, S>::type;
       basic_block<float, RS, W> out;
       if constexpr (Axis == 1)
@@ -115,7 +115,7 @@ auto sum(const basic_block<T, S, W>& x,
          std::source_location loc = std::source_location::current()) {
   using R = detail::acc_t<T>;
   if constexpr (std::is_same_v<R, float> && S::size >= 8)
-    return detail::checked(x, R(x.vals().template cast<float>().sum()), "sum", loc);
+    return detail::checked(x, R(x.arr().template cast<float>().sum()), "sum", loc);
   else
     return detail::checked(x, detail::reduce_all(x, R(0), detail::add), "sum", loc);
 }
