@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "bv/gpu/host_api.hpp"
+#include "outcome.hpp"
 #include "registry.hpp"
 #include "table.hpp"
 
@@ -122,8 +123,8 @@ void print_side(const char* name, const outcome& o) {
 int run_gpu_command(const kernel_entry& k, const std::vector<int64_t>& size, uint64_t seed,
                     const run_request& r) {
   if (!k.run_gpu) {
-    fmt::print(stderr, "blockvec run: kernel '{}' has no GPU entry yet; --backend gpu runs: ",
-               k.name);
+    fmt::print(stderr,
+               "blockvec run: kernel '{}' has no GPU entry yet; --backend gpu runs: ", k.name);
     for (const auto& e : registry())
       if (e.run_gpu) fmt::print(stderr, "{} ", e.name);
     fmt::print(stderr, "\n");
@@ -148,12 +149,18 @@ int run_gpu_command(const kernel_entry& k, const std::vector<int64_t>& size, uin
            {"seed", seed},
            {"backend", r.backend},
            {"device", gpu::describe()},
-           {"gpu", {{"ms", g.gpu_ms}, {"max_abs_error", g.gpu.max_abs_err},
-                    {"rel_error", g.gpu.rel_err}, {"match", g.gpu.match}}},
+           {"gpu",
+            {{"ms", g.gpu_ms},
+             {"max_abs_error", g.gpu.max_abs_err},
+             {"rel_error", g.gpu.rel_err},
+             {"match", g.gpu.match}}},
            {"ok", ok}};
     if (g.cpu_ran) {
-      j["cpu"] = {{"seconds", seconds(g.cpu)}, {"max_abs_error", g.cpu.max_abs_err},
-                  {"rel_error", g.cpu.rel_err}, {"match", g.cpu.match}, {"errors", t.errors}};
+      j["cpu"] = {{"seconds", seconds(g.cpu)},
+                  {"max_abs_error", g.cpu.max_abs_err},
+                  {"rel_error", g.cpu.rel_err},
+                  {"match", g.cpu.match},
+                  {"errors", t.errors}};
       j["gpu_vs_cpu_max_abs_diff"] = g.max_abs_diff;
       j["agree"] = g.agree;
     }
@@ -236,14 +243,15 @@ int run_command(const run_request& r) {
     fmt::print("schedule    {}{}   checks {}\n", schedule_name(config().sched),
                config().sched == schedule::parallel
                    ? fmt::format(" on {} threads", config().threads
-                                                        ? config().threads
-                                                        : int(std::thread::hardware_concurrency()))
+                                                       ? config().threads
+                                                       : int(std::thread::hardware_concurrency()))
                    : "",
                checks_text(config().enabled));
     if (!o.note.empty()) fmt::print("note        {}\n", o.note);
     fmt::print("programs    {} in {} launch(es), {} ms\n", t.programs, o.launches.size(), ms(secs));
     fmt::print("result      max abs error {:.3g}, rel L2 error {:.3g} (tolerance {:.0e}): {}\n",
-               o.max_abs_err, o.rel_err, o.tolerance, o.match ? "matches the reference" : "DOES NOT MATCH");
+               o.max_abs_err, o.rel_err, o.tolerance,
+               o.match ? "matches the reference" : "DOES NOT MATCH");
     if (t.diags.empty()) {
       fmt::print("diagnostics none\n");
     } else {
@@ -275,16 +283,22 @@ int demo_command(bool json_out) {
              fmt::format("{:.2e}", o.rel_err),
              t.diags.empty() ? "none" : fmt::format("{} err, {} warn", t.errors, t.warnings),
              ok ? "ok" : (err.empty() ? "FAILED" : "FAILED: " + err)});
-    rows.push_back({{"kernel", k.name}, {"size", k.default_size}, {"programs", t.programs},
-                    {"seconds", seconds(o)}, {"rel_error", o.rel_err}, {"errors", t.errors},
-                    {"warnings", t.warnings}, {"ok", ok}});
+    rows.push_back({{"kernel", k.name},
+                    {"size", k.default_size},
+                    {"programs", t.programs},
+                    {"seconds", seconds(o)},
+                    {"rel_error", o.rel_err},
+                    {"errors", t.errors},
+                    {"warnings", t.warnings},
+                    {"ok", ok}});
   }
   if (json_out) {
     fmt::print("{}\n", rows.dump(2));
   } else {
-    fmt::print("blockvec demo: every kernel on the CPU interpreter ({} schedule, checks {}), "
-               "compared with its reference\n\n",
-               schedule_name(config().sched), checks_text(config().enabled));
+    fmt::print(
+        "blockvec demo: every kernel on the CPU interpreter ({} schedule, checks {}), "
+        "compared with its reference\n\n",
+        schedule_name(config().sched), checks_text(config().enabled));
     tab.print();
     fmt::print("\n{} of {} kernels match their reference with no error diagnostics.\n",
                registry().size() - failed, registry().size());
@@ -319,10 +333,11 @@ int bench_command(const std::vector<std::string>& names, bool json_out, int repe
   const options saved = config();
   config().quiet = true;
   config().progress = false;
+  bench_warm() = true;
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
-  std::vector<std::string> heads{"kernel", "size", "programs", "native ms", "off ms",
-                                 "off/native", "all ms", "all/native", "parallel x",
-                                 "TRITON_INTERPRET/native"};
+  std::vector<std::string> heads{
+      "kernel",     "size",   "programs",   "native ms",  "off ms",
+      "off/native", "all ms", "all/native", "parallel x", "TRITON_INTERPRET/native"};
   if (per_check)
     for (const check_name* c = check_names; c->name; ++c) heads.push_back(c->name);
   table tab(heads);
@@ -353,11 +368,19 @@ int bench_command(const std::vector<std::string>& names, bool json_out, int repe
     misses += off_r > 2.0 || all_r > 4.0 || (big_grid && cores >= 2 && speedup < 1.7) || !match;
     // DESIGN.md's TRITON_INTERPRET=1 figures are ratios to torch on one CPU thread.
     std::string triton = "-";
-    if (k->triton_interpret_seconds > 0) triton = fmt::format("{:.0f}x", k->triton_interpret_seconds / native);
+    if (k->triton_interpret_seconds > 0)
+      triton = fmt::format("{:.0f}x", k->triton_interpret_seconds / native);
     std::vector<std::string> cells{
-        k->name, size_text(size), std::to_string(programs), ms(native), ms(off),
-        ratio(off, native), ms(all), ratio(all, native),
-        big_grid ? ratio(off, par) : fmt::format("({})", ratio(off, par)), triton};
+        k->name,
+        size_text(size),
+        std::to_string(programs),
+        ms(native),
+        ms(off),
+        ratio(off, native),
+        ms(all),
+        ratio(all, native),
+        big_grid ? ratio(off, par) : fmt::format("({})", ratio(off, par)),
+        triton};
     // Each check alone against checks off, both sequential: what one check costs.
     json check_cost = json::object();
     if (per_check)
@@ -382,22 +405,29 @@ int bench_command(const std::vector<std::string>& names, bool json_out, int repe
                     {"match", match}});
   }
   config() = saved;
+  bench_warm() = false;
   if (json_out) {
-    json j{{"date", today()}, {"cpu", cpu_model()}, {"cores", cores}, {"repeat", repeat},
+    json j{{"date", today()},
+           {"cpu", cpu_model()},
+           {"cores", cores},
+           {"repeat", repeat},
            {"results", rows}};
     fmt::print("{}\n", j.dump(2));
   } else {
     fmt::print("blockvec bench, {} on {} ({} cores), best of {} runs; times in ms\n", today(),
                cpu_model(), cores, repeat);
-    fmt::print("native: single-threaded C++/Eigen; off/all: the interpreter, sequential, with no "
-               "checks / every check;\nparallel x: sequential over parallel time, checks off "
-               "(in parentheses below 1000 programs){}\n\n",
-               per_check ? ";\nper check (last columns): that check alone over checks off, sequential"
-                         : "");
+    fmt::print(
+        "native: single-threaded C++/Eigen; off/all: the interpreter, sequential, with no "
+        "checks / every check;\nboth timed on their second run over the same tensors; "
+        "parallel x: sequential over parallel time, checks off\n"
+        "(in parentheses below 1000 programs){}\n\n",
+        per_check ? ";\nper check (last columns): that check alone over checks off, sequential"
+                  : "");
     tab.print();
-    fmt::print("\ntargets: off/native <= 2x, all/native <= 4x, parallel >= 1.7x on 2 cores for "
-               ">= 1000 programs: {}\n",
-               misses ? fmt::format("{} kernel(s) miss", misses) : "all met");
+    fmt::print(
+        "\ntargets: off/native <= 2x, all/native <= 4x, parallel >= 1.7x on 2 cores for "
+        ">= 1000 programs: {}\n",
+        misses ? fmt::format("{} kernel(s) miss", misses) : "all met");
   }
   return 0;
 }

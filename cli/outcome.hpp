@@ -42,6 +42,20 @@ double time_it(F&& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// Set while `blockvec bench` runs: each run entry launches its kernel twice over the same tensors
+// and keeps the second launch, so the interpreter is timed warm as time_it times the native side
+// (both on memory and page tables the computation has touched). Every launcher here may run
+// twice: those that accumulate (split-K, the LayerNorm backward's lock) clear their buffers first.
+inline bool& bench_warm() {
+  static bool warm = false;
+  return warm;
+}
+template <class F>
+auto launch_warm(F&& launch) {
+  if (bench_warm()) (void)launch();
+  return launch();
+}
+
 // Poison an output so elements the kernel did not write fail the comparison.
 template <class T>
 void poison(tensor<T>& t) {

@@ -15,7 +15,7 @@ outcome run_fwd(const std::vector<int64_t>& s, uint64_t seed) {
   auto x = tensor<float>::randn("x", {s[0], 2 * s[1]}, seed, 2.0);
   auto y = output<float>("y", {s[0], s[1]});
   checker c;
-  c.launched(kernels::act_mul_fwd<A>(x, y));
+  c.launched(launch_warm([&] { return kernels::act_mul_fwd<A>(x, y); }));
   c.add(y, kernels::ref::act_mul_fwd(x, A == kernels::gate_act::gelu_tanh), 1e-5);
   return c.done();
 }
@@ -25,7 +25,7 @@ outcome run_bwd(const std::vector<int64_t>& s, uint64_t seed) {
   auto dy = tensor<float>::randn("dy", {s[0], s[1]}, seed + 1);
   auto dx = output<float>("dx", {s[0], 2 * s[1]});
   checker c;
-  c.launched(kernels::act_mul_bwd<A>(dy, x, dx));
+  c.launched(launch_warm([&] { return kernels::act_mul_bwd<A>(dy, x, dx); }));
   c.add(dx, kernels::ref::act_mul_bwd(dy, x, A == kernels::gate_act::gelu_tanh), 1e-5);
   return c.done();
 }

@@ -19,7 +19,7 @@ outcome run_fwd(const std::vector<int64_t>& s, uint64_t seed, bool causal) {
   auto o = output<float>("o", shape4(s));
   auto lse = output<float>("lse", {s[0] * s[1], s[2]});
   checker c;
-  c.launched(kernels::attention_fwd(q, k, v, o, lse, causal));
+  c.launched(launch_warm([&] { return kernels::attention_fwd(q, k, v, o, lse, causal); }));
   const auto ref = kernels::ref::attention_fwd(q, k, v, causal);
   c.add(o, ref.o, 1e-5);
   c.add(lse, ref.lse, 1e-5);
@@ -118,7 +118,8 @@ registrar reg_bwd{{
           auto dk = output<float>("dk", shape4(s));
           auto dv = output<float>("dv", shape4(s));
           checker c;
-          c.launched(kernels::attention_bwd(q, k, v, o, lse, dout, dq, dk, dv, true));
+          c.launched(launch_warm(
+              [&] { return kernels::attention_bwd(q, k, v, o, lse, dout, dq, dk, dv, true); }));
           const auto ref = kernels::ref::attention_bwd(q, k, v, dout, true);
           c.add(dq, ref.dq, 1e-5);
           c.add(dk, ref.dk, 1e-5);

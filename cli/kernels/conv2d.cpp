@@ -32,7 +32,7 @@ registrar reg{{
           const int64_t ow = kernels::conv2d_out_size(s[3], s[5], prm.stride_w, prm.pad_w);
           auto out = output<float>("out", {s[0], s[4], oh, ow});
           checker c;
-          c.launched(kernels::conv2d(x, w, bias, out, prm));
+          c.launched(launch_warm([&] { return kernels::conv2d(x, w, bias, out, prm); }));
           c.add(out,
                 kernels::ref::conv2d(x, w, bias, prm.stride_h, prm.stride_w, prm.pad_h, prm.pad_w),
                 1e-5);

@@ -32,7 +32,7 @@ registrar reg_fwd{{
           auto loss = output<float>("loss", {s[0]});
           auto lse = output<float>("lse", {s[0]});
           checker c;
-          c.launched(kernels::cross_entropy_fwd(x, t, loss, lse));
+          c.launched(launch_warm([&] { return kernels::cross_entropy_fwd(x, t, loss, lse); }));
           const auto ref = kernels::ref::cross_entropy_fwd(x, t);
           c.add(loss, ref.loss, 1e-5);
           c.add(lse, ref.lse, 1e-5);
@@ -84,7 +84,7 @@ registrar reg_bwd{{
           kernels::cross_entropy_fwd(x, t, loss, lse);
           auto dx = output<float>("dx", {s[0], s[1]});
           checker c;
-          c.launched(kernels::cross_entropy_bwd(x, t, lse, dloss, dx));
+          c.launched(launch_warm([&] { return kernels::cross_entropy_bwd(x, t, lse, dloss, dx); }));
           c.add(dx, kernels::ref::cross_entropy_bwd(x, t, dloss), 1e-5);
           return c.done();
         },

@@ -22,7 +22,7 @@ registrar reg{{
           auto out = output<float>("out", {s[0]});
           const int dseed = static_cast<int>(seed & 0x7fffffff);
           checker c;
-          c.launched(kernels::dropout(x, out, 0.3f, dseed));
+          c.launched(launch_warm([&] { return kernels::dropout(x, out, 0.3f, dseed); }));
           c.add(out, kernels::ref::dropout(x, 0.3f, dseed), 1e-6);
           return c.done();
         },

@@ -24,7 +24,9 @@ registrar reg_epi{{
           auto bias = tensor<float>::randn("bias", {s[1]}, seed + 2);
           auto c = output<float>("c", {s[0], s[1]});
           checker ch;
-          ch.launched(kernels::matmul_bias_act<kernels::epilogue::gelu_tanh>(a, b, bias, c));
+          ch.launched(launch_warm([&] {
+            return kernels::matmul_bias_act<kernels::epilogue::gelu_tanh>(a, b, bias, c);
+          }));
           ch.add(c, kernels::ref::matmul_bias_act(a, b, bias, 3), 1e-5);
           return ch.done();
         },
@@ -74,7 +76,7 @@ registrar reg_splitk{{
           auto b = tensor<float>::randn("b", {s[2], s[1]}, seed + 1);
           auto c = output<float>("c", {s[0], s[1]});
           checker ch;
-          ch.launched(kernels::matmul_splitk(a, b, c, 8));
+          ch.launched(launch_warm([&] { return kernels::matmul_splitk(a, b, c, 8); }));
           ch.add(c, kernels::ref::matmul_splitk(a, b), 1e-5);
           return ch.done();
         },

@@ -23,7 +23,7 @@ registrar reg_fwd{{
           auto y = output<float>("y", {s[0], s[1]});
           auto rstd = output<float>("rstd", {s[0]});
           checker c;
-          c.launched(kernels::rmsnorm_fwd(x, w, y, rstd));
+          c.launched(launch_warm([&] { return kernels::rmsnorm_fwd(x, w, y, rstd); }));
           const auto ref = kernels::ref::rmsnorm_fwd(x, w);
           c.add(y, ref.y, 1e-5);
           c.add(rstd, ref.rstd, 1e-5);
@@ -77,7 +77,7 @@ registrar reg_add{{
           auto y = output<float>("y", {s[0], s[1]});
           auto rstd = output<float>("rstd", {s[0]});
           checker c;
-          c.launched(kernels::add_rmsnorm_fwd(x, res, w, h, y, rstd));
+          c.launched(launch_warm([&] { return kernels::add_rmsnorm_fwd(x, res, w, h, y, rstd); }));
           const auto ref = kernels::ref::add_rmsnorm_fwd(x, res, w);
           c.add(h, ref.h, 1e-5);
           c.add(y, ref.y, 1e-5);
@@ -139,7 +139,7 @@ registrar reg_bwd{{
           auto dw = output<float>("dw", {s[1]});
           kernels::rmsnorm_fwd(x, w, y, rstd);  // rstd, as a training step would have it
           checker c;
-          c.launched(kernels::rmsnorm_bwd(dy, x, w, rstd, dx, dw));
+          c.launched(launch_warm([&] { return kernels::rmsnorm_bwd(dy, x, w, rstd, dx, dw); }));
           const auto ref = kernels::ref::rmsnorm_bwd(dy, x, w);
           c.add(dx, ref.dx, 1e-5);
           c.add(dw, ref.dw, 1e-5);

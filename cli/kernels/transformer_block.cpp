@@ -53,11 +53,12 @@ registrar reg{{
           const auto dout = f32t::randn("dout", {c.seq, c.dim()}, seed + 11);
           using M = Eigen::MatrixXf;
           auto m = [](const f32t& t, int64_t r, int64_t cc) {
-            return M(Eigen::Map<const Eigen::Matrix<float, -1, -1, Eigen::RowMajor>>(t.data(), r, cc));
+            return M(
+                Eigen::Map<const Eigen::Matrix<float, -1, -1, Eigen::RowMajor>>(t.data(), r, cc));
           };
           const int64_t n = c.seq, d = c.dim(), f = c.ffn;
-          const M X = m(x, n, d), DO = m(dout, n, d), Wqkv = m(w.wqkv, d, 3 * d), Wo = m(w.wo, d, d),
-                  Wgu = m(w.w_gate_up, d, 2 * f), Wd = m(w.w_down, f, d);
+          const M X = m(x, n, d), DO = m(dout, n, d), Wqkv = m(w.wqkv, d, 3 * d),
+                  Wo = m(w.wo, d, d), Wgu = m(w.w_gate_up, d, 2 * f), Wd = m(w.w_down, f, d);
           const Eigen::RowVectorXf an = m(w.attn_norm, 1, d), mn = m(w.mlp_norm, 1, d);
           const kernels::rope_tables rope(n, head_dim);
           const M C = m(rope.cos, n, head_dim / 2), S = m(rope.sin, n, head_dim / 2);
@@ -77,8 +78,7 @@ registrar reg{{
                               const Eigen::VectorXf& r) {
             const Eigen::ArrayXXf gg = dy.array().rowwise() * g.array();
             const Eigen::ArrayXf cc = (gg * in.array()).rowwise().sum() / d;
-            return M((gg.colwise() * r.array()) -
-                     (in.array().colwise() * (r.array().cube() * cc)));
+            return M((gg.colwise() * r.array()) - (in.array().colwise() * (r.array().cube() * cc)));
           };
           return time_it([&] {
             Eigen::VectorXf r1, r2;
@@ -98,7 +98,8 @@ registrar reg{{
                 row /= row.sum();
                 p.row(i).tail(n - i - 1).setZero();
               }
-              attn.middleCols(h * head_dim, head_dim) = p * qkv.middleCols(2 * d + h * head_dim, head_dim);
+              attn.middleCols(h * head_dim, head_dim) =
+                  p * qkv.middleCols(2 * d + h * head_dim, head_dim);
               probs.push_back(std::move(p));
             }
             const M x1 = X + attn * Wo;
@@ -126,8 +127,10 @@ registrar reg{{
               const M dp = dO * qkv.middleCols(2 * d + h * head_dim, head_dim).transpose();
               const Eigen::VectorXf delta = (p.array() * dp.array()).rowwise().sum();
               const M ds = (p.array() * (dp.array().colwise() - delta.array())).matrix();
-              dqkv.middleCols(h * head_dim, head_dim) = ds * qkv.middleCols(d + h * head_dim, head_dim) * scale;
-              dqkv.middleCols(d + h * head_dim, head_dim) = ds.transpose() * qkv.middleCols(h * head_dim, head_dim) * scale;
+              dqkv.middleCols(h * head_dim, head_dim) =
+                  ds * qkv.middleCols(d + h * head_dim, head_dim) * scale;
+              dqkv.middleCols(d + h * head_dim, head_dim) =
+                  ds.transpose() * qkv.middleCols(h * head_dim, head_dim) * scale;
             }
             rot(dqkv, 0, -1.0f);
             rot(dqkv, d, -1.0f);
