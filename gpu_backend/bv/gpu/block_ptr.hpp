@@ -81,31 +81,6 @@ constexpr int ring_bytes_for(int tile_bytes, int stages, int waves) {
 // dot copies a tile again in the other format when its role needs it (once per program for a).
 inline constexpr int fmt_b = 0, fmt_a = 1;
 #if BV_NVIDIA
-// Tiles whose images are wgmma's operands (sm_90a): fmt_a of an R x 64 tile of a program of 4
-// or 8 waves whose waves hold an even number of its rows (R / (8 W)), fmt_b of a tile of 128k
-// columns. Their images are wgmma's canonical 128-byte-swizzled layouts, 1024-byte atoms of 8
-// rows of 128 bytes whose 16-byte chunk c of row r sits at c ^ (r % 8):
-//  - fmt_a (K-major): row r of the tile at row wg_row(r) of the image, so that the rows wgmma
-//    gives warp w4 of warpgroup wg (16 w4 + g and + 8 of each 64-row block) are the rows the
-//    2-D layout gives that wave (layout.hpp: register ri of wave w holds row 8 W ri + 8 w + g);
-//  - fmt_b (N-major): columns in mma_order (as the mma.sync image: the accumulator's columns),
-//    64-column blocks of R rows each, one after the other.
-template <int R, int C, int W>
-constexpr bool wg_a_tile() {
-  constexpr int NR = R / (8 * W);
-  return gpu::prim::has_wgmma && C == 64 && (W == 4 || W == 8) && R % (16 * W) == 0 &&
-         (NR & (NR - 1)) == 0;
-}
-template <int R, int C, int W>
-constexpr bool wg_b_tile() {
-  return gpu::prim::has_wgmma && R % 16 == 0 && C % 128 == 0 && R <= 256;
-}
-template <int R, int W>
-BV_HD constexpr int wg_row(int r) {
-  constexpr int NR = R / (8 * W);
-  const int ri = r / (8 * W), w = (r / 8) % W, g = r % 8;
-  return 64 * ((w / 4) * (NR / 2) + (ri >> 1)) + 16 * (w % 4) + 8 * (ri & 1) + g;
-}
 template <int R, int C, int W>
 BV_DI int img_index(int fmt, int row, int col) {
   if (fmt == fmt_a) {
@@ -694,29 +669,27 @@ BV_DI basic_block<C, shape<M, N>, W> dot_views(const X& x, const Y& y,
   if constexpr (std::is_same_v<AX, BY> && use_tensor_cores<AX, BY, C, M, N, K, W>()) {
     if constexpr (is_bp_tile<X> && is_bp_tile<Y>) {
       // Both in rings (whether the launch gave stages is constant in a given kernel), and in
-      // different rings: a from its fmt_a slot by ldmatrix, b from its fmt_b slot by ldmatrix
-      // .trans, both with k in natural order; a tile whose slot was refilled, or is in the other
-      // format, is copied again first (its own ring only, so the other stays). Anything else
-      // (one operand in registers, both in one ring) goes through registers below.
-      // wgmma when both images are wgmma's (sm_90a); mma.sync when neither is; a mix (one
-      // operand's tile shape fits wgmma, the other's does not) goes through registers.
+      // different rings: a from its fmt_a slot, b from its fmt_b slot, both with k in natural
+      // order, by wgmma when both images are wgmma's (sm_90a), else by ldmatrix (a) and ldmatrix
+      // .trans (b) and mma.sync, each image read in its own layout (a mixed pair: one operand's
+      // tile shape fits wgmma, the other's does not). A tile whose slot was refilled, or is in
+      // the other format, is copied again first (its own ring only, so the other stays).
+      // Anything else (one operand in registers, both in one ring) goes through registers below.
       constexpr bool wa = wg_a_tile<M, K, W>(), wb = wg_b_tile<K, N, W>();
-      if constexpr (wa == wb) {
-        if (x.in_ring() && y.in_ring() && x.src.ring != y.src.ring) {
-          basic_block<C, shape<M, N>, W> out = acc;
-          X xv = x;
-          Y yv = y;
-          if (!xv.fresh() || *xv.src.fmt(xv.t) != fmt_a)
-            xv.t = ring_refetch(xv.src, xv.off0, xv.off1, fmt_a);
-          if (!yv.fresh() || *yv.src.fmt(yv.t) != fmt_b)
-            yv.t = ring_refetch(yv.src, yv.off0, yv.off1, fmt_b);
-          if constexpr (wa)
-            wgmma_core<AX, M, K, N, W>(xv.src.slot_ptr(xv.t), yv.src.slot_ptr(yv.t), out);
-          else
-            mma_core<false, AX, C, M, K, N, W>(a_image<AX, M, K, W>{xv.src.slot_ptr(xv.t)},
-                                               yv.src.slot_ptr(yv.t), out);
-          return out;
-        }
+      if (x.in_ring() && y.in_ring() && x.src.ring != y.src.ring) {
+        basic_block<C, shape<M, N>, W> out = acc;
+        X xv = x;
+        Y yv = y;
+        if (!xv.fresh() || *xv.src.fmt(xv.t) != fmt_a)
+          xv.t = ring_refetch(xv.src, xv.off0, xv.off1, fmt_a);
+        if (!yv.fresh() || *yv.src.fmt(yv.t) != fmt_b)
+          yv.t = ring_refetch(yv.src, yv.off0, yv.off1, fmt_b);
+        if constexpr (wa && wb)
+          wgmma_core<AX, M, K, N, W>(xv.src.slot_ptr(xv.t), yv.src.slot_ptr(yv.t), out);
+        else
+          mma_core<false, AX, C, M, K, N, W, wb>(a_image<AX, M, K, W>{xv.src.slot_ptr(xv.t)},
+                                                 yv.src.slot_ptr(yv.t), out);
+        return out;
       }
     }
   }

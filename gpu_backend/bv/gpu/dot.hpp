@@ -118,6 +118,31 @@ BV_DI void stage_mma(T* s, const basic_block<T, shape<R, C>, W>& x) {
   }
 }
 
+// Tiles whose images are wgmma's operands (sm_90a): an A (fmt_a) image of an R x 64 tile of a
+// program of 4 or 8 waves whose waves hold an even number of its rows (R / (8 W)), a B (fmt_b)
+// image of a tile of 128k columns. Their images are wgmma's canonical 128-byte-swizzled layouts,
+// 1024-byte atoms of 8 rows of 128 bytes whose 16-byte chunk c of row r sits at c ^ (r % 8):
+//  - fmt_a (K-major): row r of the tile at row wg_row(r) of the image, so that the rows wgmma
+//    gives warp w4 of warpgroup wg (16 w4 + g and + 8 of each 64-row block) are the rows the
+//    2-D layout gives that wave (layout.hpp: register ri of wave w holds row 8 W ri + 8 w + g);
+//  - fmt_b (N-major): columns in mma_order (as the mma.sync image: the accumulator's columns),
+//    64-column blocks of R rows each, one after the other.
+template <int R, int C, int W>
+constexpr bool wg_a_tile() {
+  constexpr int NR = R / (8 * W);
+  return gpu::prim::has_wgmma && C == 64 && (W == 4 || W == 8) && R % (16 * W) == 0 &&
+         (NR & (NR - 1)) == 0;
+}
+template <int R, int C, int W>
+constexpr bool wg_b_tile() {
+  return gpu::prim::has_wgmma && R % 16 == 0 && C % 128 == 0 && R <= 256;
+}
+template <int R, int W>
+BV_HD constexpr int wg_row(int r) {
+  constexpr int NR = R / (8 * W);
+  const int ri = r / (8 * W), w = (r / 8) % W, g = r % 8;
+  return 64 * ((w / 4) * (NR / 2) + (ri >> 1)) + 16 * (w % 4) + 8 * (ri & 1) + g;
+}
 // Where the NVIDIA tensor-core product gets its A fragments (16 x 16 of a, k-step ks, row pair
 // p: the rows of row registers 2p and 2p + 1, an odd last row paired with itself):
 //  - a_regs: a block in registers: its registers 4 ks .. 4 ks + 3 already are the fragment;
@@ -149,14 +174,20 @@ struct a_image {
     const int mi = lane >> 3, r8 = lane & 7;
     const int r = 2 * p + (mi & 1) < L::NR ? 2 * p + (mi & 1) : 2 * p;
     const int row = L::rows::at(r8, L::wave_row(gpu::prim::wave_id()), r);
-    gpu::prim::ldmatrix_x4(af, img + swz<K>(row, 16 * ks + 8 * (mi >> 1)));
+    if constexpr (wg_a_tile<M, K, W>()) {  // the wgmma image (block_ptr.hpp's img_index)
+      const int P = wg_row<M, W>(row), c = 2 * ks + (mi >> 1);
+      gpu::prim::ldmatrix_x4(af, img + P * 64 + (((c ^ P) & 7) << 3));
+    } else {
+      gpu::prim::ldmatrix_x4(af, img + swz<K>(row, 16 * ks + 8 * (mi >> 1)));
+    }
   }
 };
 
 // The NVIDIA tensor-core product acc += a @ b: A fragments from asrc, b read from the LDS image
 // Bs in the stage_mma format, of the K x N block itself (BT false) or of the N x K block whose
-// transpose it is (BT true).
-template <bool BT, class A, class C, int M, int K, int N, int W, class ASrc>
+// transpose it is (BT true); BWG: Bs is instead a K x N block-pointer image in wgmma's layout
+// (wg_b_tile), read by mma.sync when a is not in wgmma's (a mixed pair of tile shapes).
+template <bool BT, class A, class C, int M, int K, int N, int W, bool BWG = false, class ASrc>
 BV_DI void mma_core(const ASrc& asrc, const A* Bs, basic_block<C, shape<M, N>, W>& acc) {
   using O = basic_block<C, shape<M, N>, W>;
   static_assert(O::NC == N / 4, "internal: dot expects whole rows per wave");
@@ -174,6 +205,12 @@ BV_DI void mma_core(const ASrc& asrc, const A* Bs, basic_block<C, shape<M, N>, W
   const A* pv[cm + 1];
 #pragma unroll
   for (int v = 0; v <= cm; ++v) pv[v] = lane_row + ((v ^ lanex) << 3);
+  // BWG: the row k = 16 ks + 8 m1 + r8 of 64-column block (j + m2) / 8 holds chunk j + m2 at
+  // ((j + m2) ^ k) % 8 = (j % 8) ^ m2 ^ r8 (j even): again a per-lane XOR of a constant.
+  static_assert(!BWG || (!BT && N % 64 == 0), "internal: wgmma B images are K x 64k");
+  const A* pw[8];
+#pragma unroll
+  for (int v = 0; v < 8; ++v) pw[v] = Bs + (8 * m1 + r8) * 64 + ((v ^ m2 ^ r8) << 3);
   constexpr int NP = (O::NR + 1) / 2;  // row pairs (an odd last row is paired with itself)
 #pragma unroll
   for (int ks = 0; ks < K / 16; ++ks) {
@@ -184,7 +221,9 @@ BV_DI void mma_core(const ASrc& asrc, const A* Bs, basic_block<C, shape<M, N>, W
     for (int j = 0; j < N / 8; j += 2) {
       // Matrices: n-tiles j, j + 1 (mi >> 1) x k halves (mi & 1).
       uint32_t bf[4];
-      if constexpr (BT) {  // = Bs + swz<bcols>((j + m2) * 8 + r8, ks * 16 + m1 * 8)
+      if constexpr (BWG) {
+        gpu::prim::ldmatrix_x4_trans(bf, pw[j & 7] + 16 * ks * 64 + (j >> 3) * K * 64);
+      } else if constexpr (BT) {  // = Bs + swz<bcols>((j + m2) * 8 + r8, ks * 16 + m1 * 8)
         const int kk = (2 * ks) ^ ((2 * j) & cm);
         gpu::prim::ldmatrix_x4(bf, pv[kk & cm] + 8 * j * bcols + ((kk & ~cm) << 3));
       } else {  // = Bs + swz<bcols>(ks * 16 + m1 * 8 + r8, (j + m2) * 8)
