@@ -18,7 +18,7 @@ basic_block<T, S, W> unary_float(const basic_block<T, S, W>& x, F f, const char*
   auto out = basic_block<T, S, W>::from(f(x.arr().template cast<C>()).template cast<T>());
   // The nan check wants the op that turned finite values into NaN/Inf (log(0), sqrt(-1)).
   if (value_checks_on()) [[unlikely]]
-    check_result(out.vals().data(), S::size, all_finite(x.read(), S::size), op, loc);
+    check_result(out.vals().data(), S::size, x.read(), S::size, op, loc);
   return out;
 }
 }  // namespace detail

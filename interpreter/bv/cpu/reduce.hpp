@@ -60,14 +60,14 @@ inline constexpr auto add = [](auto a, auto b) { return a + b; };
 template <class T, class S, int W, class R>
 R checked(const basic_block<T, S, W>& x, R r, const char* op, const std::source_location& loc) {
   if (value_checks_on()) [[unlikely]]
-    check_result(&r, 1, all_finite(x.read(), S::size), op, loc);
+    check_result(&r, 1, x.read(), S::size, op, loc);
   return r;
 }
 template <class T, class S, int W, class B>
 B checked(const basic_block<T, S, W>& x, B r, const char* op,
           const std::source_location& loc) requires Block<B> {
   if (value_checks_on()) [[unlikely]]
-    check_result(r.vals().data(), B::size, all_finite(x.read(), S::size), op, loc);
+    check_result(r.vals().data(), B::size, x.read(), S::size, op, loc);
   return r;
 }
 inline constexpr auto max2 = [](auto a, auto b) { return (a != a || a > b) ? a : b; };

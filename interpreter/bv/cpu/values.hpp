@@ -71,7 +71,7 @@ template <class T>
 bool all_finite(const T* v, int n) {
   if constexpr (is_float<T>) {
     using bits_t = std::conditional_t<sizeof(T) == 4, uint32_t, uint16_t>;
-    constexpr bits_t exp = sizeof(T) == 4                    ? bits_t(0x7F800000u)
+    constexpr bits_t exp = sizeof(T) == 4                ? bits_t(0x7F800000u)
                            : std::is_same_v<T, bfloat16> ? bits_t(0x7F80u)
                                                          : bits_t(0x7C00u);
     static_assert(sizeof(T) == sizeof(bits_t));
@@ -117,8 +117,10 @@ uint32_t classify(const T* v, int n, const bool* active, uint8_t* out) {
 }
 
 // After a reduction or math function: tell the checks about tagged or non-finite results.
-template <class T>
-void check_result(const T* v, int n, bool inputs_finite, const char* op,
+// `input` (n_in values) is looked at only when a result is not finite (the common case reads the
+// results once, not the inputs too).
+template <class T, class I>
+void check_result(const T* v, int n, const I* input, int n_in, const char* op,
                   const std::source_location& loc) {
   if constexpr (is_float<T>) {
     thread_local std::vector<uint8_t> buf;
@@ -129,10 +131,10 @@ void check_result(const T* v, int n, bool inputs_finite, const char* op,
     e.value_class = buf.data();
     e.lanes = n;
     e.loc = &loc;
-    e.inputs_finite = inputs_finite;
+    e.inputs_finite = all_finite(input, n_in);
     on_value(e);
   } else {
-    (void)v, (void)n, (void)inputs_finite, (void)op, (void)loc;
+    (void)v, (void)n, (void)input, (void)n_in, (void)op, (void)loc;
   }
 }
 
