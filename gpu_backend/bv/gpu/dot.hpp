@@ -269,14 +269,17 @@ BV_DI void wgmma_core(const A* As, const A* Bs, basic_block<float, shape<M, N>, 
   const int wg = gpu::prim::wave_id() / 4;
   const uint64_t da = gpu::prim::wgmma_desc(gpu::prim::lds_addr(As) + 8192u * (wg * NB), 16, 1024);
   const uint64_t db = gpu::prim::wgmma_desc(gpu::prim::lds_addr(Bs), K * 128, 1024);
+  // wgmma's accumulator register i of row block b and column half nh, as a lane of acc.
+  auto lane = [](int b, int nh, int i) {
+    return (2 * b + ((i >> 1) & 1)) * NC + 2 * (16 * nh + (i >> 2)) + (i & 1);
+  };
   float d[NB][NH][64];
 #pragma unroll
   for (int b = 0; b < NB; ++b)
 #pragma unroll
     for (int nh = 0; nh < NH; ++nh)
 #pragma unroll
-      for (int i = 0; i < 64; ++i)
-        d[b][nh][i] = acc.v[(2 * b + ((i >> 1) & 1)) * NC + 2 * (16 * nh + (i >> 2)) + (i & 1)];
+      for (int i = 0; i < 64; ++i) d[b][nh][i] = acc.v[lane(b, nh, i)];
   gpu::prim::fence_proxy_async();
   gpu::prim::wgmma_fence();
 #pragma unroll
@@ -294,8 +297,7 @@ BV_DI void wgmma_core(const A* As, const A* Bs, basic_block<float, shape<M, N>, 
 #pragma unroll
     for (int nh = 0; nh < NH; ++nh)
 #pragma unroll
-      for (int i = 0; i < 64; ++i)
-        acc.v[(2 * b + ((i >> 1) & 1)) * NC + 2 * (16 * nh + (i >> 2)) + (i & 1)] = d[b][nh][i];
+      for (int i = 0; i < 64; ++i) acc.v[lane(b, nh, i)] = d[b][nh][i];
 }
 
 // acc += a @ b with a in registers and b a block in registers (BT false) or the N x K block whose
@@ -304,7 +306,7 @@ template <bool BT, class A, class C, int M, int K, int N, int W, class BB>
 BV_DI void mma_dot(const basic_block<A, shape<M, K>, W>& a, const BB& b,
                    basic_block<C, shape<M, N>, W>& acc) {
   constexpr int bcols = BT ? K : N, brows = BT ? N : K;
-  A* Bs = gpu::prim::lds<A, brows * bcols, BT ? 10 : 9>();
+  A *Bs = gpu::prim::lds < A, brows * bcols, BT ? 10 : 9 > ();
   gpu::prim::barrier();
   stage_mma(Bs, b);
   gpu::prim::barrier();
@@ -430,8 +432,7 @@ BV_DI basic_block<C, shape<M, N>, W> dot(const basic_block<A, shape<M, K>, W>& a
                 "must be NxK.");
   detail::check_dot_shapes<B, M, K, N, W>();
 #if BV_NVIDIA
-  if constexpr (std::is_same_v<A, B> &&
-                detail::use_tensor_cores<A, B, C, M, N, K, W>()) {
+  if constexpr (std::is_same_v<A, B> && detail::use_tensor_cores<A, B, C, M, N, K, W>()) {
     basic_block<C, shape<M, N>, W> out = acc;
     detail::mma_dot<true>(a, bt.src, out);
     return out;
