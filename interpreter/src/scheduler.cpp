@@ -49,9 +49,12 @@ class helper_pool {
       wanted_ = helpers;
       taken_ = finished_ = 0;
       ++generation_;
+      posted_.store(generation_, std::memory_order_release);
+      done_.store(0, std::memory_order_relaxed);
     }
     work_cv_.notify_all();
     main_part();
+    spin_until([&] { return done_.load(std::memory_order_acquire) == helpers; });
     std::unique_lock lk(mu_);
     done_cv_.wait(lk, [&] { return finished_ == wanted_; });
     job_ = nullptr;
@@ -59,10 +62,31 @@ class helper_pool {
   }
 
  private:
+  // A thread that sleeps on a condition variable takes tens of microseconds to wake on this kind
+  // of VM, and a launch's helpers start that late; the launches of a kernel sequence (a test, the
+  // bench, a model's layers) follow each other closely. So a helper that finished, and the caller
+  // waiting for helpers, first watch for the next event for a moment without sleeping.
+  template <class F>
+  static void spin_until(F done) {
+    if (std::thread::hardware_concurrency() < 2) return;  // spinning would take the only core
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(500);
+    for (int i = 0;; ++i) {
+      if (done()) return;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+      if ((i & 255) == 255 && std::chrono::steady_clock::now() > until) return;
+    }
+  }
   void loop() {
     uint64_t seen = 0;
     std::unique_lock lk(mu_);
     for (;;) {
+      if (generation_ == seen) {
+        lk.unlock();
+        spin_until([&] { return posted_.load(std::memory_order_acquire) != seen; });
+        lk.lock();
+      }
       work_cv_.wait(lk, [&] { return generation_ != seen && taken_ < wanted_; });
       seen = generation_;
       ++taken_;
@@ -70,6 +94,7 @@ class helper_pool {
       lk.unlock();
       (*job)();
       lk.lock();
+      done_.fetch_add(1, std::memory_order_release);
       if (++finished_ == wanted_) done_cv_.notify_all();
     }
   }
@@ -78,6 +103,8 @@ class helper_pool {
   int started_ = 0;  // threads started (detached: they live as long as the process)
   const std::function<void()>* job_ = nullptr;
   int wanted_ = 0, taken_ = 0, finished_ = 0;
+  std::atomic<uint64_t> posted_{0};  // generation_, readable without mu_ (spin_until)
+  std::atomic<int> done_{0};         // finished_, likewise
   uint64_t generation_ = 0;
 };
 
