@@ -49,12 +49,10 @@ class helper_pool {
       wanted_ = helpers;
       taken_ = finished_ = 0;
       ++generation_;
-      posted_.store(generation_, std::memory_order_release);
-      done_.store(0, std::memory_order_relaxed);
     }
     work_cv_.notify_all();
     main_part();
-    spin_until([&] { return done_.load(std::memory_order_acquire) == helpers; });
+    spin_until([&] { return finished_ == helpers; });
     std::unique_lock lk(mu_);
     done_cv_.wait(lk, [&] { return finished_ == wanted_; });
     job_ = nullptr;
@@ -68,7 +66,9 @@ class helper_pool {
   // waiting for helpers, first watch for the next event for a moment without sleeping.
   template <class F>
   static void spin_until(F done) {
-    if (std::thread::hardware_concurrency() < 2) return;  // spinning would take the only core
+    // One core: spinning would only keep the thread it waits for off it.
+    static const bool spin = std::thread::hardware_concurrency() >= 2;
+    if (!spin || done()) return;
     const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(500);
     for (int i = 0;; ++i) {
       if (done()) return;
@@ -84,7 +84,7 @@ class helper_pool {
     for (;;) {
       if (generation_ == seen) {
         lk.unlock();
-        spin_until([&] { return posted_.load(std::memory_order_acquire) != seen; });
+        spin_until([&] { return generation_ != seen; });
         lk.lock();
       }
       work_cv_.wait(lk, [&] { return generation_ != seen && taken_ < wanted_; });
@@ -94,7 +94,6 @@ class helper_pool {
       lk.unlock();
       (*job)();
       lk.lock();
-      done_.fetch_add(1, std::memory_order_release);
       if (++finished_ == wanted_) done_cv_.notify_all();
     }
   }
@@ -102,10 +101,10 @@ class helper_pool {
   std::condition_variable work_cv_, done_cv_;
   int started_ = 0;  // threads started (detached: they live as long as the process)
   const std::function<void()>* job_ = nullptr;
-  int wanted_ = 0, taken_ = 0, finished_ = 0;
-  std::atomic<uint64_t> posted_{0};  // generation_, readable without mu_ (spin_until)
-  std::atomic<int> done_{0};         // finished_, likewise
-  uint64_t generation_ = 0;
+  int wanted_ = 0, taken_ = 0;
+  // Changed under mu_; atomic so that spin_until can watch them without it.
+  std::atomic<int> finished_ = 0;
+  std::atomic<uint64_t> generation_ = 0;
 };
 
 // A program's fiber runs this: the kernel body, with what escapes it turned into a report.
