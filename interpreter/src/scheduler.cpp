@@ -37,17 +37,21 @@ class helper_pool {
     static helper_pool* p = new helper_pool;
     return *p;
   }
-  // Runs job on `helpers` pool threads while the caller runs main_part; returns when all are done.
-  // false: the pool is busy with another launch (nothing ran).
-  bool run(int helpers, const std::function<void()>& job, const std::function<void()>& main_part) {
+  // Runs job(1), ..., job(helpers) on pool threads while the caller runs main_part; returns when
+  // all are done. Pool thread k always runs job(k + 1), so a share of a launch's programs goes to
+  // the same thread launch after launch. false: the pool is busy with another launch (nothing
+  // ran).
+  bool run(int helpers, const std::function<void(int)>& job,
+           const std::function<void()>& main_part) {
     std::unique_lock busy(busy_, std::try_to_lock);
     if (!busy.owns_lock()) return false;
     {
       std::lock_guard lk(mu_);
-      for (; started_ < helpers; ++started_) std::thread([this] { loop(); }).detach();
+      for (; started_ < helpers; ++started_)
+        std::thread([this, id = started_] { loop(id); }).detach();
       job_ = &job;
       wanted_ = helpers;
-      taken_ = finished_ = 0;
+      finished_ = 0;
       ++generation_;
     }
     work_cv_.notify_all();
@@ -78,7 +82,7 @@ class helper_pool {
       if ((i & 255) == 255 && std::chrono::steady_clock::now() > until) return;
     }
   }
-  void loop() {
+  void loop(int id) {
     uint64_t seen = 0;
     std::unique_lock lk(mu_);
     for (;;) {
@@ -87,12 +91,12 @@ class helper_pool {
         spin_until([&] { return generation_ != seen; });
         lk.lock();
       }
-      work_cv_.wait(lk, [&] { return generation_ != seen && taken_ < wanted_; });
+      work_cv_.wait(lk, [&] { return generation_ != seen; });
       seen = generation_;
-      ++taken_;
-      const std::function<void()>* job = job_;
+      if (id >= wanted_) continue;
+      const std::function<void(int)>* job = job_;
       lk.unlock();
-      (*job)();
+      (*job)(id + 1);
       lk.lock();
       if (++finished_ == wanted_) done_cv_.notify_all();
     }
@@ -100,8 +104,8 @@ class helper_pool {
   std::mutex busy_, mu_;
   std::condition_variable work_cv_, done_cv_;
   int started_ = 0;  // threads started (detached: they live as long as the process)
-  const std::function<void()>* job_ = nullptr;
-  int wanted_ = 0, taken_ = 0;
+  const std::function<void(int)>* job_ = nullptr;
+  int wanted_ = 0;
   // Changed under mu_; atomic so that spin_until can watch them without it.
   std::atomic<int> finished_ = 0;
   std::atomic<uint64_t> generation_ = 0;
@@ -192,19 +196,32 @@ void report_deadlock(launch_state& L, const std::vector<program_state*>& waiting
 
 // One worker: starts programs in L.order, keeps those that wait, and resumes them once memory
 // changed. Fibers stay on the thread that started them.
-void worker(launch_state& L, std::size_t stack_bytes, bool show_progress, bool preemptive) {
+void worker(launch_state& L, int home, std::size_t stack_bytes, bool show_progress,
+            bool preemptive) {
   std::atomic<uint64_t>* const outer_epoch = t_epoch;
   t_epoch = &L.epochs[static_cast<size_t>(L.epoch_slots_taken.fetch_add(1))].v;
   std::deque<program_state*> waiting;
   const int64_t total = static_cast<int64_t>(L.order.size());
   const size_t max_live = preemptive ? 4 : SIZE_MAX;
-  // The parallel schedule claims programs a few at a time: one shared counter bumped per
-  // program bounced its cache line between the cores for every program, and consecutive
-  // programs on one thread keep what the previous one brought into its cache useful.
+  // Programs are claimed a few at a time from a share's counter (one counter bumped per program
+  // would bounce its cache line between the cores at every program): this thread's own share
+  // first, then, once it is used up, the others' in turn (launch_state::shares says why).
   const int threads = std::max(1, L.active_threads.load());
   const int64_t chunk =
       threads > 1 ? std::clamp<int64_t>(total / (int64_t(threads) * 32), 1, 16) : 1;
   int64_t claim = 0, claim_end = 0;
+  int from = home;  // the share claimed from now
+  auto claim_more = [&] {
+    for (int tried = 0; tried < L.n_shares; ++tried) {
+      auto& sh = L.shares[static_cast<size_t>(from)];
+      if (sh.next.load(std::memory_order_relaxed) < sh.end) {
+        claim = std::min(sh.next.fetch_add(chunk), sh.end);
+        claim_end = std::min(claim + chunk, sh.end);
+        if (claim < claim_end) return;
+      }
+      from = (from + 1) % L.n_shares;
+    }
+  };
   int64_t done_here = 0;  // finished programs not yet added to L.done
   bool stalled = false;
   uint64_t stalled_epoch = 0;
@@ -244,10 +261,7 @@ void worker(launch_state& L, std::size_t stack_bytes, bool show_progress, bool p
     const bool may_start = waiting.size() < max_live ||
                            (preemptive && std::uniform_int_distribution<int>(0, 3)(L.rng) == 0);
     if (!pick && may_start) {
-      if (claim == claim_end) {
-        claim = std::min(L.next.fetch_add(chunk), total);
-        claim_end = std::min(claim + chunk, total);
-      }
+      if (claim == claim_end) claim_more();
       if (claim < claim_end) {
         pick = &L.programs[static_cast<size_t>(L.order[static_cast<size_t>(claim++)])];
         start(*pick, stack_bytes);
@@ -262,7 +276,7 @@ void worker(launch_state& L, std::size_t stack_bytes, bool show_progress, bool p
       continue;
     }
     if (waiting.empty()) {
-      if (claim == claim_end && L.next.load() >= total) break;
+      if (claim == claim_end && L.all_claimed()) break;
       continue;
     }
     // Everything here waits and nothing changed since: stalled. When every live thread is
@@ -275,7 +289,7 @@ void worker(launch_state& L, std::size_t stack_bytes, bool show_progress, bool p
       unstall();
       continue;
     }
-    if (claim == claim_end && L.next.load() >= total &&
+    if (claim == claim_end && L.all_claimed() &&
         L.stalled_threads.load() == L.active_threads.load() && L.epoch() == stalled_epoch) {
       std::vector<program_state*> all;
       for (auto& p : L.programs)
@@ -312,6 +326,10 @@ std::string kernel_from(const std::source_location& loc) {
 }  // namespace
 
 program_state* current() { return t_current; }
+
+void note_nonfinite_read() {
+  if (t_current) t_current->chk.saw_nonfinite = true;
+}
 launch_state* current_launch() { return t_current ? t_current->launch : nullptr; }
 
 void record_kernel_name(const std::source_location& loc) {
@@ -458,13 +476,21 @@ launch_result run_launch(launch_desc& desc) {
     L.active_threads = threads;
     L.n_epochs = threads;
     L.epochs = std::make_unique<launch_state::epoch_slot[]>(static_cast<size_t>(threads));
-    const std::function<void()> helper = [&] { worker(L, opt.stack_bytes, false, false); };
+    L.n_shares = threads;
+    L.shares = std::make_unique<launch_state::share[]>(static_cast<size_t>(threads));
+    for (int t = 0; t < threads; ++t) {
+      L.shares[static_cast<size_t>(t)].next = n * t / threads;
+      L.shares[static_cast<size_t>(t)].end = n * (t + 1) / threads;
+    }
+    const std::function<void(int)> helper = [&](int home) {
+      worker(L, home, opt.stack_bytes, false, false);
+    };
     const std::function<void()> main_part = [&] {
-      worker(L, opt.stack_bytes, show_progress, false);
+      worker(L, 0, opt.stack_bytes, show_progress, false);
     };
     if (!helper_pool::get().run(threads - 1, helper, main_part)) {
       std::vector<std::thread> own;
-      for (int t = 1; t < threads; ++t) own.emplace_back(helper);
+      for (int t = 1; t < threads; ++t) own.emplace_back(helper, t);
       main_part();
       for (auto& t : own) t.join();
     }
@@ -472,7 +498,10 @@ launch_result run_launch(launch_desc& desc) {
     L.active_threads = 1;
     L.n_epochs = 1;
     L.epochs = std::make_unique<launch_state::epoch_slot[]>(1);
-    worker(L, opt.stack_bytes, show_progress, opt.sched == schedule::shuffled);
+    L.n_shares = 1;
+    L.shares = std::make_unique<launch_state::share[]>(1);
+    L.shares[0].end = n;
+    worker(L, 0, opt.stack_bytes, show_progress, opt.sched == schedule::shuffled);
   }
   const auto t1 = std::chrono::steady_clock::now();
   if (show_progress) progress_line(L, true);

@@ -70,6 +70,19 @@ void pass_through(program<4> p, ptr<const float> x, ptr<float> out) {
   store(out + offs, exp(load(x + offs)) * 0.0f + load(x + offs));
 }
 
+// Clean for the nan check too: the loaded block that held the NaN is gone before the NaN it
+// passed on is stored (a loaded block is tested for NaN read from memory when it ends).
+template <int B>
+void pass_through_scoped(program<4> p, ptr<const float> x, ptr<float> out) {
+  auto offs = arange<B>(p);
+  block<float, B> kept;
+  {
+    auto v = load(x + offs);
+    kept = v + 1.0f;
+  }
+  store(out + offs, kept - 1.0f);
+}
+
 // Program 0 takes the lock and never releases it.
 void lock_forever(program<1> p, ptr<int32_t> lock, ptr<float> out) {
   while (atomic_cas(lock, 0, 1) != 0) {  // @spin
@@ -155,6 +168,13 @@ BV_DIAG_CASE(clean_nan_input_passed_through) {
   x(3) = NAN;
   auto out = tensor<float>::zeros("out", {256});
   launch<pass_through<256>>(grid(1), x, out);
+}
+
+BV_DIAG_CASE(clean_nan_input_load_ended) {
+  auto x = tensor<float>::full("x", {1024}, 1.0f);
+  x(700) = INFINITY;
+  auto out = tensor<float>::zeros("out", {1024});
+  launch<pass_through_scoped<1024>>(grid(1), x, out);
 }
 
 BV_DIAG_CASE(deadlock_lock_never_released) {

@@ -103,7 +103,23 @@ struct launch_state {
   std::vector<int64_t> order;
   // Counters the parallel schedule's threads write, each on its own cache line: sharing a line
   // with what every access reads (kernel_named, aborted) made the threads wait on each other.
-  alignas(64) std::atomic<int64_t> next{0};
+  // The programs (positions in `order`) each thread starts: thread t owns the t-th contiguous
+  // share and claims from it first, then from the others' once its own is used up. A thread thus
+  // runs the same programs launch after launch (the memory they touch stays in its core's caches,
+  // where programs dealt out in turn moved half of every tensor between the cores at each
+  // launch), and the program after the one it runs is the one it runs next (which the loads
+  // prefetch for).
+  struct alignas(64) share {
+    std::atomic<int64_t> next{0};
+    int64_t end = 0;
+  };
+  std::unique_ptr<share[]> shares;
+  int n_shares = 0;
+  bool all_claimed() const {
+    for (int i = 0; i < n_shares; ++i)
+      if (shares[i].next.load(std::memory_order_relaxed) < shares[i].end) return false;
+    return true;
+  }
   alignas(64) std::atomic<int64_t> done{0};
   // Every store moves memory on: each thread counts its stores in a slot of its own (one shared
   // counter bumped per store bounced between the cores), and the epoch is their sum. Programs

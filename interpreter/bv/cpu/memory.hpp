@@ -240,6 +240,16 @@ const uint8_t* classify_values(const A& vals, const bool* mask) {
                                                                                    : nullptr;
 }
 
+// Whether n values of U at mem hold NaN/Inf that no check's tag explains (read from memory).
+template <class U, int N>
+bool reads_nonfinite(const void* mem) {
+  const U* v = static_cast<const U*>(mem);
+  if (all_finite(v, N)) return false;
+  thread_local std::vector<uint8_t> buf;
+  buf.resize(N);
+  return (classify(v, N, nullptr, buf.data()) & (1u << vc_nonfinite)) != 0;
+}
+
 // After a masked load without `other`: give the masked-off lanes a tracked poison (masked check),
 // and note NaN/Inf read from memory so the nan check does not blame the kernel for them.
 template <class U, class S, int W>
@@ -254,12 +264,14 @@ void after_load(basic_block<U, S, W>& out, const bool* mask, bool has_other) {
       if (!mask[i]) v[i] = masked_value<U>();
   }
   if constexpr (is_float<U>) {
+    if (!(vc & checks::nan)) return;
+    // A view's values are tested when it ends (views.hpp says why); a view has every lane.
+    if (out.is_view()) return view_defer_scan(&out, &reads_nonfinite<U, N>);
     const U* v = out.read();
-    if ((vc & checks::nan) && !all_finite(v, N)) {
+    if (!all_finite(v, N)) {
       thread_local std::vector<uint8_t> buf;
       buf.resize(N);
-      if (classify(v, N, mask, buf.data()) & (1u << vc_nonfinite))
-        if (program_state* s = current()) s->chk.saw_nonfinite = true;
+      if (classify(v, N, mask, buf.data()) & (1u << vc_nonfinite)) note_nonfinite_read();
     }
   }
 }

@@ -12,6 +12,7 @@
 // pattern that is recognised when it is stored unchanged, and integer reads of never-written
 // memory are reported at the load (see docs/diagnostics.md for the exact rules).
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <source_location>
@@ -66,22 +67,26 @@ inline uint8_t classify_float_bits(uint32_t bits) {
   return vc_nonfinite;
 }
 
-// Whether every value is finite: the exponent bits of each value tested in one vector loop.
+// Whether a run of 32-bit (16-bit, with these exponent bits) floats holds NaN or Inf: vector
+// loops in src/finite_scan.cpp, AVX2 where the machine has it.
+bool any_nonfinite_32(const void* p, int n);
+bool any_nonfinite_16(const void* p, int n, uint16_t exponent_bits);
+// Tests: take the AVX2 loops (when the machine has them) or the baseline ones; returns whether
+// the AVX2 ones were in use.
+bool use_avx2_finite_scan(bool on);
+
+// Whether every value is finite.
 template <class T>
 bool all_finite(const T* v, int n) {
   if constexpr (is_float<T>) {
-    using bits_t = std::conditional_t<sizeof(T) == 4, uint32_t, uint16_t>;
-    constexpr bits_t exp = sizeof(T) == 4                ? bits_t(0x7F800000u)
-                           : std::is_same_v<T, bfloat16> ? bits_t(0x7F80u)
-                                                         : bits_t(0x7C00u);
-    static_assert(sizeof(T) == sizeof(bits_t));
-    bits_t all_ones = 0;
-    for (int i = 0; i < n; ++i) {
-      bits_t b;
-      std::memcpy(&b, v + i, sizeof b);
-      all_ones |= bits_t((b & exp) == exp);
-    }
-    return all_ones == 0;
+    if constexpr (sizeof(T) == 8) {
+      for (int i = 0; i < n; ++i)
+        if (!std::isfinite(v[i])) return false;
+      return true;
+    } else if constexpr (sizeof(T) == 4)
+      return !any_nonfinite_32(v, n);
+    else
+      return !any_nonfinite_16(v, n, std::is_same_v<T, bfloat16> ? 0x7F80 : 0x7C00);
   } else {
     (void)v, (void)n;
     return true;

@@ -18,11 +18,21 @@
 
 namespace bv::detail {
 
+// The nan check must know whether a program read NaN or Inf from memory (it then does not blame
+// the program for NaNs it stores). A view's values are tested when the view ends (dropped or
+// settled, the memory still as loaded) or when a store of NaN asks, not at the load: by then
+// the kernel's arithmetic has brought them into the cache, where the test at the load met them
+// first, in memory, and stalled on them.
+// Notes on the running program that it read NaN/Inf from memory (src/memory.cpp).
+void note_nonfinite_read();
+
 struct view_entry {
   const char* lo = nullptr;  // the memory read, [lo, hi)
   const char* hi = nullptr;
   const void* block = nullptr;
   void (*settle)(const void* block) = nullptr;  // copies the lanes in; drops the entry
+  // Set while the values are still to be tested for NaN/Inf read from memory (see above).
+  bool (*reads_nonfinite)(const void* lo) = nullptr;
 };
 struct view_list {
   static constexpr int k_max = 8;
@@ -40,10 +50,30 @@ inline bool view_add(const void* block, const void* lo, std::size_t bytes,
   v.e[v.n++] = {p, p + bytes, block, settle};
   return true;
 }
+// The view of `block` is to be tested for NaN/Inf read from memory before it ends.
+inline void view_defer_scan(const void* block, bool (*reads_nonfinite)(const void*)) {
+  view_list& v = t_views;
+  for (int i = v.n - 1; i >= 0; --i)
+    if (v.e[i].block == block) {
+      v.e[i].reads_nonfinite = reads_nonfinite;
+      return;
+    }
+}
+inline void scan_view(view_entry& e) {
+  if (!e.reads_nonfinite) return;
+  if (e.reads_nonfinite(e.lo)) note_nonfinite_read();
+  e.reads_nonfinite = nullptr;
+}
+// Every deferred test now (a store of NaN asks whether the program read any).
+inline void scan_deferred_views() {
+  view_list& v = t_views;
+  for (int i = 0; i < v.n; ++i) scan_view(v.e[i]);
+}
 inline void view_drop(const void* block) {
   view_list& v = t_views;
   for (int i = 0; i < v.n; ++i)
     if (v.e[i].block == block) {
+      scan_view(v.e[i]);
       v.e[i] = v.e[--v.n];
       return;
     }

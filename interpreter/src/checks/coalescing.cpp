@@ -111,7 +111,11 @@ struct coalescing_check final : observer {
       st = &stats_for(*a.loc);
       last_serial = launch->serial, last_loc = k, last_stats = st;
     }
-    if (st->samples.fetch_add(1, std::memory_order_relaxed) >= k_samples) return;
+    // Past the sample, a plain read: every program of a launch comes here for every access, and
+    // an increment would pass the counter's cache line between the cores at each.
+    if (st->samples.load(std::memory_order_relaxed) >= k_samples ||
+        st->samples.fetch_add(1, std::memory_order_relaxed) >= k_samples)
+      return;
 
     const int eb = a.alloc->elem_bytes;
     const layout_map& lm = layout_for(a.rows, a.cols, eb, a.waves, config().wave_size);

@@ -4,6 +4,7 @@
 // read no NaN/Inf from memory before, so the value cannot have been passed through). Tagged NaNs
 // (uninit, masked) belong to those checks and are not counted here.
 #include "bv/cpu/values.hpp"
+#include "bv/cpu/views.hpp"
 #include "checks/common.hpp"
 
 namespace bv::detail {
@@ -19,14 +20,17 @@ struct nan_check final : observer {
     for (int i = 0; i < a.lanes; ++i)
       if (performed(a, perform, i) && a.value_class[i] == vc_nonfinite) bad.push_back(i);
     if (bad.empty()) return;
+    scan_deferred_views();  // loads whose values are not tested yet (views.hpp)
+    if (s.chk.saw_nonfinite) return;
     s.chk.nan_reported = true;
     diagnostic d = access_diag("nan", a, bad);
     d.headline = "NaN/Inf produced: " + plural(static_cast<int>(bad.size()), "lane") + " of " +
                  std::to_string(active_lanes(a)) + " active " + access_verb(a) +
                  " NaN or Inf computed by this program from finite inputs (" + a.op + ")";
-    d.hint = "arithmetic since the previous checked op made it (x / 0, inf - inf, overflow of a "
-             "large value); math functions and reductions are checked on their own lines, so the "
-             "culprit is an operator between them";
+    d.hint =
+        "arithmetic since the previous checked op made it (x / 0, inf - inf, overflow of a "
+        "large value); math functions and reductions are checked on their own lines, so the "
+        "culprit is an operator between them";
     report(std::move(d));
   }
 
