@@ -309,8 +309,12 @@ int demo_command(bool json_out) {
 
 namespace {
 // Timed runs per measurement over the same tensors (bench_samples, outcome.hpp), inside each of
-// the `repeat` rounds.
-constexpr int k_samples_per_round = 3;
+// the `repeat` rounds: enough for about k_round_budget_s of the kernel's checks-off time, between
+// k_min_samples and k_max_samples. A sub-millisecond kernel needs many runs before its fastest
+// stops moving on a shared machine (the parallel schedule most: both cores must be undisturbed
+// at once); a long one needs few.
+constexpr int k_min_samples = 3, k_max_samples = 12;
+constexpr double k_round_budget_s = 4e-3;
 
 // How much faster a native add of 1M f32 runs split over two threads than on one: what the
 // machine's memory path lets a memory-bound kernel (add, copy) gain in parallel, measured in the
@@ -377,7 +381,6 @@ int bench_command(const std::vector<std::string>& names, bool json_out, int repe
   const options saved = config();
   config().quiet = true;
   config().progress = false;
-  bench_samples() = k_samples_per_round;
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
   std::vector<std::string> heads{
       "kernel",     "size",   "programs",   "native ms",  "off ms",
@@ -414,6 +417,12 @@ int bench_command(const std::vector<std::string>& names, bool json_out, int repe
     if (per_check)
       for (const check_name* c = check_names; c->name; ++c)
         ms_list.push_back({c->bit, schedule::sequential});
+    // How many runs per round: from one untimed-warm-up-and-run of the kernel, checks off.
+    bench_samples() = 1;
+    const double probe = interp(checks::none, schedule::sequential);
+    const int samples = std::clamp(static_cast<int>(k_round_budget_s / std::max(probe, 1e-6)),
+                                   k_min_samples, k_max_samples);
+    bench_samples() = samples;
     double native = 1e30;
     for (int round = 0; round < repeat; ++round) {
       native = std::min(native, k->native(size, 3));
@@ -452,6 +461,7 @@ int bench_command(const std::vector<std::string>& names, bool json_out, int repe
     rows.push_back({{"kernel", k->name},
                     {"size", size},
                     {"programs", programs},
+                    {"runs_per_round", samples},
                     {"native_s", native},
                     {"checks_off_s", off},
                     {"checks_all_s", all},
@@ -471,20 +481,20 @@ int bench_command(const std::vector<std::string>& names, bool json_out, int repe
            {"cpu", cpu_model()},
            {"cores", cores},
            {"repeat", repeat},
-           {"samples_per_round", k_samples_per_round},
            {"native_two_thread_add_speedup", roof},
            {"results", rows}};
     fmt::print("{}\n", j.dump(2));
   } else {
-    fmt::print("blockvec bench, {} on {} ({} cores), best of {} rounds x {} runs; times in ms\n",
-               today(), cpu_model(), cores, repeat, k_samples_per_round);
+    fmt::print("blockvec bench, {} on {} ({} cores), best of {} rounds; times in ms\n", today(),
+               cpu_model(), cores, repeat);
     fmt::print(
         "native: single-threaded C++/Eigen; off/all: the interpreter, sequential, with no "
-        "checks / every check;\neach round makes fresh tensors, runs once untimed, then times {} "
-        "runs over them;\n"
+        "checks / every check;\neach round makes fresh tensors, runs once untimed, then times "
+        "{}-{} "
+        "runs over them (more for shorter kernels, about {:.0f} ms of each);\n"
         "parallel x: sequential over parallel time, checks off\n"
         "(in parentheses below 1000 programs){}\n\n",
-        k_samples_per_round,
+        k_min_samples, k_max_samples, k_round_budget_s * 1e3,
         per_check ? ";\nper check (last columns): that check alone over checks off, sequential"
                   : "");
     tab.print();
