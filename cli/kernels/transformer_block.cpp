@@ -26,7 +26,10 @@ registrar reg{{
     .bench_size = {128, 2, 512},
     .run =
         [](const std::vector<int64_t>& s, uint64_t seed) {
-          const auto rep = run_and_check(from(s), seed);
+          const auto rep = run_and_check(
+              from(s), seed, [](const std::function<std::vector<launch_result>()>& once) {
+                return launch_warm(once);
+              });
           outcome o;
           o.tolerance = tolerance;
           o.match = true;

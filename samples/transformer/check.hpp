@@ -2,6 +2,7 @@
 // output and gradient with the double reference. Shared by the sample's main and the CLI entry.
 #pragma once
 #include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,16 +41,25 @@ compared compare_to(const std::string& name, const f32t& got, const Eigen::Dense
   return c;
 }
 
-inline check_report run_and_check(const block_config& c, uint64_t seed) {
+// `runs` gets the block's forward and backward as a callable returning their launches, and calls
+// it (once by default; a benchmark may call it again over the same tensors and keep the fastest).
+inline check_report run_and_check(
+    const block_config& c, uint64_t seed,
+    const std::function<std::vector<launch_result>(
+        const std::function<std::vector<launch_result>()>&)>& runs = {}) {
   const auto w = weights::random(c, seed);
   const auto x = f32t::randn("x", {c.seq, c.dim()}, seed + 10);
   const auto dout = f32t::randn("dout", {c.seq, c.dim()}, seed + 11);
   const kernels::rope_tables rope(c.seq, head_dim);
   activations act(c);
   gradients g(c);
-  launches l;
-  forward(c, w, x, rope, act, l);
-  backward(c, w, x, rope, act, dout, g, l);
+  const std::function<std::vector<launch_result>()> once = [&] {
+    launches l;
+    forward(c, w, x, rope, act, l);
+    backward(c, w, x, rope, act, dout, g, l);
+    return std::move(l.all);
+  };
+  auto all = runs ? runs(once) : once();
   const auto r = ref::block(c, w, x, dout);
   check_report rep;
   rep.outputs = {compare_to("out", act.out, r.out),
@@ -60,7 +70,7 @@ inline check_report run_and_check(const block_config& c, uint64_t seed) {
                  compare_to("d_mlp_norm", g.d_mlp_norm, r.d_mlp_norm),
                  compare_to("d_w_gate_up", g.d_w_gate_up, r.d_w_gate_up),
                  compare_to("d_w_down", g.d_w_down, r.d_w_down)};
-  rep.launches = std::move(l.all);
+  rep.launches = std::move(all);
   return rep;
 }
 
