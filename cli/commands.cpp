@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <ctime>
 #include <fstream>
@@ -316,52 +315,6 @@ namespace {
 constexpr int k_min_samples = 3, k_max_samples = 12;
 constexpr double k_round_budget_s = 4e-3;
 
-// How much faster a native add of 1M f32 runs split over two threads than on one: what the
-// machine's memory path lets a memory-bound kernel (add, copy) gain in parallel, measured in the
-// same run. The helper thread is started once and spins between runs, so thread start-up is not
-// in the figure; one-thread and two-thread runs come in blocks (a one-thread run right after a
-// two-thread one finds half the data in the other core's cache). Best run of each.
-double native_two_thread_add() {
-  const size_t n = size_t(1) << 20, half = n / 2;
-  std::vector<float> x(n, 1.0f), y(n, 2.0f), z(n);
-  auto add = [&](size_t lo, size_t hi) {
-    for (size_t i = lo; i < hi; ++i) z[i] = x[i] + y[i];
-  };
-  constexpr int blocks = 4, per_block = 40;
-  std::atomic<int> go{0}, done{0};
-  std::thread helper([&] {
-    for (int r = 1; r <= blocks * per_block; ++r) {
-      while (go.load(std::memory_order_acquire) < r) {
-      }
-      add(half, n);
-      done.store(r, std::memory_order_release);
-    }
-  });
-  using clock = std::chrono::steady_clock;
-  auto since = [](clock::time_point t0) {
-    return std::chrono::duration<double>(clock::now() - t0).count();
-  };
-  double one = 1e30, two = 1e30;
-  int r = 0;
-  for (int b = 0; b < blocks; ++b) {
-    for (int i = 0; i < per_block; ++i) {
-      const auto t0 = clock::now();
-      add(0, n);
-      one = std::min(one, since(t0));
-    }
-    for (int i = 0; i < per_block; ++i) {
-      ++r;
-      const auto t0 = clock::now();
-      go.store(r, std::memory_order_release);
-      add(0, half);
-      while (done.load(std::memory_order_acquire) < r) {
-      }
-      two = std::min(two, since(t0));
-    }
-  }
-  helper.join();
-  return one / two;
-}
 }  // namespace
 
 int bench_command(const std::vector<std::string>& names, bool json_out, int repeat,
@@ -475,13 +428,11 @@ int bench_command(const std::vector<std::string>& names, bool json_out, int repe
   }
   config() = saved;
   bench_samples() = 0;
-  const double roof = cores > 1 ? native_two_thread_add() : 1.0;
   if (json_out) {
     json j{{"date", today()},
            {"cpu", cpu_model()},
            {"cores", cores},
            {"repeat", repeat},
-           {"native_two_thread_add_speedup", roof},
            {"results", rows}};
     fmt::print("{}\n", j.dump(2));
   } else {
@@ -502,11 +453,6 @@ int bench_command(const std::vector<std::string>& names, bool json_out, int repe
         "\ntargets: off/native <= 2x, all/native <= 4x, parallel >= 1.7x on 2 cores for "
         ">= 1000 programs: {}\n",
         misses ? fmt::format("{} kernel(s) miss", misses) : "all met");
-    if (cores > 1)
-      fmt::print(
-          "memory roof: a native add of 1M f32 split over 2 threads runs {:.2f}x as fast as on "
-          "one here (what the memory-bound add and copy can gain in parallel)\n",
-          roof);
   }
   return 0;
 }
