@@ -362,14 +362,18 @@ int bench_command(const std::vector<std::string>& names, bool json_out, int repe
     struct measure {
       uint32_t bits;
       schedule sched;
+      const char* check = nullptr;  // --per-check: the check measured alone
       double best = 1e30;
     };
-    std::vector<measure> ms_list{{checks::none, schedule::sequential},
-                                 {checks::all, schedule::sequential}};
-    if (cores > 1) ms_list.push_back({checks::none, schedule::parallel});
+    measure off_m{checks::none, schedule::sequential}, all_m{checks::all, schedule::sequential},
+        par_m{checks::none, schedule::parallel};
+    std::vector<measure> alone;
     if (per_check)
       for (const check_name* c = check_names; c->name; ++c)
-        ms_list.push_back({c->bit, schedule::sequential});
+        alone.push_back({c->bit, schedule::sequential, c->name});
+    std::vector<measure*> turns{&off_m, &all_m};
+    if (cores > 1) turns.push_back(&par_m);
+    for (auto& m : alone) turns.push_back(&m);
     // How many runs per round: from one untimed-warm-up-and-run of the kernel, checks off.
     bench_samples() = 1;
     const double probe = interp(checks::none, schedule::sequential);
@@ -379,10 +383,10 @@ int bench_command(const std::vector<std::string>& names, bool json_out, int repe
     double native = 1e30;
     for (int round = 0; round < repeat; ++round) {
       native = std::min(native, k->native(size, 3));
-      for (auto& m : ms_list) m.best = std::min(m.best, interp(m.bits, m.sched));
+      for (measure* m : turns) m->best = std::min(m->best, interp(m->bits, m->sched));
     }
-    const double off = ms_list[0].best, all = ms_list[1].best;
-    const double par = cores > 1 ? ms_list[2].best : off;
+    const double off = off_m.best, all = all_m.best;
+    const double par = cores > 1 ? par_m.best : off;
     const double off_r = off / native, all_r = all / native, speedup = off / par;
     const bool big_grid = programs >= 1000;
     misses += off_r > 2.0 || all_r > 4.0 || (big_grid && cores >= 2 && speedup < 1.7) || !match;
@@ -403,12 +407,9 @@ int bench_command(const std::vector<std::string>& names, bool json_out, int repe
         triton};
     // Each check alone against checks off, both sequential: what one check costs.
     json check_cost = json::object();
-    if (per_check) {
-      size_t i = cores > 1 ? 3 : 2;
-      for (const check_name* c = check_names; c->name; ++c, ++i) {
-        cells.push_back(ratio(ms_list[i].best, off));
-        check_cost[c->name] = ms_list[i].best / off;
-      }
+    for (const measure& m : alone) {
+      cells.push_back(ratio(m.best, off));
+      check_cost[m.check] = m.best / off;
     }
     tab.add(cells);
     rows.push_back({{"kernel", k->name},

@@ -240,14 +240,19 @@ const uint8_t* classify_values(const A& vals, const bool* mask) {
                                                                                    : nullptr;
 }
 
-// Whether n values of U at mem hold NaN/Inf that no check's tag explains (read from memory).
+// Whether the active lanes of n loaded values hold NaN/Inf that no check's tag explains (read
+// from memory, not made by the uninit or masked checks).
+template <class U>
+bool holds_nonfinite(const U* v, int n, const bool* mask) {
+  if (all_finite(v, n)) return false;
+  thread_local std::vector<uint8_t> buf;
+  buf.resize(static_cast<size_t>(n));
+  return (classify(v, n, mask, buf.data()) & (1u << vc_nonfinite)) != 0;
+}
+// The same for a view's N lanes at mem (every lane active), in the form views.hpp calls later.
 template <class U, int N>
 bool reads_nonfinite(const void* mem) {
-  const U* v = static_cast<const U*>(mem);
-  if (all_finite(v, N)) return false;
-  thread_local std::vector<uint8_t> buf;
-  buf.resize(N);
-  return (classify(v, N, nullptr, buf.data()) & (1u << vc_nonfinite)) != 0;
+  return holds_nonfinite(static_cast<const U*>(mem), N, nullptr);
 }
 
 // After a masked load without `other`: give the masked-off lanes a tracked poison (masked check),
@@ -267,12 +272,7 @@ void after_load(basic_block<U, S, W>& out, const bool* mask, bool has_other) {
     if (!(vc & checks::nan)) return;
     // A view's values are tested when it ends (views.hpp says why); a view has every lane.
     if (out.is_view()) return view_defer_scan(&out, &reads_nonfinite<U, N>);
-    const U* v = out.read();
-    if (!all_finite(v, N)) {
-      thread_local std::vector<uint8_t> buf;
-      buf.resize(N);
-      if (classify(v, N, mask, buf.data()) & (1u << vc_nonfinite)) note_nonfinite_read();
-    }
+    if (holds_nonfinite(out.read(), N, mask)) note_nonfinite_read();
   }
 }
 

@@ -23,7 +23,7 @@ namespace bv::detail {
 // settled, the memory still as loaded) or when a store of NaN asks, not at the load: by then
 // the kernel's arithmetic has brought them into the cache, where the test at the load met them
 // first, in memory, and stalled on them.
-// Notes on the running program that it read NaN/Inf from memory (src/memory.cpp).
+// Notes on the running program that it read NaN/Inf from memory (src/scheduler.cpp).
 void note_nonfinite_read();
 
 struct view_entry {
