@@ -240,13 +240,12 @@ int run_command(const run_request& r) {
   } else {
     fmt::print("kernel      {} ({})\n", k->name, k->description);
     fmt::print("size        {}   seed {} (rerun with --seed {})\n", size_text(size), seed, seed);
-    fmt::print("schedule    {}{}   checks {}\n", schedule_name(config().sched),
-               config().sched == schedule::parallel
-                   ? fmt::format(" on {} threads", config().threads
-                                                       ? config().threads
-                                                       : int(std::thread::hardware_concurrency()))
-                   : "",
-               checks_text(config().enabled));
+    fmt::print(
+        "schedule    {}{}   checks {}\n", schedule_name(config().sched),
+        config().sched == schedule::parallel
+            ? fmt::format(" on {} threads", config().threads ? config().threads : usable_cores())
+            : "",
+        checks_text(config().enabled));
     if (!o.note.empty()) fmt::print("note        {}\n", o.note);
     fmt::print("programs    {} in {} launch(es), {} ms\n", t.programs, o.launches.size(), ms(secs));
     fmt::print("result      max abs error {:.3g}, rel L2 error {:.3g} (tolerance {:.0e}): {}\n",
@@ -334,7 +333,7 @@ int bench_command(const std::vector<std::string>& names, bool json_out, int repe
   const options saved = config();
   config().quiet = true;
   config().progress = false;
-  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  const int cores = usable_cores();
   std::vector<std::string> heads{
       "kernel",     "size",   "programs",   "native ms",  "off ms",
       "off/native", "all ms", "all/native", "parallel x", "TRITON_INTERPRET/native"};

@@ -1,7 +1,7 @@
 // blockvec: run, check, benchmark and demonstrate the kernel library on the CPU interpreter.
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 #include <unistd.h>
+#include <CLI/CLI.hpp>
 
 #include "commands.hpp"
 #include "registry.hpp"
@@ -30,13 +30,15 @@ int main(int argc, char** argv) {
   bv::cli::run_request req;
   std::string size_arg, schedule_arg, check_arg, trace_arg;
   int threads = -1;
-  auto* run = app.add_subcommand("run", "Run a kernel on random inputs and compare with its reference");
+  auto* run =
+      app.add_subcommand("run", "Run a kernel on random inputs and compare with its reference");
   run->add_option("kernel", req.kernel, "Kernel name (blockvec list)")->required();
   run->add_option("--size", size_arg, "Problem size, e.g. 1000 or 256,1024");
   run->add_option("--seed", req.seed, "Seed of the random inputs (default: fresh, printed)");
   run->add_option("--schedule", schedule_arg, "sequential | shuffled | parallel")
       ->check(CLI::Validator(schedule_value, "SCHEDULE"));
-  run->add_option("--threads", threads, "OS threads for the parallel schedule (0: all cores)")
+  run->add_option("--threads", threads,
+                  "OS threads for the parallel schedule (0: all cores this process may use)")
       ->check(CLI::Range(0, 1024));
   run->add_option("--check", check_arg, "all | none | default | a list such as bounds,race")
       ->check(CLI::Validator(check_list, "CHECKS"));
@@ -51,7 +53,8 @@ int main(int argc, char** argv) {
   int repeat = 5;
   auto* bench = app.add_subcommand("bench", "Interpreter vs native C++ for each kernel, as ratios");
   bench->add_option("kernels", bench_kernels, "Kernels to benchmark (default: all)");
-  bench->add_option("--repeat", repeat, "Runs per measurement; the best counts")->check(CLI::Range(1, 100));
+  bench->add_option("--repeat", repeat, "Runs per measurement; the best counts")
+      ->check(CLI::Range(1, 100));
   bench->add_flag("--json", bench_json, "Print JSON");
   bool bench_per_check = false;
   bench->add_flag("--per-check", bench_per_check,
@@ -59,9 +62,10 @@ int main(int argc, char** argv) {
   std::string bench_backend = "cpu";
   int warmup = 3;
   bool bench_variants = false;
-  bench->add_option("--backend", bench_backend,
-                    "cpu (interpreter vs native C++) or gpu (each kernel's GPU entry, median of "
-                    "--repeat device-timed launches, default 20)")
+  bench
+      ->add_option("--backend", bench_backend,
+                   "cpu (interpreter vs native C++) or gpu (each kernel's GPU entry, median of "
+                   "--repeat device-timed launches, default 20)")
       ->check(CLI::IsMember({"cpu", "gpu"}));
   bench->add_option("--warmup", warmup, "GPU: untimed launches first")->check(CLI::Range(0, 100));
   bench->add_flag("--variants", bench_variants, "GPU: also the launch-configuration variants");
@@ -78,11 +82,13 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     fmt::print(stderr, "blockvec: {}\n", e.what());
-    fmt::print(stderr, "usage: blockvec list | run KERNEL [--size N[,M]] [--seed N] "
-                       "[--schedule sequential|shuffled|parallel] [--threads N] "
-                       "[--check all|none|LIST] [--trace FILE] [--backend cpu|gpu|both] [--json]\n"
-                       "       | bench [KERNEL...] [--backend cpu|gpu] [--repeat N] [--per-check] [--json] | demo\n"
-                       "       blockvec --help and blockvec SUBCOMMAND --help say more\n");
+    fmt::print(stderr,
+               "usage: blockvec list | run KERNEL [--size N[,M]] [--seed N] "
+               "[--schedule sequential|shuffled|parallel] [--threads N] "
+               "[--check all|none|LIST] [--trace FILE] [--backend cpu|gpu|both] [--json]\n"
+               "       | bench [KERNEL...] [--backend cpu|gpu] [--repeat N] [--per-check] [--json] "
+               "| demo\n"
+               "       blockvec --help and blockvec SUBCOMMAND --help say more\n");
     return 2;
   }
 
@@ -101,9 +107,8 @@ int main(int argc, char** argv) {
   if (*list) return bv::cli::list_command();
   if (*run) return bv::cli::run_command(req);
   if (*bench && bench_backend == "gpu")
-    return bv::cli::bench_gpu_command(bench_kernels, bench_json,
-                                      bench->count("--repeat") ? repeat : 20, warmup,
-                                      bench_variants);
+    return bv::cli::bench_gpu_command(
+        bench_kernels, bench_json, bench->count("--repeat") ? repeat : 20, warmup, bench_variants);
   if (*bench) return bv::cli::bench_command(bench_kernels, bench_json, repeat, bench_per_check);
   if (*demo) return bv::cli::demo_command(demo_json);
   return 2;

@@ -1,19 +1,35 @@
+#include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "bv/cpu/runtime.hpp"
 
 namespace bv {
 
+int usable_cores() {
+  // hardware_concurrency counts the machine's online cores; under taskset or a cpuset the threads
+  // beyond the mask would only take turns on the cores it allows.
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return n;
+  }
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
 const check_name check_names[] = {
     {"bounds", checks::bounds, "out-of-bounds and misaligned accesses"},
     {"uninit", checks::uninit, "reads of memory never written"},
     {"race", checks::race, "two programs of one launch on one element (atomics exempt)"},
-    {"contiguity", checks::contiguity, "non-contiguous tensors, violated multiple_of/max_contiguous"},
+    {"contiguity", checks::contiguity,
+     "non-contiguous tensors, violated multiple_of/max_contiguous"},
     {"overflow", checks::overflow, "int32 overflow in index arithmetic"},
     {"nan", checks::nan, "the first op that produced NaN or Inf (opt-in)"},
     {"masked", checks::masked, "use of masked-off lanes of a load without `other`"},
@@ -53,9 +69,12 @@ bool parse_schedule(const std::string& text, schedule& out, std::string& error) 
 
 const char* schedule_name(schedule s) {
   switch (s) {
-    case schedule::sequential: return "sequential";
-    case schedule::shuffled: return "shuffled";
-    case schedule::parallel: return "parallel";
+    case schedule::sequential:
+      return "sequential";
+    case schedule::shuffled:
+      return "shuffled";
+    case schedule::parallel:
+      return "parallel";
   }
   return "?";
 }

@@ -71,7 +71,7 @@ class helper_pool {
   template <class F>
   static void spin_until(F done) {
     // One core: spinning would only keep the thread it waits for off it.
-    static const bool spin = std::thread::hardware_concurrency() >= 2;
+    static const bool spin = usable_cores() >= 2;
     if (!spin || done()) return;
     const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(500);
     for (int i = 0;; ++i) {
@@ -470,8 +470,7 @@ launch_result run_launch(launch_desc& desc) {
   const bool show_progress = opt.progress && isatty(STDERR_FILENO) && n >= 256;
   const auto t0 = std::chrono::steady_clock::now();
   if (opt.sched == schedule::parallel) {
-    int threads =
-        opt.threads > 0 ? opt.threads : static_cast<int>(std::thread::hardware_concurrency());
+    int threads = opt.threads > 0 ? opt.threads : usable_cores();
     threads = std::max(1, std::min<int>(threads, static_cast<int>(std::min<int64_t>(n, 1024))));
     L.active_threads = threads;
     L.n_epochs = threads;

@@ -18,15 +18,15 @@ enum class severity { note, warning, error };
 // opt-in ones (nan).
 namespace checks {
 enum : uint32_t {
-  bounds = 1u << 0,       // out-of-bounds and misaligned accesses
-  uninit = 1u << 1,       // reads of memory never written
-  race = 1u << 2,         // two programs of one launch on one element
-  contiguity = 1u << 3,   // non-contiguous tensors, violated multiple_of / max_contiguous
-  overflow = 1u << 4,     // int32 overflow in index arithmetic
-  nan = 1u << 5,          // first op that produced NaN/Inf (opt-in)
-  masked = 1u << 6,       // use of masked-off lanes of a load without `other`
-  deadlock = 1u << 7,     // every program waiting; device_assert failures
-  coalescing = 1u << 8,   // uncoalesced wavefront accesses, low lane utilisation (warnings)
+  bounds = 1u << 0,      // out-of-bounds and misaligned accesses
+  uninit = 1u << 1,      // reads of memory never written
+  race = 1u << 2,        // two programs of one launch on one element
+  contiguity = 1u << 3,  // non-contiguous tensors, violated multiple_of / max_contiguous
+  overflow = 1u << 4,    // int32 overflow in index arithmetic
+  nan = 1u << 5,         // first op that produced NaN/Inf (opt-in)
+  masked = 1u << 6,      // use of masked-off lanes of a load without `other`
+  deadlock = 1u << 7,    // every program waiting; device_assert failures
+  coalescing = 1u << 8,  // uncoalesced wavefront accesses, low lane utilisation (warnings)
   all = (1u << 9) - 1,
   none = 0,
   defaults = all & ~nan,
@@ -46,7 +46,7 @@ const char* schedule_name(schedule s);
 
 struct options {
   schedule sched = schedule::sequential;
-  int threads = 0;  // 0: all cores
+  int threads = 0;  // 0: all cores this process may run on (usable_cores())
   uint64_t seed = 0;
   uint32_t enabled = checks::defaults;
   int wave_size = 64;
@@ -61,9 +61,14 @@ struct options {
   std::string trace_path;
 };
 // The process-wide options, read from BV_SCHEDULE, BV_THREADS, BV_SEED, BV_CHECK, BV_BREAK,
-// BV_STACK, BV_WAVE_SIZE and BV_TRACE the first time they are needed. Bad values are reported once on
-// stderr and the default kept.
+// BV_STACK, BV_WAVE_SIZE and BV_TRACE the first time they are needed. Bad values are reported once
+// on stderr and the default kept.
 options& config();
+
+// The cores this process may run on: its CPU affinity mask (what `taskset` or a container's cpuset
+// leaves it), not every core of the machine; at least 1. The parallel schedule's default thread
+// count.
+int usable_cores();
 
 struct tensor_desc {
   std::string name, dtype;
@@ -80,9 +85,9 @@ struct diagnostic {
   int line = 0;
   std::array<int, 3> pid{0, 0, 0};
   bool has_pid = true;
-  std::vector<int> lanes;         // block element indices (lanes) involved
-  std::vector<int> waves;         // wavefront of each lane, from the layout map
-  std::vector<int64_t> offsets;   // offending element offsets from the tensor's start
+  std::vector<int> lanes;        // block element indices (lanes) involved
+  std::vector<int> waves;        // wavefront of each lane, from the layout map
+  std::vector<int64_t> offsets;  // offending element offsets from the tensor's start
   bool has_tensor = false;
   tensor_desc tensor;
   std::string detail;  // a second entity (the other side of a race), free text
@@ -149,10 +154,10 @@ class lane_offsets {
 struct access {
   access_kind kind = access_kind::load;
   const alloc_info* alloc = nullptr;
-  int64_t base = 0;              // element index of the pointer's base within the buffer
-  lane_offsets off;  // per-lane element offsets from the base
-  const bool* mask = nullptr;    // per-lane mask; null when the op had none
-  bool all_active = true;        // no lane is masked off (mask null, or every entry set)
+  int64_t base = 0;            // element index of the pointer's base within the buffer
+  lane_offsets off;            // per-lane element offsets from the base
+  const bool* mask = nullptr;  // per-lane mask; null when the op had none
+  bool all_active = true;      // no lane is masked off (mask null, or every entry set)
   bool has_other = false;
   int lanes = 1;  // elements in the block (1 for a scalar access)
   int rows = 1, cols = 1, waves = 1;
@@ -202,7 +207,7 @@ struct program_state {
   struct check_scratch {
     std::array<const void*, 4> locks{};  // addresses of locks taken with atomic_cas (race check)
     int nlocks = 0;
-    bool nan_reported = false;  // the nan check reports the first producing op per program
+    bool nan_reported = false;   // the nan check reports the first producing op per program
     bool saw_nonfinite = false;  // a load read NaN/Inf from memory: later NaNs may be propagated
     // int32 overflow noted by block arithmetic, reported at the next memory op (overflow check)
     char overflow_op = 0;
