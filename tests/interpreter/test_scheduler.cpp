@@ -2,9 +2,11 @@
 // of its seed; programs that wait on each other through a lock still finish; a lock that is never
 // released is a reported deadlock, not a hang.
 #include <doctest/doctest.h>
+#include <sched.h>
 
 #include <bv/testing.hpp>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "bv/bv.hpp"
@@ -156,4 +158,23 @@ TEST_CASE("a lock never released is a deadlock diagnostic, never a hang") {
     for (int i = 0; i < 64; ++i) done += out(i) == 1;
     CHECK(done == 1);
   }
+}
+
+TEST_CASE("the default thread count follows the CPU affinity mask, not the machine's cores") {
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  REQUIRE(sched_getaffinity(0, sizeof mine, &mine) == 0);
+  CHECK(bv::usable_cores() == CPU_COUNT(&mine));
+  // A thread pinned to one of those CPUs (as `taskset -c N` pins a process) sees one core.
+  int first = 0;
+  while (!CPU_ISSET(first, &mine)) ++first;
+  int seen = 0;
+  std::thread t([&] {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    if (sched_setaffinity(0, sizeof one, &one) == 0) seen = bv::usable_cores();
+  });
+  t.join();
+  CHECK(seen == 1);
 }
