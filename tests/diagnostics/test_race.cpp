@@ -94,9 +94,11 @@ void tile_read_then_cleared(program<1> p, ptr<float> m, ptr<float> out) {
 }
 
 // Program 0 writes a row of partial sums under the lock; program 1 forgets the lock. The lock
-// protects nothing when one side skips it (Eraser's rule): a write-write race.
+// protects nothing when one side skips it (Eraser's rule): a write-write race. B = 1024 covers
+// whole chunks of the check's shadow, which it records once per chunk, not per element.
+template <int B>
 void lock_skipped(program<1> p, ptr<float> acc, ptr<int32_t> lock) {
-  auto cols = arange<256>(p);
+  auto cols = arange<B>(p);
   if (p.id(0) == 0) {
     while (atomic_cas(lock, 0, 1) != 0) {
     }
@@ -107,12 +109,62 @@ void lock_skipped(program<1> p, ptr<float> acc, ptr<int32_t> lock) {
   }
 }
 
+// LayerNorm-backward's pattern on rows of 1024 (whole chunks of the shadow): program i adds
+// i + 1 into row i % groups under that row's lock; the first program of a group writes the row.
+void locked_rows(program<1> p, ptr<float> acc, ptr<int32_t> locks, int groups) {
+  auto cols = arange<1024>(p);
+  const int g = p.id(0) % groups;
+  auto part = (cols + p.id(0)).to(f32);
+  while (atomic_cas(locks + g, 0, 1) != 0) {
+  }
+  if (atomic_xchg(locks + groups + g, 1) != 0) part += load(acc + g * 1024 + cols);
+  store(acc + g * 1024 + cols, part);
+  atomic_xchg(locks + g, 0);
+}
+
+// The same row guarded by two locks: odd programs take another lock than even ones, so the
+// lock excludes nothing between the two halves.
+void two_locks_one_row(program<1> p, ptr<float> acc, ptr<int32_t> locks) {
+  auto cols = arange<1024>(p);
+  auto lock = locks + p.id(0) % 2;
+  while (atomic_cas(lock, 0, 1) != 0) {
+  }
+  auto v = load(acc + cols);    // @two_locks_load
+  store(acc + cols, v + 1.0f);  // @two_locks_store
+  atomic_xchg(lock, 0);
+}
+
 }  // namespace
 
 BV_DIAG_CASE(race_lock_skipped) {
   auto acc = tensor<float>::zeros("acc", {256});
   auto lock = tensor<int32_t>::zeros("lock", {1});
-  launch<lock_skipped>(grid(2), acc, lock);
+  launch<lock_skipped<256>>(grid(2), acc, lock);
+}
+
+BV_DIAG_CASE(race_lock_skipped_whole_rows) {
+  auto acc = tensor<float>::zeros("acc", {1024});
+  auto lock = tensor<int32_t>::zeros("lock", {1});
+  launch<lock_skipped<1024>>(grid(2), acc, lock);
+}
+
+BV_DIAG_CASE(race_two_locks_one_row) {
+  auto acc = tensor<float>::zeros("acc", {1024});
+  auto locks = tensor<int32_t>::zeros("locks", {2});
+  launch<two_locks_one_row>(grid(4), acc, locks);
+}
+
+BV_DIAG_CASE(clean_lock_protected_rows) {
+  const int programs = 37, groups = 4;
+  auto acc = tensor<float>::empty("acc", {groups, 1024});
+  auto locks = tensor<int32_t>::zeros("locks", {2 * groups});
+  launch<locked_rows>(grid(programs), acc, locks, groups);
+  for (int g = 0; g < groups; ++g)
+    for (int c : {0, 511, 1023}) {
+      float want = 0;
+      for (int i = g; i < programs; i += groups) want += float(c + i);
+      REQUIRE(acc(g, c) == want);
+    }
 }
 
 BV_DIAG_CASE(race_tile_read_then_cleared) {

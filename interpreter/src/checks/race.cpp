@@ -81,6 +81,7 @@ struct race_shadow {
     bool uniform = true;
     uint64_t serial = 0;
     cell value = 0;
+    uint32_t guard = 0;  // a uniform chunk whose value has G: the lock that guarded every element
   };
   explicit race_shadow(int64_t n)
       : cells(new cell[static_cast<size_t>(n)]),
@@ -130,8 +131,9 @@ struct race_shadow {
     chunk& ch = chunks[static_cast<size_t>(c)];
     if (!ch.uniform) return;
     const int64_t b = c << k_chunk_bits;
-    std::fill_n(cells.get() + b, std::min<int64_t>(int64_t(1) << k_chunk_bits, numel - b),
-                ch.value);
+    const int64_t len = std::min<int64_t>(int64_t(1) << k_chunk_bits, numel - b);
+    std::fill_n(cells.get() + b, len, ch.value);
+    if (ch.value & k_guarded) std::fill_n(guards() + b, len, ch.guard);
     ch.uniform = false;
   }
 };
@@ -378,22 +380,32 @@ struct race_check final : observer {
             c0 = c1;
             continue;
           }
-          if (!guard && chunk.uniform && e == b && rowbase + c1 == end) {
-            // The whole chunk: as for one element, every lane of it reported alike.
-            cell c = chunk.value | k_unguarded;
+          if (chunk.uniform && e == b && rowbase + c1 == end) {
+            // The whole chunk: as for one element (write_lane, read_lane), every lane of it
+            // reported alike; a lock held is the chunk's guard while every access held it.
+            cell c = chunk.value;
+            if (!guard) {
+              c |= k_unguarded;
+            } else if (!(c & k_unguarded)) {
+              if (!(c & k_guarded))
+                c |= k_guarded, chunk.guard = guard;
+              else if (chunk.guard != guard)
+                c |= k_unguarded;
+            }
             const uint32_t w = writer_of(c), rd = reader_of(c);
             int k = -1;
             uint32_t who = 0;
             uint16_t where = 0;
+            const bool racy = (c & k_unguarded) != 0;
             if (write) {
-              if (w && w != me)
+              if (racy && w && w != me)
                 k = 0, who = w, where = wloc_of(c);
-              else if (rd && rd != me)
+              else if (racy && rd && rd != me)
                 k = 2, who = rd, where = rloc_of(c);
               c = (c & ~k_writer_bits) | mine;
             } else {
-              if (w && w != me) k = 1, who = w, where = wloc_of(c);
-              c = with_read(c, me, mine);
+              if (racy && w && w != me) k = 1, who = w, where = wloc_of(c);
+              c = add_reader(c, me, mine);
             }
             chunk.value = c;
             if (k >= 0)
