@@ -134,7 +134,39 @@ void two_locks_one_row(program<1> p, ptr<float> acc, ptr<int32_t> locks) {
   atomic_xchg(lock, 0);
 }
 
+// Rows of n < 1024 packed n apart, each program its own row through a mask that stops at n
+// (the check records each row's first n lanes as one run): clean.
+void ragged_rows(program<4> p, ptr<const float> x, ptr<float> y, int n) {
+  auto cols = arange<1024>(p);
+  auto m = cols < n;
+  store(y + p.id(0) * n + cols, load(x + p.id(0) * n + cols, m, 0.0f) * 2.0f, m);
+}
+
+// The same rows, but a program also reads the start of the next program's row (a halo): a
+// read-after-write race at the second load, whichever program runs first.
+void ragged_rows_overlap(program<4> p, ptr<float> y, int n) {
+  auto cols = arange<1024>(p);
+  store(y + p.id(0) * n + cols, full<float, 1024>(p, 1.0f), cols < n);
+  auto next = load(y + (p.id(0) + 1) * n + cols, cols < 8, 0.0f);  // @halo_read
+  store(y + p.id(0) * n + cols, next, cols < 1);
+}
+
 }  // namespace
+
+BV_DIAG_CASE(clean_ragged_rows) {
+  const int rows = 6, n = 700;
+  auto x = tensor<float>::randn("x", {rows, n}, 9);
+  auto y = tensor<float>::empty("y", {rows, n});
+  launch<ragged_rows>(grid(rows), x, y, n);
+  for (int r = 0; r < rows; ++r)
+    for (int c : {0, n / 2, n - 1}) REQUIRE(y(r, c) == 2.0f * x(r, c));
+}
+
+BV_DIAG_CASE(race_ragged_rows_halo) {
+  const int n = 700;
+  auto y = tensor<float>::zeros("y", {5 * n});
+  launch<ragged_rows_overlap>(grid(4), y, n);
+}
 
 BV_DIAG_CASE(race_lock_skipped) {
   auto acc = tensor<float>::zeros("acc", {256});

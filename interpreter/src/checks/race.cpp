@@ -221,6 +221,54 @@ race_shadow& race_of(shadow_state& sh) {
   return *r;
 }
 
+// An access whose performed lanes are `rows` runs of `cols` contiguous elements, run r from
+// element row0 + r * stride with lane r * pitch: a contiguous row of lanes, or a tile whose rows
+// are contiguous, either with every lane performed or with each row's first `cols` lanes
+// performed and the rest not (a mask that stops at a ragged edge: `cols < n`).
+struct runs {
+  bool ok = false;     // the shape above; false: look at each lane
+  bool empty = false;  // no lane performed
+  int cols = 0, rows = 0, pitch = 0;
+  int64_t stride = 0;
+};
+runs rows_of(const access& a, const bool* perform) {
+  runs rs;
+  if (a.lanes <= 1) return rs;
+  if (a.contiguous()) {
+    rs = {true, false, a.lanes, 1, a.lanes, 0};
+  } else if (a.rows_contiguous && a.cols > 0) {
+    rs = {true, false, a.cols, a.lanes / a.cols, a.cols, a.row_stride};
+  } else {
+    uint64_t diff = 0;  // one vector loop, no early exit
+    const int64_t* off = a.off;
+    for (int i = 1; i < a.lanes; ++i) diff |= static_cast<uint64_t>(off[i] - (off[0] + i));
+    if (diff) return rs;
+    rs = {true, false, a.lanes, 1, a.lanes, 0};
+  }
+  if (!perform && a.all_active) return rs;
+  // Each run's performed lanes must be its first k, the same k in every run.
+  auto prefix = [&](runs t) {
+    int k = -1;
+    for (int r = 0; r < t.rows; ++r) {
+      const int lane0 = r * t.pitch;
+      int p = 0;
+      while (p < t.pitch && performed(a, perform, lane0 + p)) ++p;
+      for (int c = p + 1; c < t.pitch; ++c)
+        if (performed(a, perform, lane0 + c)) return runs{};
+      if (k >= 0 && p != k) return runs{};
+      k = p;
+    }
+    t.cols = k;
+    t.empty = k == 0;
+    return t;
+  };
+  if (const runs t = prefix(rs);
+      t.ok || rs.rows > 1 || !a.rows_contiguous || a.rows <= 1 || a.cols <= 0)
+    return t;
+  // A contiguous tile taken as one run above: its rows, each masked at the same column.
+  return prefix(runs{true, false, a.cols, a.rows, a.cols, a.row_stride});
+}
+
 struct race_check final : observer {
   launch_state* launch = nullptr;
   std::mutex mu;  // guards locs, loc_index, reported
@@ -296,18 +344,10 @@ struct race_check final : observer {
       if (lanes[k].empty()) other[k] = who, other_loc[k] = where;
       lanes[k].push_back(i);
     };
-    // A row of lanes: contiguous offsets, every lane performed. Such an access may cover
-    // whole chunks, which update in one step while uniform.
-    bool row = a.lanes > 1 && !perform;
-    if (row && !a.contiguous() && a.rows_contiguous) {
-      row = false;  // a tile of rows apart: the run walk below, without writing out offsets
-    } else if (row && !a.contiguous()) {
-      uint64_t diff = 0;  // one vector loop, no early exit
-      const int64_t* off = a.off;
-      for (int i = 1; i < a.lanes; ++i) diff |= static_cast<uint64_t>(off[i] - (off[0] + i));
-      row = diff == 0;
-    }
-    row = row && a.all_active;
+    // The performed lanes as runs of contiguous elements (rows_of says which accesses): such
+    // an access may cover whole chunks, which update in one step while uniform.
+    const runs rs = rows_of(a, perform);
+    if (rs.empty) return;  // nothing performed: nothing to record
     const int64_t row0 = a.base + a.off.first();
     cell* cells = r.cells.get();
     int64_t held = -1;  // the chunk whose lock this thread holds
@@ -325,14 +365,10 @@ struct race_check final : observer {
       if ((c & k_unguarded) && w && w != me) note(1, i, w, wloc_of(c));
       cells[e] = add_reader(c, me, mine);
     };
-    const bool all_active = a.all_active;
     if (write) {
       before_write(r, serial);
-    } else if (!guard && !perform && all_active && a.lanes > 1 &&
-               (row || (a.rows_contiguous && a.cols > 0))) {
-      const footprint f = row ? footprint{row0, 0, a.lanes, 1, mine, me}
-                              : footprint{row0, a.row_stride, a.cols, a.lanes / a.cols, mine, me};
-      if (defer_read(r, f, serial)) return;
+    } else if (!guard && rs.ok) {
+      if (defer_read(r, footprint{row0, rs.stride, rs.cols, rs.rows, mine, me}, serial)) return;
     }
     // The per-element write rule: U set unless every access held the same lock; a write after
     // another program's write or read races.
@@ -353,14 +389,13 @@ struct race_check final : observer {
       }
       cells[e] = (c & ~k_writer_bits) | mine;
     };
-    // Accesses shaped as rows (a contiguous row of lanes, or a tile whose rows are contiguous),
-    // every lane performed, no lock held: walk each row's runs within a chunk. A read run whose
+    // Accesses shaped as runs (rows_of): walk each run's pieces within a chunk. A read run whose
     // cells (or uniform chunk) are all quiet is skipped after one test; a write run that meets no
     // other program is written in one straight pass; a run covering a uniform chunk updates it
     // once. No offsets are written out.
-    if (!perform && all_active && a.lanes > 1 && (row || (a.rows_contiguous && a.cols > 0))) {
-      const int cols = row ? a.lanes : a.cols, nrows = row ? 1 : a.lanes / a.cols;
-      const int64_t stride = row ? 0 : a.row_stride;
+    if (rs.ok) {
+      const int cols = rs.cols, nrows = rs.rows;
+      const int64_t stride = rs.stride;
       for (int rr = 0; rr < nrows; ++rr) {
         const int64_t rowbase = row0 + rr * stride;
         for (int c0 = 0; c0 < cols;) {
@@ -369,7 +404,7 @@ struct race_check final : observer {
           const int64_t b = ch << k_chunk_bits;
           const int64_t end = std::min<int64_t>(b + (int64_t(1) << k_chunk_bits), r.numel);
           const int c1 = static_cast<int>(std::min<int64_t>(cols, c0 + (end - e)));
-          const int lane0 = rr * cols;
+          const int lane0 = rr * rs.pitch;
           if (ch != held) {
             if (held >= 0) r.unlock(held);
             r.lock(ch);
