@@ -151,7 +151,31 @@ void ragged_rows_overlap(program<4> p, ptr<float> y, int n) {
   store(y + p.id(0) * n + cols, next, cols < 1);
 }
 
+// Tiles of a column-major matrix (element (r, c) at r + c * ld, as a transposed view lays them
+// out): each column of a tile is contiguous. Tile rows start `step` apart: 16 gives each program
+// its own tile (clean), 15 makes neighbouring tiles share a row (a write-write race).
+template <int step>
+void column_tiles(program<4> p, ptr<const float> x, ptr<float> y, int ld) {
+  auto r = p.id(0) * step + arange<16>(p);
+  auto c = p.id(1) * 16 + arange<16>(p);
+  auto offs = r.col() + c.row() * ld;
+  store(y + offs, load(x + offs) + 1.0f);  // @column_tile_store
+}
+
 }  // namespace
+
+BV_DIAG_CASE(clean_column_major_tiles) {
+  auto x = tensor<float>::randn("x", {48 * 64}, 10);
+  auto y = tensor<float>::empty("y", {48 * 64});
+  launch<column_tiles<16>>(grid(4, 3), x, y, 64);
+  for (int i : {0, 17, 64 * 47 + 63}) REQUIRE(y(i) == x(i) + 1.0f);
+}
+
+BV_DIAG_CASE(race_column_major_tiles_overlap) {
+  auto x = tensor<float>::randn("x", {48 * 64}, 11);
+  auto y = tensor<float>::zeros("y", {48 * 64});
+  launch<column_tiles<15>>(grid(4, 3), x, y, 64);
+}
 
 BV_DIAG_CASE(clean_ragged_rows) {
   const int rows = 6, n = 700;

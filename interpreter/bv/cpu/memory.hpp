@@ -201,6 +201,8 @@ access make_access(access_kind kind, const ptr_block<T, S, W>& p, const bool* ma
   const affine& f = p.form();
   a.rows_contiguous = f.known && f.ac == 1;
   a.row_stride = f.ar;
+  a.cols_contiguous = f.known && f.ar == 1 && S::rows > 1;
+  a.col_stride = f.ac;
   a.loc = &loc;
   a.op = op;
   return a;

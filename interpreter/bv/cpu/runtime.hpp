@@ -172,6 +172,10 @@ struct access {
   // unit column stride), from the pointer block's affine form; false: unknown, look at `off`.
   bool rows_contiguous = false;
   int64_t row_stride = 0;
+  // Each column of lanes is contiguous and column c starts at off[0] + c * col_stride (a tile of
+  // unit row stride, such as a tile of a transposed view).
+  bool cols_contiguous = false;
+  int64_t col_stride = 0;
   // The offsets are off[0] + i for every lane i: one contiguous run.
   bool contiguous() const { return rows_contiguous && (rows == 1 || row_stride == cols); }
 };

@@ -222,28 +222,31 @@ race_shadow& race_of(shadow_state& sh) {
 }
 
 // An access whose performed lanes are `rows` runs of `cols` contiguous elements, run r from
-// element row0 + r * stride with lane r * pitch: a contiguous row of lanes, or a tile whose rows
-// are contiguous, either with every lane performed or with each row's first `cols` lanes
-// performed and the rest not (a mask that stops at a ragged edge: `cols < n`).
+// element row0 + r * stride, its j-th element in lane r * pitch + j * step: a contiguous row of
+// lanes, a tile whose rows are contiguous, or one whose columns are (a transposed view's tile),
+// either with every lane performed or with each run's first `cols` lanes performed and the rest
+// not (a mask that stops at a ragged edge: `cols < n`).
 struct runs {
   bool ok = false;     // the shape above; false: look at each lane
   bool empty = false;  // no lane performed
-  int cols = 0, rows = 0, pitch = 0;
+  int cols = 0, rows = 0, pitch = 0, step = 1;
   int64_t stride = 0;
 };
 runs rows_of(const access& a, const bool* perform) {
   runs rs;
   if (a.lanes <= 1) return rs;
   if (a.contiguous()) {
-    rs = {true, false, a.lanes, 1, a.lanes, 0};
+    rs = {true, false, a.lanes, 1, a.lanes, 1, 0};
   } else if (a.rows_contiguous && a.cols > 0) {
-    rs = {true, false, a.cols, a.lanes / a.cols, a.cols, a.row_stride};
+    rs = {true, false, a.cols, a.lanes / a.cols, a.cols, 1, a.row_stride};
+  } else if (a.cols_contiguous && a.cols > 0) {
+    rs = {true, false, a.rows, a.cols, 1, a.cols, a.col_stride};
   } else {
     uint64_t diff = 0;  // one vector loop, no early exit
     const int64_t* off = a.off;
     for (int i = 1; i < a.lanes; ++i) diff |= static_cast<uint64_t>(off[i] - (off[0] + i));
     if (diff) return rs;
-    rs = {true, false, a.lanes, 1, a.lanes, 0};
+    rs = {true, false, a.lanes, 1, a.lanes, 1, 0};
   }
   if (!perform && a.all_active) return rs;
   // Each run's performed lanes must be its first k, the same k in every run.
@@ -252,9 +255,9 @@ runs rows_of(const access& a, const bool* perform) {
     for (int r = 0; r < t.rows; ++r) {
       const int lane0 = r * t.pitch;
       int p = 0;
-      while (p < t.pitch && performed(a, perform, lane0 + p)) ++p;
-      for (int c = p + 1; c < t.pitch; ++c)
-        if (performed(a, perform, lane0 + c)) return runs{};
+      while (p < t.cols && performed(a, perform, lane0 + p * t.step)) ++p;
+      for (int c = p + 1; c < t.cols; ++c)
+        if (performed(a, perform, lane0 + c * t.step)) return runs{};
       if (k >= 0 && p != k) return runs{};
       k = p;
     }
@@ -266,7 +269,7 @@ runs rows_of(const access& a, const bool* perform) {
       t.ok || rs.rows > 1 || !a.rows_contiguous || a.rows <= 1 || a.cols <= 0)
     return t;
   // A contiguous tile taken as one run above: its rows, each masked at the same column.
-  return prefix(runs{true, false, a.cols, a.rows, a.cols, a.row_stride});
+  return prefix(runs{true, false, a.cols, a.rows, a.cols, 1, a.row_stride});
 }
 
 struct race_check final : observer {
@@ -444,7 +447,7 @@ struct race_check final : observer {
             }
             chunk.value = c;
             if (k >= 0)
-              for (int cc = c0; cc < c1; ++cc) note(k, lane0 + cc, who, where);
+              for (int cc = c0; cc < c1; ++cc) note(k, lane0 + cc * rs.step, who, where);
             c0 = c1;
             continue;
           }
@@ -462,7 +465,8 @@ struct race_check final : observer {
             }
             if (mixed) {
               for (int cc = c0; cc < c1; ++cc)
-                write ? write_lane(lane0 + cc, rowbase + cc) : read_lane(lane0 + cc, rowbase + cc);
+                write ? write_lane(lane0 + cc * rs.step, rowbase + cc)
+                      : read_lane(lane0 + cc * rs.step, rowbase + cc);
             } else {
               for (int cc = c0; cc < c1; ++cc) {
                 g[cc] = guard;
@@ -484,12 +488,12 @@ struct race_check final : observer {
               for (int cc = c0; cc < c1; ++cc)
                 run[cc] = (run[cc] & ~k_writer_bits) | mine | k_unguarded;
             else
-              for (int cc = c0; cc < c1; ++cc) write_lane(lane0 + cc, rowbase + cc);
+              for (int cc = c0; cc < c1; ++cc) write_lane(lane0 + cc * rs.step, rowbase + cc);
           } else {
             bool all_quiet = true;
             for (int cc = c0; cc < c1; ++cc) all_quiet &= quiet(run[cc]);
             if (!all_quiet)
-              for (int cc = c0; cc < c1; ++cc) read_lane(lane0 + cc, rowbase + cc);
+              for (int cc = c0; cc < c1; ++cc) read_lane(lane0 + cc * rs.step, rowbase + cc);
           }
           c0 = c1;
         }
