@@ -234,8 +234,12 @@ struct runs {
 };
 runs rows_of(const access& a, const bool* perform) {
   runs rs;
-  if (a.lanes <= 1) return rs;
-  if (a.contiguous()) {
+  if (a.lanes < 1) return rs;
+  if (a.lanes == 1) {
+    // A scalar access: a run of one (a reduction's shift or a row's statistic, read by every
+    // program: kept as a footprint like a row, so that it does not split the row's chunk).
+    rs = {true, false, 1, 1, 1, 1, 0};
+  } else if (a.contiguous()) {
     rs = {true, false, a.lanes, 1, a.lanes, 1, 0};
   } else if (a.rows_contiguous && a.cols > 0) {
     rs = {true, false, a.cols, a.lanes / a.cols, a.cols, 1, a.row_stride};
