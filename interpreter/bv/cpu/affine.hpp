@@ -50,10 +50,16 @@ struct no_lazy {
   static constexpr bool pending = false;
   static constexpr int8_t one = -1;
 };
+// An f32 block made by fused arithmetic (fused.hpp) computes its lanes on first read.
+struct fused_state {
+  bool pending = false;  // the lanes are not computed yet
+  static constexpr int8_t one = -1;
+  void (*eval)(const void* block, float* out) = nullptr;  // the fused block's lanes into out
+};
 template <class T>
-using lazy_slot = std::conditional_t<std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> ||
-                                         std::is_same_v<T, bool>,
-                                     lazy_state, no_lazy>;
+using lazy_slot = std::conditional_t<
+    std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> || std::is_same_v<T, bool>, lazy_state,
+    std::conditional_t<std::is_same_v<T, float>, fused_state, no_lazy>>;
 
 // The form of a block of shape XS seen in a broadcast to a larger shape: along a dimension of
 // size 1 the value does not change.

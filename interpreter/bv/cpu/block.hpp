@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "bv/cpu/affine.hpp"
+#include "bv/cpu/fused_list.hpp"
 #include "bv/cpu/runtime.hpp"
 #include "bv/cpu/views.hpp"
 #include "bv/dtype.hpp"
@@ -18,6 +19,9 @@ namespace bv {
 
 template <class T, class S, int W = default_waves>
 struct basic_block;
+// f32 arithmetic computed where it is consumed (fused.hpp).
+template <class S, int W, class E>
+struct fused;
 
 // block<float, 1024> and block<float, 64, 64>: blocks of programs with the default wave count.
 template <class T, int... D>
@@ -27,6 +31,12 @@ template <class X>
 inline constexpr bool is_block = false;
 template <class T, class S, int W>
 inline constexpr bool is_block<basic_block<T, S, W>> = true;
+template <class S, int W, class E>
+inline constexpr bool is_block<fused<S, W, E>> = true;
+template <class X>
+inline constexpr bool is_fused = false;
+template <class S, int W, class E>
+inline constexpr bool is_fused<fused<S, W, E>> = true;
 
 template <class X>
 concept Block = is_block<std::remove_cvref_t<X>>;
@@ -48,6 +58,8 @@ struct operand<basic_block<T, S, W>> {
   using shape_type = S;
   static constexpr int waves = W;
 };
+template <class S, int W, class E>
+struct operand<fused<S, W, E>> : operand<basic_block<float, S, W>> {};
 template <class X>
 using elem_of = typename operand<std::remove_cvref_t<X>>::elem;
 template <class X>
@@ -127,18 +139,32 @@ struct basic_block {
   explicit basic_block(const array& a) : v_(a) {}
   // A lazy copy writes nothing: its values are its form (or its one value); a copy of a view
   // reads the same memory.
-  basic_block(const basic_block& o) : aff(o.aff), lz_(o.lz_) {
+  basic_block(const basic_block& o) : aff(o.aff), lz_(settled(o).lz_) {
     if (!lz_.pending) take_lanes(o);
   }
   basic_block& operator=(const basic_block& o) {
     if (this == &o) return *this;
+    before_change();
+    retire_fused();
     drop_view();
     aff = o.aff;
+    if constexpr (std::is_same_v<T, float>) {
+      // A fused value computes its lanes straight into this block.
+      if (o.lz_.pending) {
+        o.lz_.eval(&o, v_.data());
+        lz_ = {};
+        return *this;
+      }
+    }
     lz_ = o.lz_;
     if (!lz_.pending) take_lanes(o);
     return *this;
   }
-  ~basic_block() { drop_view(); }
+  ~basic_block() {
+    before_change();
+    retire_fused();
+    drop_view();
+  }
   template <class E>
   static basic_block from(const E& expr) {
     basic_block b;
@@ -174,6 +200,7 @@ struct basic_block {
   array& vals() {
     if (lz_.pending) materialise();
     if (view_) settle_view();
+    before_change();
     forget_form();
     return v_;
   }
@@ -271,6 +298,30 @@ struct basic_block {
  private:
   template <class, class, int>
   friend struct basic_block;
+  template <class, int, class>
+  friend struct fused;
+
+  // Before this block's lanes change or end: the fused blocks that read it compute theirs.
+  void before_change() const {
+    if constexpr (std::is_same_v<T, float>)
+      if (detail::t_fused.n) [[unlikely]]
+        detail::settle_fused_readers(this);
+  }
+  // A fused block whose lanes will never be read leaves the list of fused blocks.
+  void retire_fused() {
+    if constexpr (std::is_same_v<T, float>)
+      if (lz_.pending) {
+        lz_.pending = false;
+        detail::fused_drop(this);
+      }
+  }
+  // o, its lanes computed if it is a fused block (copies take lanes, not expressions).
+  static const basic_block& settled(const basic_block& o) {
+    if constexpr (std::is_same_v<T, float>)
+      if (o.lz_.pending) o.materialise();
+    return o;
+  }
+  static void settle_fused(const void* b) { static_cast<const basic_block*>(b)->materialise(); }
 
   // This block's lanes from o's (o is not lazy): o's memory in place when o is a view.
   template <class S2>
@@ -293,7 +344,13 @@ struct basic_block {
   static void settle_fn(const void* b) { static_cast<const basic_block*>(b)->settle_view(); }
 
   void materialise() const {
-    if constexpr (is_int<T>) {
+    if constexpr (std::is_same_v<T, float>) {
+      // Cleared first: the evaluation may read leaves that settle on the way.
+      lz_.pending = false;
+      detail::fused_drop(this);
+      lz_.eval(this, v_.data());
+      return;
+    } else if constexpr (is_int<T>) {
       // Wrapping unsigned arithmetic: the exact values fit in T (fit_affine), so the sum modulo
       // 2^bits is exact even where a partial product is not. Locals: stores into v_ could
       // otherwise alias the form and keep the loop scalar.
@@ -313,6 +370,7 @@ struct basic_block {
   // The same lanes under another shape of the same size, lazy if this one is.
   template <class S2>
   basic_block<T, S2, W> reshaped(const detail::affine_slot<T>& f) const {
+    settled(*this);
     basic_block<T, S2, W> out;
     out.aff = f;
     out.lz_ = lz_;
@@ -531,19 +589,39 @@ int uniform_logic(const X& x, const Y& y) {
 }
 }  // namespace detail
 
+namespace detail {
+// f32 operands of one shape (or a number with one): the operation is fused (fused.hpp).
+template <class X>
+concept F32Block = Block<X> && std::is_same_v < elem_of<X>,
+float > ;
+template <class X>
+concept Number =
+    std::is_arithmetic_v<std::remove_cvref_t<X>> && !std::is_same_v<std::remove_cvref_t<X>, bool>;
+template <class X, class Y>
+concept Fusable = (F32Block<X> && F32Block<Y> && std::is_same_v<shape_of<X>, shape_of<Y>> &&
+                   waves_of<X> == waves_of<Y>) ||
+                  (F32Block<X> && Number<Y>) || (Number<X> && F32Block<Y>);
+template <char Op, class X, class Y>
+auto fuse(X&& x, Y&& y);
+template <char Op, class T, class S, int W, class Y>
+void update(basic_block<T, S, W>& b, const Y& y);
+}  // namespace detail
+
 // Arithmetic, comparisons and bitwise operators: blocks with blocks or scalars, broadcasting.
-#define BV_ARITH(op, ch)                                          \
-  template <class X, class Y>                                     \
-  requires detail::BinaryOperands<X, Y>                           \
-  auto operator op(const X& x, const Y& y) {                      \
-    using C = typename detail::result_elem<X, Y>::type;           \
-    auto f = [](const auto& a, const auto& b) { return a op b; }; \
-    if constexpr (std::is_same_v<C, int32_t> && ch != '/')        \
-      return detail::i32_arith<ch>(x, y);                         \
-    else if constexpr (std::is_same_v<C, int64_t> && ch != '/')   \
-      return detail::i64_arith<ch>(x, y, f);                      \
-    else                                                          \
-      return detail::zip<void, C>(x, y, f);                       \
+#define BV_ARITH(op, ch)                                               \
+  template <class X, class Y>                                          \
+  requires detail::BinaryOperands<X, Y>                                \
+  auto operator op(X&& x, Y&& y) {                                     \
+    using C = typename detail::result_elem<X, Y>::type;                \
+    auto f = [](const auto& a, const auto& b) { return a op b; };      \
+    if constexpr (detail::Fusable<X, Y>)                               \
+      return detail::fuse<ch>(std::forward<X>(x), std::forward<Y>(y)); \
+    else if constexpr (std::is_same_v<C, int32_t> && ch != '/')        \
+      return detail::i32_arith<ch>(x, y);                              \
+    else if constexpr (std::is_same_v<C, int64_t> && ch != '/')        \
+      return detail::i64_arith<ch>(x, y, f);                           \
+    else                                                               \
+      return detail::zip<void, C>(x, y, f);                            \
   }
 BV_ARITH(+, '+')
 BV_ARITH(-, '-')
@@ -642,22 +720,42 @@ basic_block<T, S, W> operator~(const basic_block<T, S, W>& x) {
 template <class T, class S, int W>
 template <class Y>
 basic_block<T, S, W>& basic_block<T, S, W>::operator+=(const Y& y) {
-  return *this = (*this + y).to(dtype<T>{});
+  if constexpr (detail::Fusable<basic_block, Y>) {
+    detail::update<'+'>(*this, y);  // in place, one pass
+    return *this;
+  } else {
+    return *this = (*this + y).to(dtype<T>{});
+  }
 }
 template <class T, class S, int W>
 template <class Y>
 basic_block<T, S, W>& basic_block<T, S, W>::operator-=(const Y& y) {
-  return *this = (*this - y).to(dtype<T>{});
+  if constexpr (detail::Fusable<basic_block, Y>) {
+    detail::update<'-'>(*this, y);  // in place, one pass
+    return *this;
+  } else {
+    return *this = (*this - y).to(dtype<T>{});
+  }
 }
 template <class T, class S, int W>
 template <class Y>
 basic_block<T, S, W>& basic_block<T, S, W>::operator*=(const Y& y) {
-  return *this = (*this * y).to(dtype<T>{});
+  if constexpr (detail::Fusable<basic_block, Y>) {
+    detail::update<'*'>(*this, y);  // in place, one pass
+    return *this;
+  } else {
+    return *this = (*this * y).to(dtype<T>{});
+  }
 }
 template <class T, class S, int W>
 template <class Y>
 basic_block<T, S, W>& basic_block<T, S, W>::operator/=(const Y& y) {
-  return *this = (*this / y).to(dtype<T>{});
+  if constexpr (detail::Fusable<basic_block, Y>) {
+    detail::update<'/'>(*this, y);  // in place, one pass
+    return *this;
+  } else {
+    return *this = (*this / y).to(dtype<T>{});
+  }
 }
 
 namespace detail {
@@ -752,3 +850,5 @@ basic_block<T, shape<D...>, W> broadcast_to(const basic_block<T, S, W>& x) {
 }
 
 }  // namespace bv
+
+#include "bv/cpu/fused.hpp"

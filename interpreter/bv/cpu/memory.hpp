@@ -327,13 +327,8 @@ void store_impl(const ptr_block<T, S, W>& p, const V& value, const M& mask,
   static_assert(Scalar<V> || broadcasts_to<shape_of<V>, S>,
                 "store: the value's shape does not broadcast to the pointer block's shape.");
   settle_views_of(p.alloc);
-  const auto& vals = values_array<T, S>(value);
-  auto run = [&](const bool* mp) {
-    const bool* ok =
-        admit(access_kind::store, p, mp, loc, "store", false, classify_values(vals, mp));
-    // admit may have yielded (the shuffled schedule), which settles a view: read its lanes anew.
-    const T* src = vals.data();
-    if constexpr (same_lanes<V, T, S>()) src = value.read();
+  // The lanes performed: all (ok null, every lane active) or those ok and mp allow.
+  auto perform = [&](const T* src, const bool* mp, const bool* ok) {
     if (!ok && (!mp || all_set(mp, S::size))) {
       scatter_block(p, src);
     } else {
@@ -341,6 +336,33 @@ void store_impl(const ptr_block<T, S, W>& p, const V& value, const M& mask,
       for (int i = 0; i < S::size; ++i)
         if ((!mp || mp[i]) && (!ok || ok[i])) p.p[off[i]] = src[i];
     }
+  };
+  if constexpr (is_fused<V> && same_lanes<V, T, S>()) {
+    // A fused value (fused.hpp) with no value check to classify it first: computed straight
+    // into memory when the store is one whole run, into its own lanes otherwise.
+    if (value.pending() && !value_checks_on()) {
+      with_mask_lanes<S>(mask, [&](const bool* mp) {
+        const bool* ok = admit(access_kind::store, p, mp, loc, "store", false);
+        const affine& f = p.form();
+        if (!ok && (!mp || all_set(mp, S::size)) && one_run<S>(f) && value.pending()) {
+          float* dst = p.p + f.a0;
+          prefetch_next_run(dst, S::size, true);
+          value.eval_into(dst);
+        } else {
+          perform(value.read(), mp, ok);
+        }
+      });
+      return note_progress();
+    }
+  }
+  const auto& vals = values_array<T, S>(value);
+  auto run = [&](const bool* mp) {
+    const bool* ok =
+        admit(access_kind::store, p, mp, loc, "store", false, classify_values(vals, mp));
+    // admit may have yielded (the shuffled schedule), which settles a view: read its lanes anew.
+    const T* src = vals.data();
+    if constexpr (same_lanes<V, T, S>()) src = value.read();
+    perform(src, mp, ok);
   };
   with_mask_lanes<S>(mask, run);
   note_progress();

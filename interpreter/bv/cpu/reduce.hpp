@@ -1,6 +1,7 @@
 // Reductions along an axis (tl.sum, tl.max, tl.min, tl.argmax) and over a whole block.
 // 16-bit floats accumulate in fp32 and the result stays fp32, as tl.sum does.
 #pragma once
+#include <cmath>
 #include <limits>
 #include <source_location>
 
@@ -118,6 +119,17 @@ auto sum(const basic_block<T, S, W>& x,
     return detail::checked(x, R(x.arr().template cast<float>().sum()), "sum", loc);
   else
     return detail::checked(x, detail::reduce_all(x, R(0), detail::add), "sum", loc);
+}
+// sum of a fused block (fused.hpp): its expression added up in one pass, lanes never stored.
+template <class S, int W, class E>
+float sum(const fused<S, W, E>& x, std::source_location loc = std::source_location::current()) {
+  const basic_block<float, S, W>& b = x;
+  if (!x.pending()) return sum(b, loc);
+  const float r = x.expr().arr().sum();
+  // The value checks look at the inputs only when the result is not finite.
+  if (detail::value_checks_on() && !std::isfinite(r)) [[unlikely]]
+    return detail::checked(b, r, "sum", loc);
+  return r;
 }
 template <int Axis, class T, class S, int W>
 auto sum(const basic_block<T, S, W>& x,
