@@ -40,6 +40,10 @@ BV_KERNEL void consumers(bv::program<W> p, bv::ptr<const float> x, bv::ptr<const
   bv::store(low + offs, (a * b - 1.0f).to(bv::f16), mask);
   bv::block<float, B> named = 1.0f - a / 4.0f;  // a fused value converted to a block
   bv::store(out + 4 * n + offs, named * (a * b).to(bv::f32), mask);
+  auto lanes = bv::arange<B>(p);
+  bv::store(out + 5 * n + offs, bv::where(lanes < B, a * 3.0f, 0.0f), mask);  // known set
+  bv::store(out + 6 * n + offs, bv::where(lanes < 0, a * 3.0f, b), mask);     // known clear
+  bv::store(out + 7 * n + offs, bv::load(x + offs, mask, 0.0f).to(bv::f32) * 2.0f, mask);
 }
 
 TEST_CASE("fused arithmetic gives what the operators give, in every consumer") {
@@ -54,14 +58,14 @@ TEST_CASE("fused arithmetic gives what the operators give, in every consumer") {
       auto x = bv::tensor<float>::randn("x", {n}, seed + trial);
       auto y = bv::tensor<float>::randn("y", {n}, seed + trial + 100);
       const int programs = (n + B - 1) / B;
-      auto out = bv::tensor<float>::empty("out", {5, n});
+      auto out = bv::tensor<float>::empty("out", {8, n});
       auto sums = bv::tensor<float>::empty("sums", {programs});
       auto low = bv::tensor<bv::half>::empty("low", {n});
       bv::testing::poison(out);
       bv::testing::poison(sums);
       bv::testing::poison(low);
       REQUIRE(bv::launch<consumers<4>>(bv::grid(programs), x, y, out, sums, low, n).ok());
-      std::vector<double> r0(static_cast<size_t>(5 * n)), rs(static_cast<size_t>(programs), 0.0),
+      std::vector<double> r0(static_cast<size_t>(8 * n)), rs(static_cast<size_t>(programs), 0.0),
           rl(static_cast<size_t>(n));
       for (int i = 0; i < n; ++i) {
         const double a = x(i), b = y(i);
@@ -71,6 +75,9 @@ TEST_CASE("fused arithmetic gives what the operators give, in every consumer") {
         r0[static_cast<size_t>(2 * n + i)] = acc * 3.0;
         r0[static_cast<size_t>(3 * n + i)] = a * b > 0 ? std::exp(a * 0.25) : 1.0 - b;
         r0[static_cast<size_t>(4 * n + i)] = (1.0 - a / 4.0) * a * b;
+        r0[static_cast<size_t>(5 * n + i)] = 3 * a;
+        r0[static_cast<size_t>(6 * n + i)] = b;
+        r0[static_cast<size_t>(7 * n + i)] = 2 * a;
         rs[static_cast<size_t>(i / B)] += a * b;
         rl[static_cast<size_t>(i)] = a * b - 1.0;
       }

@@ -251,7 +251,10 @@ struct basic_block {
   }
   template <class U>
   basic_block<U, S, W> to(dtype<U> d) && {
-    return convert(d);
+    if constexpr (std::is_same_v<U, T>)
+      return *this;  // a copy: a loaded block's copy reads the same memory (views.hpp)
+    else
+      return convert(d);
   }
 
   // Triton's x[None, :] and x[:, None].
@@ -789,16 +792,13 @@ C blend(uint8_t m, C a, C b) {
     return m ? a : b;
   }
 }
-template <class C, class S, int W, class X, class Y>
-basic_block<C, S, W> select_lanes(const bool* mask, const X& x, const Y& y) {
+template <class C, class S, class X, class Y>
+void select_lanes(C* o, const bool* mask, const X& x, const Y& y) {
   // Read as bytes: GCC vectorises no load of type bool.
   const uint8_t* m = reinterpret_cast<const uint8_t*>(mask);
-  basic_block<C, S, W> out;
-  C* o = out.data();
   const lanes_of<C, X> a(x);
   const lanes_of<C, Y> b(y);
   for (int i = 0; i < S::size; ++i) o[i] = blend<C>(m[i], a[i], b[i]);
-  return out;
 }
 }  // namespace detail
 
@@ -818,7 +818,16 @@ requires(Block<M> && (Block<X> || Scalar<X>)&&(Block<Y> || Scalar<Y>)) auto wher
   constexpr int W = detail::join_waves<M, X>() ? detail::join_waves<M, X>() : detail::waves_of<Y>;
   if constexpr (detail::same_lanes<M, bool, S>() && (Scalar<X> || detail::same_lanes<X, C, S>()) &&
                 (Scalar<Y> || detail::same_lanes<Y, C, S>())) {
-    return detail::select_lanes<C, S, W>(mask.data(), x, y);
+    basic_block<C, S, W> out;
+    // A mask known set everywhere (cols < n with n the block's width) picks x without a pass of
+    // its own: a fused x computes its lanes straight into the result.
+    if constexpr (Block<X>)
+      if (mask.known_uniform() == 1) {
+        out = x;
+        return out;
+      }
+    detail::select_lanes<C, S>(out.data(), mask.data(), x, y);
+    return out;
   } else {
     return basic_block<C, S, W>::from(detail::as_array<bool, S>(mask).select(
         detail::as_array<C, S>(x), detail::as_array<C, S>(y)));
