@@ -200,6 +200,8 @@ void worker(launch_state& L, int home, std::size_t stack_bytes, bool show_progre
             bool preemptive) {
   std::atomic<uint64_t>* const outer_epoch = t_epoch;
   t_epoch = &L.epochs[static_cast<size_t>(L.epoch_slots_taken.fetch_add(1))].v;
+  const read_only_set* const outer_read_only = t_read_only;
+  t_read_only = &L.read_only;
   std::deque<program_state*> waiting;
   const int64_t total = static_cast<int64_t>(L.order.size());
   const size_t max_live = preemptive ? 4 : SIZE_MAX;
@@ -244,11 +246,20 @@ void worker(launch_state& L, int home, std::size_t stack_bytes, bool show_progre
     // Read only when something waits: every store bumps the epoch, on any core.
     const uint64_t now = waiting.empty() ? 0 : L.epoch();
     if (preemptive && !waiting.empty()) {
-      std::uniform_int_distribution<size_t> d(0, waiting.size() - 1);
-      const size_t i = d(L.rng);
-      if (waiting[i]->waited_epoch != now || waiting[i]->waited_epoch == 0) {
-        pick = waiting[i];
-        waiting.erase(waiting.begin() + static_cast<long>(i));
+      // A random one of those that can go on. (Drawing one of all of them and stalling when it
+      // could not go on took a program that was ready for deadlocked.)
+      size_t ready = 0;
+      for (auto* w : waiting) ready += w->waited_epoch != now || w->waited_epoch == 0;
+      if (ready) {
+        size_t k = std::uniform_int_distribution<size_t>(0, ready - 1)(L.rng);
+        for (size_t i = 0; i < waiting.size(); ++i) {
+          if (waiting[i]->waited_epoch == now && waiting[i]->waited_epoch != 0) continue;
+          if (k-- == 0) {
+            pick = waiting[i];
+            waiting.erase(waiting.begin() + static_cast<long>(i));
+            break;
+          }
+        }
       }
     } else {
       for (size_t i = 0; i < waiting.size(); ++i)
@@ -306,6 +317,7 @@ void worker(launch_state& L, int home, std::size_t stack_bytes, bool show_progre
   L.active_threads.fetch_sub(1);
   for (auto* s : waiting) discard(*s);
   t_epoch = outer_epoch;
+  t_read_only = outer_read_only;
 }
 
 std::string kernel_from(const std::source_location& loc) {
@@ -344,12 +356,17 @@ void note_progress() {
   if (t_epoch && current_launch()) t_epoch->fetch_add(1);
 }
 
-void wait_for_progress(const std::source_location& loc) {
+uint64_t progress_epoch() {
+  program_state* s = t_current;
+  return s && s->launch ? s->launch->epoch() : 0;
+}
+
+void wait_for_progress(const std::source_location& loc, uint64_t seen) {
   program_state* s = t_current;
   if (!s) return;
   settle_all_views();  // other programs run before this one resumes (views.hpp)
   s->last_loc = &loc;
-  s->waited_epoch = s->launch->epoch();
+  s->waited_epoch = seen ? seen : s->launch->epoch();
   s->state = program_state::status::waiting;
   fiber_yield(static_cast<fiber_slot*>(s->fiber));
   t_current = s;
@@ -411,6 +428,33 @@ void report_in(launch_state& launch, diagnostic d) {
   L->diags.push_back(std::move(d));
 }
 
+// The buffers of the launch's tensor arguments that no argument lets a program write.
+void find_read_only(const launch_desc& d, uint64_t serial, read_only_set& out) {
+  out.serial = serial;
+  auto range = [](const alloc_info* a) {
+    const char* lo = static_cast<const char*>(a->buffer);
+    return std::pair{lo, lo + a->numel * a->elem_bytes};
+  };
+  // An argument with no say (a descriptor made by hand) counts as writable.
+  auto writable = [&](size_t i) { return i >= d.writable.size() || d.writable[i]; };
+  for (size_t i = 0; i < d.tensors.size(); ++i) {
+    const alloc_info* a = d.tensors[i];
+    if (writable(i) || !a || !a->buffer || a->elem_bytes <= 0) continue;
+    const auto [lo, hi] = range(a);
+    bool written = false;
+    for (size_t j = 0; j < d.tensors.size(); ++j) {
+      const alloc_info* b = d.tensors[j];
+      if (!writable(j) || !b || !b->buffer) continue;
+      const auto [blo, bhi] = range(b);
+      written |= blo < hi && lo < bhi;
+    }
+    if (!written && out.n < read_only_set::k_max) {
+      out.lo[out.n] = lo;
+      out.hi[out.n++] = hi;
+    }
+  }
+}
+
 launch_result run_launch(launch_desc& desc) {
   const options& opt = config();
   launch_result res;
@@ -419,6 +463,7 @@ launch_result run_launch(launch_desc& desc) {
   L.kernel = desc.name;
   static std::atomic<uint64_t> serials{0};
   L.serial = ++serials;
+  find_read_only(desc, L.serial, L.read_only);
   L.enabled = opt.enabled;
   L.sched = opt.sched;
   L.rng.seed(opt.seed * 0x9E3779B97F4A7C15ull + 1);

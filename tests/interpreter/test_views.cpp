@@ -72,7 +72,86 @@ BV_KERNEL void many_alive(bv::program<W> p, bv::ptr<const float> x, bv::ptr<floa
   bv::store(out + i, b0 + b1 + b2 + b3 + b4 + b5 + b6 + b7 + b8 + b9);
 }
 
+// A view of a read-only buffer (w, bound to ptr<const float> only) stays a view across an atomic;
+// one of a buffer the kernel may write (x) settles there. flags[pid] = 2 * w's + x's is_view().
+template <int W>
+BV_KERNEL void steady_views(bv::program<W> p, bv::ptr<const float> w, bv::ptr<float> x,
+                            bv::ptr<int32_t> counter, bv::ptr<int32_t> flags, bv::ptr<float> out) {
+  auto i = bv::arange<1024>(p);
+  auto wv = bv::load(w + i);
+  auto xv = bv::load(x + i);
+  bv::atomic_add(counter, 1);
+  bv::store(flags + p.id(0), (wv.is_view() ? 2 : 0) + (xv.is_view() ? 1 : 0));
+  bv::store(out + p.id(0) * 1024 + i, wv + xv);
+}
+
+// Program 0 loads through a ptr<const float>, says so and waits; program 1 waits for that, writes
+// the same buffer through a ptr<float> (the same tensor passed twice) and lets program 0 go. The
+// buffer is not read-only, so program 0's block keeps the values it loaded.
+template <int W>
+BV_KERNEL void aliased_const(bv::program<W> p, bv::ptr<const float> seen_as_const,
+                             bv::ptr<float> written, bv::ptr<int32_t> flags, bv::ptr<float> out) {
+  auto i = bv::arange<1024>(p);
+  auto loaded = flags + 0, go = flags + 1;
+  if (p.id(0) == 0) {
+    auto v = bv::load(seen_as_const + i);
+    bv::atomic_xchg(loaded, 1);
+    while (bv::atomic_cas(go, 1, 1) != 1) {
+    }
+    bv::store(out + i, v);
+  } else {
+    while (bv::atomic_cas(loaded, 1, 1) != 1) {
+    }
+    bv::store(written + i, bv::full<float, 1024>(p, 5.0f));
+    bv::atomic_xchg(go, 1);
+  }
+}
+
 }  // namespace
+
+TEST_CASE("a view of a read-only buffer stays a view across atomics; others settle") {
+  const uint64_t seed = bv::testing::fresh_seed();
+  INFO("seed " << seed);
+  for (auto s : bv::testing::all_schedules()) {
+    bv::testing::schedule_scope scope(s, seed);
+    const int programs = 6;
+    auto w = bv::tensor<float>::randn("w", {1024}, seed);
+    auto x = bv::tensor<float>::randn("x", {1024}, seed + 1);
+    auto counter = bv::tensor<int32_t>::zeros("counter", {1});
+    auto flags = bv::tensor<int32_t>::zeros("flags", {programs});
+    auto out = bv::tensor<float>::empty("out", {programs, 1024});
+    bv::testing::poison(out);
+    REQUIRE(bv::launch<steady_views<4>>(bv::grid(programs), w, x, counter, flags, out).ok());
+    for (int pid = 0; pid < programs; ++pid) CHECK(flags(pid) == 2);
+    int bad = 0;
+    for (int pid = 0; pid < programs; ++pid)
+      for (int c = 0; c < 1024; ++c) bad += out(pid, c) != w(c) + x(c);
+    CHECK(bad == 0);
+  }
+}
+
+TEST_CASE("a buffer passed both as ptr<const T> and ptr<T> is not read-only") {
+  const uint64_t seed = bv::testing::fresh_seed();
+  INFO("seed " << seed);
+  for (auto s : bv::testing::all_schedules()) {
+    CAPTURE(static_cast<int>(s));
+    bv::testing::schedule_scope scope(s, seed);
+    bv::config().enabled = 0;  // program 1's write is a race with program 0's read, on purpose
+    auto x = bv::tensor<float>::randn("x", {1024}, seed);
+    const std::vector<float> x0(x.data(), x.data() + 1024);
+    auto flags = bv::tensor<int32_t>::zeros("flags", {2});
+    auto out = bv::tensor<float>::empty("out", {1024});
+    bv::testing::poison(out);
+    const auto r = bv::launch<aliased_const<4>>(bv::grid(2), x, x, flags, out);
+    for (const auto& d : r.diagnostics) MESSAGE(d.kind << ": " << d.headline << " " << d.detail);
+    CHECK(!r.deadlocked);
+    REQUIRE(r.ok());
+    int bad = 0;
+    for (int c = 0; c < 1024; ++c) bad += out(c) != x0[static_cast<size_t>(c)];
+    CHECK(bad == 0);
+    CHECK(x(0) == 5.0f);
+  }
+}
 
 TEST_CASE("a loaded block keeps the values of its load when the program writes that memory") {
   const uint64_t seed = bv::testing::fresh_seed();

@@ -14,6 +14,7 @@
 
 #include "bv/cpu/launch.hpp"
 #include "bv/cpu/runtime.hpp"
+#include "bv/cpu/views.hpp"
 
 namespace bv::detail {
 
@@ -95,7 +96,8 @@ void report_in(launch_state& L, diagnostic d);
 
 struct launch_state {
   launch_desc* desc = nullptr;
-  uint64_t serial = 0;  // unique per launch in this process (shadow state keyed by launch)
+  uint64_t serial = 0;      // unique per launch in this process (shadow state keyed by launch)
+  read_only_set read_only;  // buffers no argument lets a program write (views.hpp)
   std::atomic<bool> kernel_named{false};  // `kernel` is final: accesses skip record_kernel_name
   std::string kernel;
   std::mutex mu;  // guards kernel, diags, counts

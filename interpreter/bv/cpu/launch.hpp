@@ -18,8 +18,8 @@ struct grid {
   int x = 1, y = 1, z = 1;
   grid(int x_, int y_ = 1, int z_ = 1) : x(x_), y(y_), z(z_) {}
   template <class I>
-    requires(std::is_integral_v<I> && !std::is_same_v<I, int>)
-  grid(I x_, I y_ = 1, I z_ = 1) : x(static_cast<int>(x_)), y(static_cast<int>(y_)), z(static_cast<int>(z_)) {}
+  requires(std::is_integral_v<I> && !std::is_same_v<I, int>) grid(I x_, I y_ = 1, I z_ = 1)
+      : x(static_cast<int>(x_)), y(static_cast<int>(y_)), z(static_cast<int>(z_)) {}
   int64_t count() const { return int64_t(x) * y * z; }
 };
 
@@ -41,6 +41,7 @@ struct launch_desc {
   grid g{1};
   std::function<void(program_state*)> body;
   std::vector<const alloc_info*> tensors;  // tensor arguments, in order
+  std::vector<bool> writable;              // whether each is bound to a ptr<T> (not ptr<const T>)
 };
 launch_result run_launch(launch_desc& d);
 
@@ -52,6 +53,7 @@ P to_param(const A& a, launch_desc& d) {
                   "launch: a tensor<T> argument must meet a bv::ptr<T> or bv::ptr<const T> "
                   "kernel parameter of the same element type.");
     d.tensors.push_back(a.info().get());
+    d.writable.push_back(std::is_same_v<P, ptr<V>>);
     return static_cast<P>(a);
   } else if constexpr (std::is_arithmetic_v<P> && std::is_arithmetic_v<std::remove_cvref_t<A>>) {
     return static_cast<P>(a);

@@ -503,6 +503,7 @@ requires(Scalar<C>&& Scalar<V>) T
   const bool* ok =
       detail::admit(detail::access_kind::atomic, b, m.data(), loc, "atomic_cas", false);
   if (ok && !ok[0]) return T{};
+  const uint64_t seen = detail::progress_epoch();
   detail::atomic_lock(p.p);
   const T old = *p.p;
   const bool swapped = old == static_cast<T>(expected);
@@ -513,7 +514,7 @@ requires(Scalar<C>&& Scalar<V>) T
   if (swapped)
     detail::note_progress();
   else
-    detail::wait_for_progress(loc);  // a spin loop: let the lock holder run
+    detail::wait_for_progress(loc, seen);  // a spin loop: let the lock holder run
   return old;
 }
 

@@ -231,8 +231,12 @@ extern std::atomic<uint32_t> hooks;
 const bool* on_access(const access& a, bool in_bounds);
 // Called after a store or atomic changed memory: wakes programs that wait for progress.
 void note_progress();
-// The calling program waits (a failed compare-and-swap in a spin loop): yield to the others.
-void wait_for_progress(const std::source_location& loc);
+// The launch's progress count (bumped by every store and atomic), 0 outside a launch.
+uint64_t progress_epoch();
+// The calling program waits (a failed compare-and-swap in a spin loop): yield to the others until
+// memory moves on from `seen`, the progress count read before the failed operation (read after
+// it, a write by another thread in between would be missed and the wait never end).
+void wait_for_progress(const std::source_location& loc, uint64_t seen);
 // A debug op at loc (print_if, breakpoint_if, watch): lets the debugger step.
 void on_op(const std::source_location& loc);
 void report(diagnostic d);

@@ -11,10 +11,18 @@
 // Other programs on other threads write a buffer this program reads only in a racy kernel, which
 // the race check reports; there the read may see the other program's write, as on a GPU.
 //
-// Views live on the running program's fiber, which stays on one thread, and never across a
-// yield: a short thread-local list holds them. When it is full a load copies, as before.
+// Views live on the running program's fiber, which stays on one thread: a short thread-local
+// list holds them. When it is full a load copies, as before.
+//
+// A view of a buffer no program of the launch can write (every tensor argument over it is bound
+// to a ptr<const T>: a read-only buffer) is steady: it never settles, across atomics and yields
+// too, and its NaN/Inf test is remembered for the launch (the w of a row norm, loaded by every
+// program, is tested once). A steady view stays in the list while other programs run on the
+// thread; its deferred test runs before the program yields, so that a NaN it holds is noted on
+// the program that loaded it.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 namespace bv::detail {
 
@@ -26,9 +34,27 @@ namespace bv::detail {
 // Notes on the running program that it read NaN/Inf from memory (src/scheduler.cpp).
 void note_nonfinite_read();
 
+// The read-only buffers of the running launch (set by the scheduler on each of its threads).
+struct read_only_set {
+  static constexpr int k_max = 16;
+  uint64_t serial = 0;  // the launch's
+  int n = 0;
+  const char* lo[k_max] = {};
+  const char* hi[k_max] = {};
+};
+inline thread_local constinit const read_only_set* t_read_only = nullptr;
+inline bool read_only(const char* lo, const char* hi) {
+  const read_only_set* r = t_read_only;
+  if (!r) return false;
+  for (int i = 0; i < r->n; ++i)
+    if (lo >= r->lo[i] && hi <= r->hi[i]) return true;
+  return false;
+}
+
 struct view_entry {
   const char* lo = nullptr;  // the memory read, [lo, hi)
   const char* hi = nullptr;
+  bool steady = false;  // lo..hi lies in a read-only buffer of the launch
   const void* block = nullptr;
   void (*settle)(const void* block) = nullptr;  // copies the lanes in; drops the entry
   // Set while the values are still to be tested for NaN/Inf read from memory (see above).
@@ -47,7 +73,7 @@ inline bool view_add(const void* block, const void* lo, std::size_t bytes,
   view_list& v = t_views;
   if (v.n == view_list::k_max) return false;
   const char* p = static_cast<const char*>(lo);
-  v.e[v.n++] = {p, p + bytes, block, settle};
+  v.e[v.n++] = {p, p + bytes, read_only(p, p + bytes), block, settle};
   return true;
 }
 // The view of `block` is to be tested for NaN/Inf read from memory before it ends.
@@ -59,9 +85,29 @@ inline void view_defer_scan(const void* block, bool (*reads_nonfinite)(const voi
       return;
     }
 }
+// The launch's answers for steady views: a few slots, by address.
+struct scan_memo {
+  uint64_t serial = 0;
+  const char* lo = nullptr;
+  bool (*test)(const void*) = nullptr;
+  bool nonfinite = false;
+};
+inline thread_local constinit scan_memo t_scan_memo[8]{};
 inline void scan_view(view_entry& e) {
   if (!e.reads_nonfinite) return;
-  if (e.reads_nonfinite(e.lo)) note_nonfinite_read();
+  bool nonfinite;
+  if (e.steady && t_read_only) {
+    scan_memo& m = t_scan_memo[(reinterpret_cast<uintptr_t>(e.lo) >> 12) & 7];
+    if (m.serial == t_read_only->serial && m.lo == e.lo && m.test == e.reads_nonfinite) {
+      nonfinite = m.nonfinite;
+    } else {
+      nonfinite = e.reads_nonfinite(e.lo);
+      m = {t_read_only->serial, e.lo, e.reads_nonfinite, nonfinite};
+    }
+  } else {
+    nonfinite = e.reads_nonfinite(e.lo);
+  }
+  if (nonfinite) note_nonfinite_read();
   e.reads_nonfinite = nullptr;
 }
 // Every deferred test now (a store of NaN asks whether the program read any).
@@ -89,9 +135,18 @@ inline void settle_views(const void* lo, const void* hi) {
       ++i;
   }
 }
+// Before an atomic or a yield: every view that other programs' writes could reach settles;
+// steady ones take their deferred test now, while their program runs.
 inline void settle_all_views() {
   view_list& v = t_views;
-  while (v.n) v.e[0].settle(v.e[0].block);
+  for (int i = 0; i < v.n;) {
+    if (v.e[i].steady) {
+      scan_view(v.e[i]);
+      ++i;
+    } else {
+      v.e[i].settle(v.e[i].block);  // removes entry i
+    }
+  }
 }
 
 }  // namespace bv::detail
