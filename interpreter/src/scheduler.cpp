@@ -199,7 +199,8 @@ void report_deadlock(launch_state& L, const std::vector<program_state*>& waiting
 void worker(launch_state& L, int home, std::size_t stack_bytes, bool show_progress,
             bool preemptive) {
   std::atomic<uint64_t>* const outer_epoch = t_epoch;
-  t_epoch = &L.epochs[static_cast<size_t>(L.epoch_slots_taken.fetch_add(1))].v;
+  launch_state::epoch_slot& slot = L.epochs[static_cast<size_t>(L.epoch_slots_taken.fetch_add(1))];
+  t_epoch = &slot.v;
   const read_only_set* const outer_read_only = t_read_only;
   t_read_only = &L.read_only;
   std::deque<program_state*> waiting;
@@ -228,7 +229,10 @@ void worker(launch_state& L, int home, std::size_t stack_bytes, bool show_progre
   bool stalled = false;
   uint64_t stalled_epoch = 0;
   auto unstall = [&] {
-    if (stalled) L.stalled_threads.fetch_sub(1), stalled = false;
+    if (!stalled) return;
+    slot.stalled_at.store(0);
+    L.stalled_threads.fetch_sub(1);
+    stalled = false;
   };
   auto flush_done = [&] {
     if (!done_here) return;
@@ -295,13 +299,15 @@ void worker(launch_state& L, int home, std::size_t stack_bytes, bool show_progre
     if (!stalled) {
       stalled = true;
       stalled_epoch = now;
+      slot.stalled_at.store(now);
       L.stalled_threads.fetch_add(1);
     } else if (stalled_epoch != now) {
       unstall();
       continue;
     }
     if (claim == claim_end && L.all_claimed() &&
-        L.stalled_threads.load() == L.active_threads.load() && L.epoch() == stalled_epoch) {
+        L.stalled_threads.load() == L.active_threads.load() && L.epoch() == stalled_epoch &&
+        L.all_stalled_at(stalled_epoch)) {
       std::vector<program_state*> all;
       for (auto& p : L.programs)
         if (p.state == program_state::status::waiting) all.push_back(&p);
@@ -313,6 +319,7 @@ void worker(launch_state& L, int home, std::size_t stack_bytes, bool show_progre
     std::this_thread::yield();
   }
   unstall();
+  slot.stalled_at.store(launch_state::k_gone);
   flush_done();
   L.active_threads.fetch_sub(1);
   for (auto* s : waiting) discard(*s);

@@ -82,7 +82,7 @@ TEST_CASE("fused arithmetic gives what the operators give, in every consumer") {
         rl[static_cast<size_t>(i)] = a * b - 1.0;
       }
       BV_CHECK_CLOSE(out, r0, 1e-6);
-      BV_CHECK_CLOSE(sums, rs, 1e-6);
+      BV_CHECK_CLOSE(sums, rs, 1e-5);  // f32 sums of 256 products
       BV_CHECK_CLOSE(low, rl, 2e-3);
     }
 }

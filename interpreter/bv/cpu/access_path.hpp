@@ -15,8 +15,12 @@ struct span_info {
 };
 
 // Whether every byte of a bool array is set (bools are stored as 0/1 bytes).
-inline bool all_set(const bool* m, int n) { return std::memchr(m, 0, static_cast<size_t>(n)) == nullptr; }
-inline bool none_set(const bool* m, int n) { return std::memchr(m, 1, static_cast<size_t>(n)) == nullptr; }
+inline bool all_set(const bool* m, int n) {
+  return std::memchr(m, 0, static_cast<size_t>(n)) == nullptr;
+}
+inline bool none_set(const bool* m, int n) {
+  return std::memchr(m, 1, static_cast<size_t>(n)) == nullptr;
+}
 
 template <int R, int C>
 span_info analyse(const int64_t* off) {

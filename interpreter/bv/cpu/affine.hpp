@@ -53,8 +53,17 @@ struct no_lazy {
 // An f32 block made by fused arithmetic (fused.hpp) computes its lanes on first read.
 struct fused_state {
   bool pending = false;  // the lanes are not computed yet
+  // How many registered fused blocks read this block (fused_list.hpp); a copy starts with none.
+  mutable uint8_t readers = 0;
   static constexpr int8_t one = -1;
   void (*eval)(const void* block, float* out) = nullptr;  // the fused block's lanes into out
+  fused_state() = default;
+  fused_state(const fused_state& o) : pending(o.pending), eval(o.eval) {}
+  fused_state& operator=(const fused_state& o) {
+    pending = o.pending;
+    eval = o.eval;
+    return *this;
+  }
 };
 template <class T>
 using lazy_slot = std::conditional_t<

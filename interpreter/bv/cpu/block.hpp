@@ -22,6 +22,10 @@ struct basic_block;
 // f32 arithmetic computed where it is consumed (fused.hpp).
 template <class S, int W, class E>
 struct fused;
+namespace detail {
+template <class B>
+struct leaf_x;
+}
 
 // block<float, 1024> and block<float, 64, 64>: blocks of programs with the default wave count.
 template <class T, int... D>
@@ -303,12 +307,14 @@ struct basic_block {
   friend struct basic_block;
   template <class, int, class>
   friend struct fused;
+  template <class>
+  friend struct detail::leaf_x;
 
   // Before this block's lanes change or end: the fused blocks that read it compute theirs.
   void before_change() const {
     if constexpr (std::is_same_v<T, float>)
-      if (detail::t_fused.n) [[unlikely]]
-        detail::settle_fused_readers(this);
+      if (lz_.readers) [[unlikely]]
+        detail::settle_fused_readers(&lz_.readers);
   }
   // A fused block whose lanes will never be read leaves the list of fused blocks.
   void retire_fused() {

@@ -128,7 +128,18 @@ struct launch_state {
   // that wait retry when it changed; when it stands still while all wait, that is a deadlock.
   struct alignas(64) epoch_slot {
     std::atomic<uint64_t> v{0};
+    // The epoch at which the slot's thread found nothing to run (0: it is running something;
+    // k_gone: it has left). A deadlock is every thread stalled at the epoch that still holds.
+    std::atomic<uint64_t> stalled_at{0};
   };
+  static constexpr uint64_t k_gone = ~uint64_t(0);
+  bool all_stalled_at(uint64_t e) const {
+    for (int i = 0; i < n_epochs; ++i) {
+      const uint64_t s = epochs[i].stalled_at.load();
+      if (s != e && s != k_gone) return false;
+    }
+    return true;
+  }
   std::unique_ptr<epoch_slot[]> epochs;
   int n_epochs = 0;
   alignas(64) std::atomic<int> epoch_slots_taken{0};

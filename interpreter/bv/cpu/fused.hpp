@@ -28,7 +28,7 @@ struct leaf_x {
   static constexpr int leaves = 1;
   const B* b = nullptr;
   auto arr() const { return Eigen::Map<const typename B::array>(b->read()); }
-  void collect(const void** out, int& n) const { out[n++] = b; }
+  void collect(uint8_t** out, int& n) const { out[n++] = &b->lz_.readers; }
 };
 // A number operand.
 template <int N>
@@ -36,7 +36,7 @@ struct number_x {
   static constexpr int leaves = 0;
   float k = 0;
   auto arr() const { return Eigen::Array<float, N, 1>::Constant(k); }
-  void collect(const void**, int&) const {}
+  void collect(uint8_t**, int&) const {}
 };
 template <char Op, class L, class R>
 struct op_x {
@@ -53,7 +53,7 @@ struct op_x {
     else
       return l.arr() / r.arr();
   }
-  void collect(const void** out, int& n) const {
+  void collect(uint8_t** out, int& n) const {
     l.collect(out, n);
     r.collect(out, n);
   }
@@ -67,7 +67,7 @@ struct fused : basic_block<float, S, W> {
   // Lanes computed by the caller (e stays empty and is never used).
   fused() = default;
   explicit fused(const E& ex) : e(ex) {
-    const void* leaves[E::leaves > 0 ? E::leaves : 1];
+    uint8_t* leaves[E::leaves > 0 ? E::leaves : 1];
     int n = 0;
     e.collect(leaves, n);
     this->lz_.eval = &eval_fn;

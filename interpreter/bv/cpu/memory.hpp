@@ -102,10 +102,13 @@ void copy_run(D* dst, const Src* src, int n) {
 // (pid * BLOCK + arange): ask for the run that follows it, which the next program will touch.
 // The hardware prefetchers stop at page boundaries, and a block of 1024 f32 is exactly a page:
 // without this each program starts on a cold page. A wrong guess costs a few cache lines.
+// Only inside the buffer: past its end lies other memory (a row norm's w is one run, loaded by
+// every program; 64 prefetches of what follows it bought nothing).
 template <class T>
-void prefetch_next_run(const T* run, int n, bool write) {
+void prefetch_next_run(const T* run, int n, bool write, const alloc_info* a) {
   const char* next = reinterpret_cast<const char*>(run + n);
   const size_t bytes = std::min<size_t>(static_cast<size_t>(n) * sizeof(T), 8192);
+  if (!a || next + bytes > static_cast<const char*>(a->buffer) + a->numel * a->elem_bytes) return;
   for (size_t b = 0; b < bytes; b += 64)
     if (write)
       __builtin_prefetch(next + b, 1, 2);
@@ -128,7 +131,7 @@ void gather_block(U* out, const ptr_block<T, S, W>& p) {
   if (!f.known) return gather_all<S::rows, S::cols>(out, p.p, p.offsets().data());
   if (one_run<S>(f)) {
     const T* src = p.p + f.a0;
-    prefetch_next_run(src, S::size, false);
+    prefetch_next_run(src, S::size, false, p.alloc);
     return copy_run(out, src, S::size);
   }
   for (int r = 0; r < S::rows; ++r) {
@@ -146,7 +149,7 @@ void scatter_block(const ptr_block<T, S, W>& p, const U* vals) {
   if (!f.known) return scatter_all<S::rows, S::cols>(p.p, p.offsets().data(), vals);
   if (one_run<S>(f)) {
     T* dst = p.p + f.a0;
-    prefetch_next_run(dst, S::size, true);
+    prefetch_next_run(dst, S::size, true, p.alloc);
     return copy_run(dst, vals, S::size);
   }
   for (int r = 0; r < S::rows; ++r) {
@@ -297,7 +300,7 @@ auto load_impl(const ptr_block<T, S, W>& p, const M& mask, const O& other,
       if constexpr (viewable<U, S>)
         if (one_run<S>(f)) {
           const U* src = p.p + f.a0;
-          prefetch_next_run(src, S::size, false);
+          prefetch_next_run(src, S::size, false, p.alloc);
           if (out.view_of(src)) return after_load(out, mp, has_other);
         }
       gather_block(out.data(), p);
@@ -346,7 +349,7 @@ void store_impl(const ptr_block<T, S, W>& p, const V& value, const M& mask,
         const affine& f = p.form();
         if (!ok && (!mp || all_set(mp, S::size)) && one_run<S>(f) && value.pending()) {
           float* dst = p.p + f.a0;
-          prefetch_next_run(dst, S::size, true);
+          prefetch_next_run(dst, S::size, true, p.alloc);
           value.eval_into(dst);
         } else {
           perform(value.read(), mp, ok);
