@@ -11,7 +11,6 @@
 
 namespace bv {
 
-
 bool parse_pid_cond(const std::string& text, const std::array<int, 3>& pid, bool& result,
                     std::string& error) {
   result = true;
@@ -29,22 +28,30 @@ bool parse_pid_cond(const std::string& text, const std::array<int, 3>& pid, bool
     if (!part.empty()) {
       std::string op;
       size_t i = 0;
-      while (i < part.size() && std::string("=<>!").find(part[i]) != std::string::npos) op += part[i++];
+      while (i < part.size() && std::string("=<>!").find(part[i]) != std::string::npos)
+        op += part[i++];
       const std::string num = part.substr(i);
       char* end = nullptr;
       const long v = std::strtol(num.c_str(), &end, 10);
       if (num.empty() || *end) {
-        error = "'" + part + "' in '" + text + "' is not a comparison with a number (like =0 or >1)";
+        error =
+            "'" + part + "' in '" + text + "' is not a comparison with a number (like =0 or >1)";
         return false;
       }
       const int p = pid[axis];
       bool ok;
-      if (op == "=" || op == "==") ok = p == v;
-      else if (op == "!=") ok = p != v;
-      else if (op == ">") ok = p > v;
-      else if (op == ">=") ok = p >= v;
-      else if (op == "<") ok = p < v;
-      else if (op == "<=") ok = p <= v;
+      if (op == "=" || op == "==")
+        ok = p == v;
+      else if (op == "!=")
+        ok = p != v;
+      else if (op == ">")
+        ok = p > v;
+      else if (op == ">=")
+        ok = p >= v;
+      else if (op == "<")
+        ok = p < v;
+      else if (op == "<=")
+        ok = p <= v;
       else {
         error = "'" + op + "' in '" + text + "' is not one of =, !=, >, >=, <, <=";
         return false;
@@ -112,11 +119,16 @@ std::string pid_text(const program_state& s) {
 }
 const char* state_name(program_state::status st) {
   switch (st) {
-    case program_state::status::pending: return "not started";
-    case program_state::status::running: return "running";
-    case program_state::status::waiting: return "waiting";
-    case program_state::status::stopped: return "stopped";
-    case program_state::status::done: return "done";
+    case program_state::status::pending:
+      return "not started";
+    case program_state::status::running:
+      return "running";
+    case program_state::status::waiting:
+      return "waiting";
+    case program_state::status::stopped:
+      return "stopped";
+    case program_state::status::done:
+      return "done";
   }
   return "?";
 }
@@ -153,8 +165,9 @@ void prompt(program_state& s, const std::source_location* loc, const char* why,
     s.state = program_state::status::running;
     return;
   }
-  std::fprintf(stderr, "  commands: p NAME (print a watched value), w (all watched), l (list "
-                       "programs), s (step to next op), c (continue), q (quit)\n");
+  std::fprintf(stderr,
+               "  commands: p NAME (print a watched value), w (all watched), l (list "
+               "programs), s (step to next op), c (continue), q (quit)\n");
   std::string line;
   for (;;) {
     std::fprintf(stderr, "(bv) ");
@@ -178,7 +191,9 @@ void prompt(program_state& s, const std::source_location* loc, const char* why,
       throw quit_request{};
     }
     if (cmd == "w" || cmd == "watch") {
-      if (s.watched.empty()) std::fprintf(stderr, "  nothing watched: add bv::watch(p, \"name\", value) to the kernel\n");
+      if (s.watched.empty())
+        std::fprintf(stderr,
+                     "  nothing watched: add bv::watch(p, \"name\", value) to the kernel\n");
       for (auto& [k, v] : s.watched) std::fprintf(stderr, "  %s = %s\n", k.c_str(), v.c_str());
       continue;
     }
@@ -215,6 +230,8 @@ void prompt(program_state& s, const std::source_location* loc, const char* why,
 }  // namespace
 
 bool debugger_wants_hooks() { return !config().break_cond.empty(); }
+// Whether the debugger may stop a program at a memory access (stepping, or a break set by env).
+bool debugger_may_stop() { return g_stepping.load() != 0 || g_env_break_set; }
 
 void set_stop_handler(stop_handler h) {
   std::lock_guard lk(g_io);
@@ -270,15 +287,13 @@ void on_op(const std::source_location& loc) {
 
 void debug_print(const program_state& s, const pid_cond& c, const std::string& text) {
   std::lock_guard lk(g_io);
-  std::fprintf(stdout, "[pid %s %s:%u] %s\n", pid_text(s).c_str(), c.loc.file_name(),
-               c.loc.line(), text.c_str());
+  std::fprintf(stdout, "[pid %s %s:%u] %s\n", pid_text(s).c_str(), c.loc.file_name(), c.loc.line(),
+               text.c_str());
   std::fflush(stdout);
   notify(s, debug_event::kind::print, &c.loc, {}, text);
 }
 
-void debug_break(program_state& s, const pid_cond& c) {
-  prompt(s, &c.loc, "breakpoint_if hit");
-}
+void debug_break(program_state& s, const pid_cond& c) { prompt(s, &c.loc, "breakpoint_if hit"); }
 
 void debug_watch(program_state& s, const char* name, std::string value) {
   notify(s, debug_event::kind::watch, s.last_loc, name, value);

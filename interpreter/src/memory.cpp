@@ -34,7 +34,8 @@ void set_hooks_for(launch_state& L) {
   // through the observers), so they are on only with them.
   uint32_t vc = 0;
   for (auto& o : L.observers) vc |= o->bit();
-  value_checks.store(L.enabled & vc & (checks::uninit | checks::masked | checks::nan | checks::overflow));
+  value_checks.store(L.enabled & vc &
+                     (checks::uninit | checks::masked | checks::nan | checks::overflow));
 }
 void clear_hooks_for(launch_state& L) {
   value_checks.store(0);
@@ -61,12 +62,14 @@ void on_lock(const void* addr, bool acquire) {
   if (!s) return;
   auto& c = s->chk;
   if (acquire) {
-    if (c.nlocks < static_cast<int>(c.locks.size())) c.locks[static_cast<size_t>(c.nlocks++)] = addr;
+    if (c.nlocks < static_cast<int>(c.locks.size()))
+      c.locks[static_cast<size_t>(c.nlocks++)] = addr;
     return;
   }
   for (int i = 0; i < c.nlocks; ++i)
     if (c.locks[static_cast<size_t>(i)] == addr) {
-      for (int j = i + 1; j < c.nlocks; ++j) c.locks[static_cast<size_t>(j - 1)] = c.locks[static_cast<size_t>(j)];
+      for (int j = i + 1; j < c.nlocks; ++j)
+        c.locks[static_cast<size_t>(j - 1)] = c.locks[static_cast<size_t>(j)];
       --c.nlocks;
       return;
     }
@@ -195,8 +198,9 @@ const bool* on_access(const access& a, bool in_bounds) {
                    std::to_string(reinterpret_cast<uintptr_t>(a.alloc->buffer)) +
                    " is not a multiple of " + std::to_string(size);
       }
-      d.hint = "the data pointer is not aligned to its element size (a reinterpret_cast of a "
-               "byte buffer, or a view at an odd byte offset): GPUs fault or return wrong data";
+      d.hint =
+          "the data pointer is not aligned to its element size (a reinterpret_cast of a "
+          "byte buffer, or a view at an odd byte offset): GPUs fault or return wrong data";
       complete(d, a.loc);
       report(std::move(d));
     }
@@ -237,6 +241,12 @@ const bool* on_access(const access& a, bool in_bounds) {
   return result;
 }
 
+bool debugger_may_stop();
+bool stores_write_first() {
+  program_state* s = current();
+  return s && s->launch && s->launch->sched != schedule::shuffled && !debugger_may_stop();
+}
+
 bool tensor_ready(const alloc_info& a, const std::source_location& loc) {
   if (a.contiguous) return true;
   diagnostic d;
@@ -260,8 +270,9 @@ void hint_violated(const char* hint, int value, int lane, int64_t got,
   d.headline = std::string(hint) + "(" + std::to_string(value) + ") does not hold: lane " +
                std::to_string(lane) + " has " + std::to_string(got);
   d.lanes = {lane};
-  d.hint = "the GPU compiler trusts this hint to vectorise loads; a false hint gives wrong results "
-           "there. Remove the hint or fix the offsets";
+  d.hint =
+      "the GPU compiler trusts this hint to vectorise loads; a false hint gives wrong results "
+      "there. Remove the hint or fix the offsets";
   complete(d, &loc);
   report(std::move(d));
 }

@@ -13,6 +13,15 @@ void copy_all(program<4> p, ptr<const float> x, ptr<float> out, int n) {
 }
 
 // Writes only the first half of each block: the producer's bug.
+// The stored value is arithmetic on the loaded one (a fused value, computed straight into memory
+// under the sequential and parallel schedules): the tag still reaches the store's check.
+template <int B>
+void scaled_copy(program<4> p, ptr<const float> x, ptr<float> out, int n) {
+  auto offs = p.id(0) * B + arange<B>(p);
+  auto mask = offs < n;
+  store(out + offs, load(x + offs, mask) * 2.0f + 1.0f, mask);  // @scaled
+}
+
 template <int B>
 void write_half(program<4> p, ptr<float> out, int n) {
   auto offs = p.id(0) * B + arange<B>(p);
@@ -81,6 +90,12 @@ BV_DIAG_CASE(uninit_copy_of_empty) {
   auto x = tensor<float>::empty("scratch", {512});
   auto out = tensor<float>::zeros("out", {512});
   launch<copy_all<256>>(grid(2), x, out, 512);
+}
+
+BV_DIAG_CASE(uninit_scaled_copy_of_empty) {
+  auto x = tensor<float>::empty("scratch", {512});
+  auto out = tensor<float>::zeros("out", {512});
+  launch<scaled_copy<256>>(grid(2), x, out, 512);
 }
 
 BV_DIAG_CASE(uninit_producer_wrote_half) {

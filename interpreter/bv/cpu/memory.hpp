@@ -341,8 +341,26 @@ void store_impl(const ptr_block<T, S, W>& p, const V& value, const M& mask,
     }
   };
   if constexpr (is_fused<V> && same_lanes<V, T, S>()) {
-    // A fused value (fused.hpp) with no value check to classify it first: computed straight
-    // into memory when the store is one whole run, into its own lanes otherwise.
+    // A fused value (fused.hpp) whose store is one whole run, in bounds, under a schedule that
+    // does not stop at the access (no debugger stepping, no shuffled preemption) is computed
+    // straight into memory, and the value checks classify what was written: the access reaches
+    // the checks with the same classes it would have had, one pass and one copy sooner.
+    if (value.pending() && value_checks_on() && mask_known_set(mask) && p.alloc &&
+        one_run<S>(p.form()) && stores_write_first()) {
+      const int64_t base = static_cast<int64_t>(p.p - static_cast<T*>(p.alloc->buffer));
+      if (reinterpret_cast<uintptr_t>(p.p) % alignof(T) == 0 &&
+          all_in_bounds(p, base, p.alloc->numel, nullptr)) {
+        float* dst = p.p + p.form().a0;
+        prefetch_next_run(dst, S::size, true, p.alloc);
+        value.eval_into(dst);
+        const Eigen::Map<const Eigen::Array<float, S::size, 1>> written(dst);
+        admit(access_kind::store, p, nullptr, loc, "store", false,
+              classify_values(written, nullptr));
+        return note_progress();
+      }
+    }
+    // With no value check to classify it first: computed straight into memory when the store is
+    // one whole run, into its own lanes otherwise.
     if (value.pending() && !value_checks_on()) {
       with_mask_lanes<S>(mask, [&](const bool* mp) {
         const bool* ok = admit(access_kind::store, p, mp, loc, "store", false);

@@ -231,6 +231,9 @@ extern std::atomic<uint32_t> hooks;
 const bool* on_access(const access& a, bool in_bounds);
 // Called after a store or atomic changed memory: wakes programs that wait for progress.
 void note_progress();
+// Whether a store may write memory before the checks see the access: the running program's
+// schedule does not preempt at accesses and no debugger may stop there (memory.hpp, fused stores).
+bool stores_write_first();
 // The launch's progress count (bumped by every store and atomic), 0 outside a launch.
 uint64_t progress_epoch();
 // The calling program waits (a failed compare-and-swap in a spin loop): yield to the others until
