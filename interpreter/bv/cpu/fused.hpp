@@ -38,21 +38,24 @@ struct number_x {
   auto arr() const { return Eigen::Array<float, N, 1>::Constant(k); }
   void collect(uint8_t**, int&) const {}
 };
+// a Op b on Eigen arrays or expressions.
+template <char Op, class A, class B>
+auto apply_op(const A& a, const B& b) {
+  if constexpr (Op == '+')
+    return a + b;
+  else if constexpr (Op == '-')
+    return a - b;
+  else if constexpr (Op == '*')
+    return a * b;
+  else
+    return a / b;
+}
 template <char Op, class L, class R>
 struct op_x {
   static constexpr int leaves = L::leaves + R::leaves;
   L l;
   R r;
-  auto arr() const {
-    if constexpr (Op == '+')
-      return l.arr() + r.arr();
-    else if constexpr (Op == '-')
-      return l.arr() - r.arr();
-    else if constexpr (Op == '*')
-      return l.arr() * r.arr();
-    else
-      return l.arr() / r.arr();
-  }
+  auto arr() const { return apply_op<Op>(l.arr(), r.arr()); }
   void collect(uint8_t** out, int& n) const {
     l.collect(out, n);
     r.collect(out, n);
@@ -185,16 +188,7 @@ template <char Op, class T, class S, int W, class Y>
 void update(basic_block<T, S, W>& b, const Y& y) {
   auto& v = b.vals();  // first: the fused blocks that read b compute their lanes (y may be one)
   constexpr int N = S::size;
-  auto apply = [&](const auto& rhs) {
-    if constexpr (Op == '+')
-      v = v + rhs.arr();
-    else if constexpr (Op == '-')
-      v = v - rhs.arr();
-    else if constexpr (Op == '*')
-      v = v * rhs.arr();
-    else
-      v = v / rhs.arr();
-  };
+  auto apply = [&](const auto& rhs) { v = apply_op<Op>(v, rhs.arr()); };
   if constexpr (is_fused<Y>) {
     if (y.pending()) return apply(y.expr());
   }

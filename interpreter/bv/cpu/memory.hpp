@@ -211,6 +211,18 @@ access make_access(access_kind kind, const ptr_block<T, S, W>& p, const bool* ma
   return a;
 }
 
+// Offsets count whole elements, so every lane shares the base's alignment: one test.
+template <class T, class S, int W>
+bool aligned(const ptr_block<T, S, W>& p) {
+  return reinterpret_cast<uintptr_t>(p.p) % alignof(T) == 0;
+}
+// all_in_bounds for a pointer bound to a tensor, from the tensor's buffer.
+template <class T, class S, int W>
+bool all_in_bounds(const ptr_block<T, S, W>& p, const bool* mask) {
+  const int64_t base = static_cast<int64_t>(p.p - static_cast<T*>(p.alloc->buffer));
+  return all_in_bounds(p, base, p.alloc->numel, mask);
+}
+
 // Decide which lanes to perform; null means "every active lane".
 template <class T, class S, int W>
 const bool* admit(access_kind kind, const ptr_block<T, S, W>& p, const bool* mask,
@@ -222,10 +234,8 @@ const bool* admit(access_kind kind, const ptr_block<T, S, W>& p, const bool* mas
     a.has_other = has_other;
     return on_access(a, false);
   }
-  const int64_t base = static_cast<int64_t>(p.p - static_cast<T*>(p.alloc->buffer));
-  // Offsets count whole elements, so every lane shares the base's alignment: one test.
-  const bool misaligned = reinterpret_cast<uintptr_t>(p.p) % alignof(T) != 0;
-  const bool inb = !misaligned && all_in_bounds(p, base, p.alloc->numel, mask);
+  const bool misaligned = !aligned(p);
+  const bool inb = !misaligned && all_in_bounds(p, mask);
   if (inb && hooks.load(std::memory_order_relaxed) == 0) return nullptr;
   access a = make_access(kind, p, mask, loc, op);
   a.has_other = has_other;
@@ -345,30 +355,26 @@ void store_impl(const ptr_block<T, S, W>& p, const V& value, const M& mask,
     // does not stop at the access (no debugger stepping, no shuffled preemption) is computed
     // straight into memory, and the value checks classify what was written: the access reaches
     // the checks with the same classes it would have had, one pass and one copy sooner.
+    // The one whole run, computed in place.
+    auto compute_in_memory = [&] {
+      float* dst = p.p + p.form().a0;
+      prefetch_next_run(dst, S::size, true, p.alloc);
+      value.eval_into(dst);
+      return dst;
+    };
     if (value.pending() && value_checks_on() && mask_known_set(mask) && p.alloc &&
-        one_run<S>(p.form()) && stores_write_first()) {
-      const int64_t base = static_cast<int64_t>(p.p - static_cast<T*>(p.alloc->buffer));
-      if (reinterpret_cast<uintptr_t>(p.p) % alignof(T) == 0 &&
-          all_in_bounds(p, base, p.alloc->numel, nullptr)) {
-        float* dst = p.p + p.form().a0;
-        prefetch_next_run(dst, S::size, true, p.alloc);
-        value.eval_into(dst);
-        const Eigen::Map<const Eigen::Array<float, S::size, 1>> written(dst);
-        admit(access_kind::store, p, nullptr, loc, "store", false,
-              classify_values(written, nullptr));
-        return note_progress();
-      }
+        one_run<S>(p.form()) && stores_write_first() && aligned(p) && all_in_bounds(p, nullptr)) {
+      const Eigen::Map<const Eigen::Array<float, S::size, 1>> written(compute_in_memory());
+      admit(access_kind::store, p, nullptr, loc, "store", false, classify_values(written, nullptr));
+      return note_progress();
     }
     // With no value check to classify it first: computed straight into memory when the store is
     // one whole run, into its own lanes otherwise.
     if (value.pending() && !value_checks_on()) {
       with_mask_lanes<S>(mask, [&](const bool* mp) {
         const bool* ok = admit(access_kind::store, p, mp, loc, "store", false);
-        const affine& f = p.form();
-        if (!ok && (!mp || all_set(mp, S::size)) && one_run<S>(f) && value.pending()) {
-          float* dst = p.p + f.a0;
-          prefetch_next_run(dst, S::size, true, p.alloc);
-          value.eval_into(dst);
+        if (!ok && (!mp || all_set(mp, S::size)) && one_run<S>(p.form()) && value.pending()) {
+          compute_in_memory();
         } else {
           perform(value.read(), mp, ok);
         }
