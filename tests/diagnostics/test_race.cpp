@@ -21,6 +21,15 @@ void smooth_in_place(program<4> p, ptr<float> x, int n) {
   store(x + offs, (l + r) * 0.5f, offs < n);                        // @smooth_store
 }
 
+// The same stencil written as out-of-place, called with one tensor for both: src is bound to
+// ptr<const T>, but the buffer is written through dst, so its reads race all the same.
+template <int B>
+void shift_left(program<4> p, ptr<const float> src, ptr<float> dst, int n) {
+  auto offs = p.id(0) * B + arange<B>(p);
+  auto v = load(src + offs + 1, offs + 1 < n, 0.0f);  // @shift_read
+  store(dst + offs, v, offs < n);
+}
+
 // A sum into one accumulator with plain load and store: the lost-update race.
 template <int B>
 void racy_total(program<4> p, ptr<const float> x, ptr<float> total) {
@@ -237,6 +246,11 @@ BV_DIAG_CASE(race_write_write) {
 BV_DIAG_CASE(race_in_place_stencil) {
   auto x = tensor<float>::randn("x", {512}, 5);
   launch<smooth_in_place<128>>(grid(4), x, 512);
+}
+
+BV_DIAG_CASE(race_const_alias_of_written) {
+  auto x = tensor<float>::randn("x", {512}, 5);
+  launch<shift_left<128>>(grid(4), x, x, 512);
 }
 
 BV_DIAG_CASE(race_lost_update) {

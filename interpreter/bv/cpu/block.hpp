@@ -459,24 +459,45 @@ affine arith_affine(const X& x, const Y& y) {
 // exact result is computed in i64 too; lanes where they differ are noted on the program and
 // reported, with a source line, at its next memory operation (operators have no
 // source_location of their own).
-// One i32 operand as lanes of S: its own array when it has S's lanes, a broadcast copy otherwise,
-// or a scalar.
+// One i32 operand seen in the result's shape S, a row at a time: row r is either S::cols lanes
+// from a pointer (a block of S's lanes, or a row vector broadcast down) or one value (a number,
+// or a column vector's r-th lane broadcast across). Other operands (another element type, other
+// broadcasts) are copied into S's lanes first.
 template <class S, class X>
-struct i32_lanes {
-  Eigen::Array<int32_t, S::size, 1> copy;
+struct i32_rows {
+  static constexpr bool number = Scalar<X>;
+  using XS = std::conditional_t<number, shape<1, 1>, shape_of<X>>;
+  static constexpr bool i32 = !number && std::is_same_v<elem_of<X>, int32_t>;
+  static constexpr bool full = i32 && XS::size == S::size;
+  static constexpr bool row = i32 && !full && XS::rows == 1 && XS::cols == S::cols;
+  static constexpr bool col = i32 && !full && XS::cols == 1 && XS::rows == S::rows;
+  static constexpr bool copied = !number && !full && !row && !col;
+  // Whether row r is a value (else a pointer); the same for every row.
+  static constexpr bool value = number || col;
+  std::conditional_t<copied, Eigen::Array<int32_t, S::size, 1>, char> copy{};
   const int32_t* p = nullptr;
   int32_t scalar = 0;
-  explicit i32_lanes(const X& x) {
-    if constexpr (Scalar<X>) {
+  explicit i32_rows(const X& x) {
+    if constexpr (number) {
       scalar = static_cast<int32_t>(x);
-    } else if constexpr (shape_of<X>::size == S::size && std::is_same_v<elem_of<X>, int32_t>) {
-      p = x.data();
-    } else {
+    } else if constexpr (copied) {
       copy = as_array<int32_t, S>(x);
       p = copy.data();
+    } else {
+      p = x.data();
     }
   }
-  int32_t operator[](int i) const { return p ? p[i] : scalar; }
+  const int32_t* row_ptr(int r) const { return (full || copied) ? p + r * S::cols : p; }
+  int32_t row_value(int r) const { return number ? scalar : p[r]; }
+  // Lane i of the result's shape.
+  int32_t operator[](int i) const {
+    if constexpr (value)
+      return row_value(i / S::cols);
+    else if constexpr (row)
+      return p[i % S::cols];
+    else
+      return p[i];
+  }
 };
 
 template <char Op>
@@ -511,6 +532,53 @@ inline int wrapped_i32(int32_t p, int32_t q, int32_t r) {
     return exact_i64<Op>(p, q) != r;
 }
 
+// The lanes p for which p * q fits in i32: [lo, hi]. A product with one value is then tested by
+// two 32-bit compares per lane (vectorisable) instead of a 64-bit product.
+struct i32_factor_range {
+  int32_t lo = INT32_MIN, hi = INT32_MAX;
+  explicit i32_factor_range(int32_t q) {
+    if (q > 0) {
+      lo = INT32_MIN / q, hi = INT32_MAX / q;  // division truncates toward zero: ceil, floor
+    } else if (q == -1) {
+      lo = -INT32_MAX;
+    } else if (q < 0) {
+      lo = INT32_MAX / q, hi = INT32_MIN / q;
+    }
+  }
+};
+
+// n lanes of p Op q into o, each operand a pointer or a value; the number of lanes that wrapped
+// when `count` (else 0).
+template <char Op, bool PA, bool PB>
+int i32_run(const int32_t* ap, int32_t av, const int32_t* bp, int32_t bv, int32_t* o, int n,
+            bool count) {
+  auto A = [&](int i) {
+    if constexpr (PA)
+      return ap[i];
+    else
+      return av;
+  };
+  auto B = [&](int i) {
+    if constexpr (PB)
+      return bp[i];
+    else
+      return bv;
+  };
+  for (int i = 0; i < n; ++i) o[i] = wrap_i32<Op>(A(i), B(i));
+  if (!count) return 0;
+  int bad = 0;
+  if constexpr (Op == '*' && PA != PB) {
+    const i32_factor_range f(PA ? bv : av);
+    for (int i = 0; i < n; ++i) {
+      const int32_t x = PA ? A(i) : B(i);
+      bad += (x < f.lo) | (x > f.hi);
+    }
+  } else {
+    for (int i = 0; i < n; ++i) bad += wrapped_i32<Op>(A(i), B(i), o[i]);
+  }
+  return bad;
+}
+
 template <char Op, class X, class Y>
 auto i32_arith(const X& x, const Y& y) {
   using S = typename shape_join<shape_of<X>, shape_of<Y>>::type;
@@ -520,32 +588,29 @@ auto i32_arith(const X& x, const Y& y) {
   // wait until something reads them.
   const affine form = arith_affine<Op, int32_t, B>(x, y);
   if (form.known) return B::lazy(form);
-  const i32_lanes<S, X> a(x);
-  const i32_lanes<S, Y> b(y);
+  const i32_rows<S, X> a(x);
+  const i32_rows<S, Y> b(y);
+  using RA = i32_rows<S, X>;
+  using RB = i32_rows<S, Y>;
+  constexpr bool PA = !RA::value, PB = !RB::value;
   B out;
   int32_t* o = out.data();
-  // Separate loops for the scalar cases keep each one a straight vector loop.
-  if (a.p && b.p)
-    for (int i = 0; i < S::size; ++i) o[i] = wrap_i32<Op>(a.p[i], b.p[i]);
-  else if (a.p)
-    for (int i = 0; i < S::size; ++i) o[i] = wrap_i32<Op>(a.p[i], b.scalar);
+  const bool count = value_checks.load(std::memory_order_relaxed) & checks::overflow;
+  int bad = 0;
+  // Operands that are the same in every row (whole blocks, numbers) go as one run of lanes;
+  // broadcasts a row at a time, each row a straight vector loop.
+  constexpr bool flat = !RA::row && !RA::col && !RB::row && !RB::col;
+  if constexpr (flat)
+    bad = i32_run<Op, PA, PB>(a.p, a.scalar, b.p, b.scalar, o, S::size, count);
   else
-    for (int i = 0; i < S::size; ++i) o[i] = wrap_i32<Op>(a.scalar, b.p[i]);
-  if (value_checks.load(std::memory_order_relaxed) & checks::overflow) [[unlikely]] {
-    // Count lanes whose exact result differs from the wrapped one in straight vector loops;
-    // look for the first only when there is one.
-    int bad = 0;
-    if (a.p && b.p)
-      for (int i = 0; i < S::size; ++i) bad += wrapped_i32<Op>(a.p[i], b.p[i], o[i]);
-    else if (a.p)
-      for (int i = 0; i < S::size; ++i) bad += wrapped_i32<Op>(a.p[i], b.scalar, o[i]);
-    else
-      for (int i = 0; i < S::size; ++i) bad += wrapped_i32<Op>(a.scalar, b.p[i], o[i]);
-    if (bad) {
-      int first = 0;
-      while (exact_i64<Op>(a[first], b[first]) == o[first]) ++first;
-      note_i32_overflow(Op, a[first], b[first], bad);
-    }
+    for (int r = 0; r < S::rows; ++r)
+      bad += i32_run<Op, PA, PB>(PA ? a.row_ptr(r) : nullptr, PA ? 0 : a.row_value(r),
+                                 PB ? b.row_ptr(r) : nullptr, PB ? 0 : b.row_value(r),
+                                 o + r * S::cols, S::cols, count);
+  if (bad) [[unlikely]] {
+    int first = 0;
+    while (exact_i64<Op>(a[first], b[first]) == o[first]) ++first;
+    note_i32_overflow(Op, a[first], b[first], bad);
   }
   return out;
 }

@@ -16,7 +16,9 @@
 // has written yet in this launch are kept as footprints (a tile's origin, shape and row stride),
 // not per element: the inputs of a launch are mostly never written, and their footprints are
 // dropped at its end unread. The buffer's first store of the launch replays them into the cells
-// first, so that a write after them sees them as if they had been recorded one by one.
+// first, so that a write after them sees them as if they had been recorded one by one. Reads of
+// a buffer that no argument of the launch lets a program write (bound only to ptr<const T>, and
+// overlapping no writable argument) are not recorded at all: no write can meet them.
 #include <cstring>
 #include <map>
 #include <set>
@@ -288,6 +290,14 @@ struct race_check final : observer {
   uint32_t bit() const override { return checks::race; }
   void begin(launch_state& L) override { launch = &L; }
 
+  bool read_only_buffer(const alloc_info* al) const {
+    const read_only_set& ro = launch->read_only;
+    const char* lo = static_cast<const char*>(al->buffer);
+    for (int i = 0; i < ro.n; ++i)
+      if (ro.lo[i] == lo) return true;
+    return false;
+  }
+
   uint16_t index_of(const std::source_location* loc) {
     if (!loc) return 0;
     const std::tuple<const char*, uint32_t, uint32_t> key{loc->file_name(), loc->line(),
@@ -335,6 +345,9 @@ struct race_check final : observer {
 
   void on_access(const access& a, const bool* perform, program_state& s) override {
     if (a.kind == access_kind::atomic || !a.alloc || !a.alloc->shadow) return;
+    // A read of a buffer that no argument of the launch lets a program write (bound only to
+    // ptr<const T>) cannot meet a write in this launch: nothing to record.
+    if (a.kind == access_kind::load && read_only_buffer(a.alloc)) return;
     race_shadow& r = race_of(*a.alloc->shadow);
     const uint32_t me = static_cast<uint32_t>(s.linear % int64_t(k_id_mask - 1)) + 1;
     const uint32_t guard = guard_of(s);
