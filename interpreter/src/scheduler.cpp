@@ -349,6 +349,25 @@ program_state* current() { return t_current; }
 void note_nonfinite_read() {
   if (t_current) t_current->chk.saw_nonfinite = true;
 }
+
+void run_steady_scans() {
+  program_state* s = t_current;
+  if (!s) return;
+  auto& c = s->chk;
+  for (int i = 0; i < c.nsteady && !c.saw_nonfinite; ++i)
+    if (steady_nonfinite(c.steady_scans[i].lo, c.steady_scans[i].test)) c.saw_nonfinite = true;
+  c.nsteady = 0;
+}
+
+void defer_steady_scan(const char* lo, bool (*test)(const void*)) {
+  program_state* s = t_current;
+  if (!s) return;  // no program to note a NaN on
+  auto& c = s->chk;
+  if (c.saw_nonfinite) return;  // the answer is known
+  if (c.nsteady == static_cast<int>(c.steady_scans.size())) run_steady_scans();
+  if (c.saw_nonfinite) return;
+  c.steady_scans[static_cast<size_t>(c.nsteady++)] = {lo, test};
+}
 launch_state* current_launch() { return t_current ? t_current->launch : nullptr; }
 
 void record_kernel_name(const std::source_location& loc) {

@@ -36,8 +36,8 @@ void good_hints(program<4> p, ptr<const float> x, ptr<float> out) {
 template <int B>
 void strided_rows_i32(program<4> p, ptr<const float> x, ptr<float> out, int stride, int rows) {
   auto r = arange<B>(p);
-  auto off = r * stride;                          // wraps from row 32 on
-  auto v = load(x + off, r < rows, 0.0f);         // @ovf
+  auto off = r * stride;                   // wraps from row 32 on
+  auto v = load(x + off, r < rows, 0.0f);  // @ovf
   store(out + r, v, r < rows);
 }
 
@@ -81,6 +81,28 @@ void pass_through_scoped(program<4> p, ptr<const float> x, ptr<float> out) {
     kept = v + 1.0f;
   }
   store(out + offs, kept - 1.0f);
+}
+
+// Rows of a read-only input summed one by one: each loaded row ends before the sum is stored,
+// and a NaN read from memory is only tested for when a store of NaN asks (more rows than a
+// program keeps untested, then an atomic, which lets the shuffled schedule run the other
+// program first). Each program of pass_through_rows reads an Inf: clean. sum_rows_over_zero
+// divides finite sums by zero: the Inf is the program's own.
+template <int B, int ROWS>
+void pass_through_rows(program<4> p, ptr<const float> x, ptr<float> out, ptr<int32_t> count) {
+  auto offs = arange<B>(p);
+  auto acc = zeros<float, B>(p);
+  for (int r = 0; r < ROWS; ++r) acc += load(x + (p.id(0) * ROWS + r) * B + offs) * 0.5f;
+  atomic_add(count, 1);
+  store(out + p.id(0) * B + offs, acc);
+}
+template <int B, int ROWS>
+void sum_rows_over_zero(program<4> p, ptr<const float> x, ptr<float> out, ptr<int32_t> count) {
+  auto offs = arange<B>(p);
+  auto acc = zeros<float, B>(p);
+  for (int r = 0; r < ROWS; ++r) acc += load(x + (p.id(0) * ROWS + r) * B + offs) * 0.5f;
+  atomic_add(count, 1);
+  store(out + p.id(0) * B + offs, acc / (acc * 0.0f));  // @over_zero
 }
 
 // Program 0 takes the lock and never releases it.
@@ -175,6 +197,24 @@ BV_DIAG_CASE(clean_nan_input_load_ended) {
   x(700) = INFINITY;
   auto out = tensor<float>::zeros("out", {1024});
   launch<pass_through_scoped<1024>>(grid(1), x, out);
+}
+
+BV_DIAG_CASE(clean_nan_input_many_rows) {
+  // Program 0's Inf in its first row (tested when its untested rows overflow), program 1's in its
+  // last (still untested at the store).
+  auto x = tensor<float>::full("x", {2 * 24 * 256}, 1.0f);
+  x(5) = INFINITY;
+  x((24 + 23) * 256 + 7) = NAN;
+  auto out = tensor<float>::zeros("out", {2 * 256});
+  auto count = tensor<int32_t>::zeros("count", {1});
+  launch<pass_through_rows<256, 24>>(grid(2), x, out, count);
+}
+
+BV_DIAG_CASE(nan_produced_after_many_rows) {
+  auto x = tensor<float>::full("x", {2 * 24 * 256}, 1.0f);
+  auto out = tensor<float>::zeros("out", {2 * 256});
+  auto count = tensor<int32_t>::zeros("count", {1});
+  launch<sum_rows_over_zero<256, 24>>(grid(2), x, out, count);
 }
 
 BV_DIAG_CASE(deadlock_lock_never_released) {

@@ -213,6 +213,15 @@ struct program_state {
     int nlocks = 0;
     bool nan_reported = false;   // the nan check reports the first producing op per program
     bool saw_nonfinite = false;  // a load read NaN/Inf from memory: later NaNs may be propagated
+    // NaN/Inf tests of loaded views of read-only buffers, not run yet: the memory cannot change
+    // in the launch, so they wait until a store of NaN asks whether the program read any
+    // (views.hpp); a program that stores none never runs them.
+    struct steady_scan {
+      const char* lo = nullptr;
+      bool (*test)(const void*) = nullptr;
+    };
+    std::array<steady_scan, 16> steady_scans{};
+    int nsteady = 0;
     // int32 overflow noted by block arithmetic, reported at the next memory op (overflow check)
     char overflow_op = 0;
     int overflow_lanes = 0;

@@ -16,10 +16,11 @@
 //
 // A view of a buffer no program of the launch can write (every tensor argument over it is bound
 // to a ptr<const T>: a read-only buffer) is steady: it never settles, across atomics and yields
-// too, and its NaN/Inf test is remembered for the launch (the w of a row norm, loaded by every
-// program, is tested once). A steady view stays in the list while other programs run on the
-// thread; its deferred test runs before the program yields, so that a NaN it holds is noted on
-// the program that loaded it.
+// too, and its NaN/Inf test waits on its program until a store of NaN asks whether the program
+// read any (most programs store none, and never run it); a test that runs is remembered for the
+// launch (the w of a row norm, loaded by every program, is tested at most once). A steady view
+// stays in the list while other programs run on the thread; its test moves to its program before
+// the program yields, so that a NaN it holds is noted on the program that loaded it.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -33,6 +34,10 @@ namespace bv::detail {
 // first, in memory, and stalled on them.
 // Notes on the running program that it read NaN/Inf from memory (src/scheduler.cpp).
 void note_nonfinite_read();
+// The test of a steady view's lanes at lo, kept on the running program until a store of NaN asks
+// (or run now when it has no room); and running the kept ones (src/scheduler.cpp).
+void defer_steady_scan(const char* lo, bool (*test)(const void*));
+void run_steady_scans();
 
 // The read-only buffers of the running launch (set by the scheduler on each of its threads).
 struct read_only_set {
@@ -93,27 +98,28 @@ struct scan_memo {
   bool nonfinite = false;
 };
 inline thread_local constinit scan_memo t_scan_memo[8]{};
+// Whether the lanes at lo of a read-only buffer hold NaN/Inf, remembered for the launch.
+inline bool steady_nonfinite(const char* lo, bool (*test)(const void*)) {
+  if (!t_read_only) return test(lo);
+  scan_memo& m = t_scan_memo[(reinterpret_cast<uintptr_t>(lo) >> 12) & 7];
+  if (m.serial == t_read_only->serial && m.lo == lo && m.test == test) return m.nonfinite;
+  const bool nonfinite = test(lo);
+  m = {t_read_only->serial, lo, test, nonfinite};
+  return nonfinite;
+}
 inline void scan_view(view_entry& e) {
   if (!e.reads_nonfinite) return;
-  bool nonfinite;
-  if (e.steady && t_read_only) {
-    scan_memo& m = t_scan_memo[(reinterpret_cast<uintptr_t>(e.lo) >> 12) & 7];
-    if (m.serial == t_read_only->serial && m.lo == e.lo && m.test == e.reads_nonfinite) {
-      nonfinite = m.nonfinite;
-    } else {
-      nonfinite = e.reads_nonfinite(e.lo);
-      m = {t_read_only->serial, e.lo, e.reads_nonfinite, nonfinite};
-    }
-  } else {
-    nonfinite = e.reads_nonfinite(e.lo);
-  }
-  if (nonfinite) note_nonfinite_read();
+  if (e.steady && t_read_only)
+    defer_steady_scan(e.lo, e.reads_nonfinite);  // the memory stays as it is for the launch
+  else if (e.reads_nonfinite(e.lo))
+    note_nonfinite_read();
   e.reads_nonfinite = nullptr;
 }
 // Every deferred test now (a store of NaN asks whether the program read any).
 inline void scan_deferred_views() {
   view_list& v = t_views;
   for (int i = 0; i < v.n; ++i) scan_view(v.e[i]);
+  run_steady_scans();
 }
 inline void view_drop(const void* block) {
   view_list& v = t_views;

@@ -100,16 +100,13 @@ struct coalescing_check final : observer {
 
   void on_access(const access& a, const bool* perform, program_state& s) override {
     if (!a.alloc || a.lanes <= 1 || !a.loc) return;
-    thread_local loc_key last_loc{};
-    thread_local op_stats* last_stats = nullptr;
-    thread_local uint64_t last_serial = 0;  // a launch's observer may reuse a freed address
+    thread_local loc_cache<op_stats*> known;
     op_stats* st;
-    const loc_key k = key_of(*a.loc);
-    if (last_serial == launch->serial && last_loc == k) {
-      st = last_stats;
+    if (op_stats** hit = known.find(launch->serial, *a.loc)) {
+      st = *hit;
     } else {
       st = &stats_for(*a.loc);
-      last_serial = launch->serial, last_loc = k, last_stats = st;
+      known.put(launch->serial, *a.loc, st);
     }
     // Past the sample, a plain read: every program of a launch comes here for every access, and
     // an increment would pass the counter's cache line between the cores at each.

@@ -2,6 +2,7 @@
 // filled with everything an access knows (kernel, line, program, lanes, waves, tensor, offsets).
 #pragma once
 #include <memory>
+#include <source_location>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,32 @@ inline int active_lanes(const access& a) {
   for (int i = 0; i < a.lanes; ++i) n += a.mask[i];
   return n;
 }
+
+// A check's per-launch record of a few memory ops, by source location, on this thread. The ops
+// of a kernel come round in turn (a row norm's load, store, load, store), so remembering only
+// the last one sent nearly every access to a map under the check's mutex. Keyed by the launch's
+// serial too: a check object of a later launch may reuse a freed address.
+template <class V>
+struct loc_cache {
+  struct slot {
+    uint64_t serial = 0;
+    const char* file = nullptr;
+    uint32_t line = 0, column = 0;
+    V value{};
+  };
+  slot slots[16];
+  slot& at(const std::source_location& l) { return slots[(l.line() * 7u + l.column()) & 15u]; }
+  V* find(uint64_t serial, const std::source_location& l) {
+    slot& e = at(l);
+    if (e.serial == serial && e.line == l.line() && e.column == l.column() &&
+        e.file == l.file_name())
+      return &e.value;
+    return nullptr;
+  }
+  void put(uint64_t serial, const std::source_location& l, V v) {
+    at(l) = {serial, l.file_name(), l.line(), l.column(), v};
+  }
+};
 
 inline const char* access_verb(const access& a) {
   return a.kind == access_kind::load ? "read" : a.kind == access_kind::store ? "write" : "atomic";

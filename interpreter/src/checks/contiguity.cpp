@@ -25,12 +25,13 @@ struct contiguity_check final : observer {
       d.sev = severity::warning;
       d.kernel = L.kernel;
       d.has_pid = false;
-      d.headline = "tensor argument " + std::to_string(index) + " '" + t->name +
-                   "' is not contiguous";
+      d.headline =
+          "tensor argument " + std::to_string(index) + " '" + t->name + "' is not contiguous";
       d.has_tensor = true;
       d.tensor = t->describe();
-      d.hint = "a kernel indexing with row-major offsets reads the wrong elements: pass "
-               ".contiguous(), or pass the strides and use them in the kernel";
+      d.hint =
+          "a kernel indexing with row-major offsets reads the wrong elements: pass "
+          ".contiguous(), or pass the strides and use them in the kernel";
       report_in(L, std::move(d));
     }
   }

@@ -17,12 +17,13 @@ struct overflow_check final : observer {
     const int64_t exact = c.overflow_op == '+' ? a + b : c.overflow_op == '-' ? a - b : a * b;
     diagnostic d;
     d.kind = "int32-overflow";
-    d.headline = "int32 overflow in index arithmetic: " + std::to_string(a) + " " +
-                 c.overflow_op + " " + std::to_string(b) + " = " + std::to_string(exact) +
+    d.headline = "int32 overflow in index arithmetic: " + std::to_string(a) + " " + c.overflow_op +
+                 " " + std::to_string(b) + " = " + std::to_string(exact) +
                  " does not fit in i32 (" + plural(c.overflow_lanes, "lane") +
                  " wrapped), before this operation";
-    d.hint = "offsets wrap around to wrong (often negative) addresses on the GPU: compute them in "
-             "i64 (offs.to(bv::i64) * stride) or pass the stride as int64_t";
+    d.hint =
+        "offsets wrap around to wrong (often negative) addresses on the GPU: compute them in "
+        "i64 (offs.to(bv::i64) * stride) or pass the stride as int64_t";
     c.overflow_op = 0;
     return d;
   }

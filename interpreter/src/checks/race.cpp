@@ -288,7 +288,13 @@ struct race_check final : observer {
   std::set<std::tuple<int, int, int>> reported;
 
   uint32_t bit() const override { return checks::race; }
-  void begin(launch_state& L) override { launch = &L; }
+  // Whether programs of the launch run on several threads at once (the parallel schedule): the
+  // chunks' spin locks are taken only then.
+  bool threaded = true;
+  void begin(launch_state& L) override {
+    launch = &L;
+    threaded = L.sched == schedule::parallel;
+  }
 
   bool read_only_buffer(const alloc_info* al) const {
     const read_only_set& ro = launch->read_only;
@@ -300,12 +306,10 @@ struct race_check final : observer {
 
   uint16_t index_of(const std::source_location* loc) {
     if (!loc) return 0;
+    thread_local loc_cache<uint16_t> known;
+    if (const uint16_t* hit = known.find(launch->serial, *loc)) return *hit;
     const std::tuple<const char*, uint32_t, uint32_t> key{loc->file_name(), loc->line(),
                                                           loc->column()};
-    thread_local std::tuple<const char*, uint32_t, uint32_t> last{};
-    thread_local uint16_t last_idx = 0;
-    thread_local uint64_t last_serial = 0;
-    if (key == last && last_serial == launch->serial) return last_idx;
     std::lock_guard lk(mu);
     auto [it, fresh] = loc_index.emplace(key, static_cast<uint16_t>(locs.size()));
     if (fresh) {
@@ -314,7 +318,7 @@ struct race_check final : observer {
       else
         locs.push_back(*loc);
     }
-    last = key, last_idx = it->second, last_serial = launch->serial;
+    known.put(launch->serial, *loc, it->second);
     return it->second;
   }
 
@@ -426,8 +430,8 @@ struct race_check final : observer {
           const int c1 = static_cast<int>(std::min<int64_t>(cols, c0 + (end - e)));
           const int lane0 = rr * rs.pitch;
           if (ch != held) {
-            if (held >= 0) r.unlock(held);
-            r.lock(ch);
+            if (held >= 0 && threaded) r.unlock(held);
+            if (threaded) r.lock(ch);
             held = ch;
           }
           auto& chunk = r.claim(ch, serial);
@@ -515,7 +519,7 @@ struct race_check final : observer {
           c0 = c1;
         }
       }
-      if (held >= 0) r.unlock(held);
+      if (held >= 0 && threaded) r.unlock(held);
       for (int k = 0; k < 3; ++k)
         if (!lanes[k].empty()) report_race(k, a, s, lanes[k], other[k], other_loc[k]);
       return;
@@ -526,8 +530,8 @@ struct race_check final : observer {
       if (!performed(a, perform, i)) continue;
       const int64_t e = a.base + off[i];
       if (const int64_t ch = e >> k_chunk_bits; ch != held) {
-        if (held >= 0) r.unlock(held);
-        r.lock(ch);
+        if (held >= 0 && threaded) r.unlock(held);
+        if (threaded) r.lock(ch);
         held = ch;
         r.claim(ch, serial);
         r.detail(ch);
@@ -537,7 +541,7 @@ struct race_check final : observer {
       else
         read_lane(i, e);
     }
-    if (held >= 0) r.unlock(held);
+    if (held >= 0 && threaded) r.unlock(held);
     for (int k = 0; k < 3; ++k)
       if (!lanes[k].empty()) report_race(k, a, s, lanes[k], other[k], other_loc[k]);
   }
