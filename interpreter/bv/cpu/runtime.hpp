@@ -220,7 +220,7 @@ struct program_state {
       const char* lo = nullptr;
       bool (*test)(const void*) = nullptr;
     };
-    std::array<steady_scan, 16> steady_scans{};
+    std::array<steady_scan, 8> steady_scans{};
     int nsteady = 0;
     // int32 overflow noted by block arithmetic, reported at the next memory op (overflow check)
     char overflow_op = 0;

@@ -353,7 +353,8 @@ struct race_check final : observer {
     // ptr<const T>) cannot meet a write in this launch: nothing to record.
     if (a.kind == access_kind::load && read_only_buffer(a.alloc)) return;
     race_shadow& r = race_of(*a.alloc->shadow);
-    const uint32_t me = static_cast<uint32_t>(s.linear % int64_t(k_id_mask - 1)) + 1;
+    const int64_t ids = int64_t(k_id_mask) - 1;  // a division only past 16M programs
+    const uint32_t me = static_cast<uint32_t>(s.linear < ids ? s.linear : s.linear % ids) + 1;
     const uint32_t guard = guard_of(s);
     const uint64_t li = index_of(a.loc);
     const bool write = a.kind == access_kind::store;
