@@ -89,20 +89,23 @@ void pass_through_scoped(program<4> p, ptr<const float> x, ptr<float> out) {
 // program first). Each program of pass_through_rows reads an Inf: clean. sum_rows_over_zero
 // divides finite sums by zero: the Inf is the program's own.
 template <int B, int ROWS>
-void pass_through_rows(program<4> p, ptr<const float> x, ptr<float> out, ptr<int32_t> count) {
+block<float, B> half_row_sum(program<4>& p, ptr<const float> x) {
   auto offs = arange<B>(p);
   auto acc = zeros<float, B>(p);
   for (int r = 0; r < ROWS; ++r) acc += load(x + (p.id(0) * ROWS + r) * B + offs) * 0.5f;
+  return acc;
+}
+template <int B, int ROWS>
+void pass_through_rows(program<4> p, ptr<const float> x, ptr<float> out, ptr<int32_t> count) {
+  auto acc = half_row_sum<B, ROWS>(p, x);
   atomic_add(count, 1);
-  store(out + p.id(0) * B + offs, acc);
+  store(out + p.id(0) * B + arange<B>(p), acc);
 }
 template <int B, int ROWS>
 void sum_rows_over_zero(program<4> p, ptr<const float> x, ptr<float> out, ptr<int32_t> count) {
-  auto offs = arange<B>(p);
-  auto acc = zeros<float, B>(p);
-  for (int r = 0; r < ROWS; ++r) acc += load(x + (p.id(0) * ROWS + r) * B + offs) * 0.5f;
+  auto acc = half_row_sum<B, ROWS>(p, x);
   atomic_add(count, 1);
-  store(out + p.id(0) * B + offs, acc / (acc * 0.0f));  // @over_zero
+  store(out + p.id(0) * B + arange<B>(p), acc / (acc * 0.0f));  // @over_zero
 }
 
 // Program 0 takes the lock and never releases it.
