@@ -4,6 +4,7 @@
 // broadcast), on values drawn around the edges of i32, against 64-bit references.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bv/testing.hpp>
 #include <climits>
 #include <random>
@@ -97,6 +98,11 @@ struct operands {
 // Values that reach past i32 for op: large ones for + and -, and for * factors around
 // sqrt(2^31) and the exact edges INT32_MAX / q, INT32_MIN / q of a number q, with small ones
 // mixed in so that some rows do not wrap at all.
+// e + d, kept in i32 (e is an edge such as INT32_MAX / 1).
+int32_t around(int64_t e, int d) {
+  return static_cast<int32_t>(std::clamp<int64_t>(e + d, INT32_MIN, INT32_MAX));
+}
+
 int32_t draw(std::mt19937_64& rng, char op, int32_t q) {
   std::uniform_int_distribution<int> pick(0, 5);
   std::uniform_int_distribution<int32_t> any(INT32_MIN, INT32_MAX), small(-1000, 1000),
@@ -108,10 +114,10 @@ int32_t draw(std::mt19937_64& rng, char op, int32_t q) {
     case 2:
       return op == '*' ? near(rng) : any(rng);
     case 3:
-      if (op == '*' && q != 0) return static_cast<int32_t>(INT32_MAX / q + jitter(rng));
+      if (op == '*' && q != 0) return around(INT32_MAX / q, jitter(rng));
       return any(rng);
     case 4:
-      if (op == '*' && q != 0 && q != -1) return static_cast<int32_t>(INT32_MIN / q + jitter(rng));
+      if (op == '*' && q != 0 && q != -1) return around(INT32_MIN / q, jitter(rng));
       return any(rng);
     default: {
       const int32_t edges[] = {0, 1, -1, INT32_MAX, INT32_MIN, INT32_MAX - 1, INT32_MIN + 1};
