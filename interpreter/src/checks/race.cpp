@@ -25,6 +25,7 @@
 #include <thread>
 #include <tuple>
 
+#include "bv/cpu/views.hpp"
 #include "checks/common.hpp"
 
 namespace bv::detail {
@@ -296,14 +297,6 @@ struct race_check final : observer {
     threaded = L.sched == schedule::parallel;
   }
 
-  bool read_only_buffer(const alloc_info* al) const {
-    const read_only_set& ro = launch->read_only;
-    const char* lo = static_cast<const char*>(al->buffer);
-    for (int i = 0; i < ro.n; ++i)
-      if (ro.lo[i] == lo) return true;
-    return false;
-  }
-
   uint16_t index_of(const std::source_location* loc) {
     if (!loc) return 0;
     thread_local loc_cache<uint16_t> known;
@@ -351,7 +344,10 @@ struct race_check final : observer {
     if (a.kind == access_kind::atomic || !a.alloc || !a.alloc->shadow) return;
     // A read of a buffer that no argument of the launch lets a program write (bound only to
     // ptr<const T>) cannot meet a write in this launch: nothing to record.
-    if (a.kind == access_kind::load && read_only_buffer(a.alloc)) return;
+    if (a.kind == access_kind::load) {
+      const char* lo = static_cast<const char*>(a.alloc->buffer);
+      if (read_only(lo, lo + a.alloc->numel * a.alloc->elem_bytes)) return;
+    }
     race_shadow& r = race_of(*a.alloc->shadow);
     const int64_t ids = int64_t(k_id_mask) - 1;  // a division only past 16M programs
     const uint32_t me = static_cast<uint32_t>(s.linear < ids ? s.linear : s.linear % ids) + 1;
