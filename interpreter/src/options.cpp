@@ -119,12 +119,28 @@ options read_env() {
     else
       bad_env("BV_STACK", s, "expected a fiber stack size in KiB, 64 to 1048576");
   }
-  if (const char* s = std::getenv("BV_WAVE_SIZE"); s && *s) {
-    if (std::string(s) == "32" || std::string(s) == "64")
-      o.wave_size = std::atoi(s);
+  // BV_TARGET picks the GPU; BV_WAVE_SIZE, older, picks one by its wave size (32: sm_90, 64: the
+  // default AMD target) and must agree with BV_TARGET when both are set.
+  const char* tgt_env = std::getenv("BV_TARGET");
+  bool tgt_set = false;
+  if (tgt_env && *tgt_env) {
+    if (parse_target(tgt_env, o.tgt))
+      tgt_set = true;
     else
-      bad_env("BV_WAVE_SIZE", s, "expected 32 or 64");
+      bad_env("BV_TARGET", tgt_env, std::string("expected ") + target_choices);
   }
+  if (const char* s = std::getenv("BV_WAVE_SIZE"); s && *s) {
+    const std::string w(s);
+    if (w != "32" && w != "64")
+      bad_env("BV_WAVE_SIZE", s, "expected 32 or 64");
+    else if (tgt_set && std::atoi(s) != wave_size_of(o.tgt))
+      bad_env("BV_WAVE_SIZE", s,
+              std::string("BV_TARGET=") + target_name(o.tgt) + " has waves of " +
+                  std::to_string(wave_size_of(o.tgt)) + " lanes; unset one of the two");
+    else if (!tgt_set)
+      o.tgt = w == "32" ? target::sm_90 : default_target;
+  }
+  o.wave_size = wave_size_of(o.tgt);
   o.interactive = isatty(STDIN_FILENO) && isatty(STDERR_FILENO);
   return o;
 }
@@ -133,6 +149,11 @@ options read_env() {
 options& config() {
   static options o = read_env();
   return o;
+}
+
+void set_target(target t) {
+  config().tgt = t;
+  config().wave_size = wave_size_of(t);
 }
 
 }  // namespace bv

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "bv/target.hpp"
+
 namespace bv {
 
 enum class schedule { sequential, shuffled, parallel };
@@ -49,7 +51,10 @@ struct options {
   int threads = 0;  // 0: all cores this process may run on (usable_cores())
   uint64_t seed = 0;
   uint32_t enabled = checks::defaults;
-  int wave_size = 64;
+  // The GPU the interpreter stands in for (BV_TARGET, `--target`): the configuration each kernel
+  // launches, and the wave size and layout maps that attribute elements to waves and lanes.
+  target tgt = default_target;
+  int wave_size = wave_size_of(default_target);  // always wave_size_of(tgt)
   std::size_t stack_bytes = 1u << 20;
   int max_reports_per_kind = 8;
   std::string break_cond;    // BV_BREAK: a condition string, optionally "@FILE:LINE"
@@ -61,9 +66,11 @@ struct options {
   std::string trace_path;
 };
 // The process-wide options, read from BV_SCHEDULE, BV_THREADS, BV_SEED, BV_CHECK, BV_BREAK,
-// BV_STACK, BV_WAVE_SIZE and BV_TRACE the first time they are needed. Bad values are reported once
+// BV_STACK, BV_TARGET, BV_WAVE_SIZE and BV_TRACE the first time they are needed. Bad values are reported once
 // on stderr and the default kept.
 options& config();
+// Makes t the target of every later launch (and its wave size); `blockvec --target` calls it.
+void set_target(target t);
 
 // The cores this process may run on: its CPU affinity mask (what `taskset` or a container's cpuset
 // leaves it), not every core of the machine; at least 1. The parallel schedule's default thread
