@@ -484,6 +484,9 @@ void find_read_only(const launch_desc& d, uint64_t serial, read_only_set& out) {
 launch_result run_launch(launch_desc& desc) {
   const options& opt = config();
   launch_result res;
+  res.waves = desc.waves;
+  res.tgt = opt.tgt;
+  res.threads_per_program = desc.waves * opt.wave_size;
   launch_state L;
   L.desc = &desc;
   L.kernel = desc.name;

@@ -31,4 +31,20 @@ struct boundary_check {
   }
 };
 
+// advance(bp, {d_rows, d_cols}): the same block pointer moved by that many rows and columns. One
+// definition for every backend's block_ptr (whatever else a backend keeps in it, such as the GPU's
+// LDS ring, moves with it).
+template <class BP>
+requires requires(BP b) {
+  b.off0 += 1;
+  b.off1 += 1;
+  typename BP::element_type;
+}
+BV_HD constexpr BP advance(const BP& bp, index2 by) {
+  BP out = bp;
+  out.off0 += by.d0;
+  out.off1 += by.d1;
+  return out;
+}
+
 }  // namespace bv

@@ -25,9 +25,12 @@ BV_HD constexpr int lds_bytes_of(target t) { return is_amd(t) ? 65536 : 232448; 
 
 constexpr const char* target_name(target t) {
   switch (t) {
-    case target::gfx942: return "gfx942";
-    case target::gfx90a: return "gfx90a";
-    case target::sm_90: return "sm_90";
+    case target::gfx942:
+      return "gfx942";
+    case target::gfx90a:
+      return "gfx90a";
+    case target::sm_90:
+      return "sm_90";
   }
   return "?";
 }

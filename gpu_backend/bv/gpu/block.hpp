@@ -10,6 +10,8 @@
 
 #include "bv/dtype.hpp"
 #include "bv/gpu/layout.hpp"
+#include "bv/operand.hpp"
+#include "bv/rules.hpp"
 #include "bv/shape.hpp"
 
 namespace bv {
@@ -21,17 +23,17 @@ struct basic_block;
 template <class T, int... D>
 using block = basic_block<T, shape<D...>, default_waves>;
 
-template <class X>
-inline constexpr bool is_block = false;
-template <class T, class S, int W>
-inline constexpr bool is_block<basic_block<T, S, W>> = true;
+}  // namespace gpu_lang
 
-template <class X>
-concept Block = is_block<std::remove_cvref_t<X>>;
-template <class X>
-concept Scalar =
-    std::is_arithmetic_v<std::remove_cvref_t<X>> || std::is_same_v<std::remove_cvref_t<X>, half> ||
-    std::is_same_v<std::remove_cvref_t<X>, bfloat16>;
+template <class T, class S, int W>
+struct operand_traits<gpu_lang::basic_block<T, S, W>> {
+  static constexpr bool block = true;
+  using elem = T;
+  using shape_type = S;
+  static constexpr int waves = W;
+};
+
+inline namespace gpu_lang {
 
 // Conversions between element types; 16-bit floats go through float.
 template <class To, class From>
@@ -74,59 +76,7 @@ BV_DI A nan_min(A a, A b) {
 }
 
 namespace detail {
-template <class X>
-struct operand {
-  using elem = X;
-  using shape_type = void;
-  static constexpr int waves = 0;
-};
-template <class T, class S, int W>
-struct operand<basic_block<T, S, W>> {
-  using elem = T;
-  using shape_type = S;
-  static constexpr int waves = W;
-};
-template <class X>
-using elem_of = typename operand<std::remove_cvref_t<X>>::elem;
-template <class X>
-using shape_of = typename operand<std::remove_cvref_t<X>>::shape_type;
-template <class X>
-inline constexpr int waves_of = operand<std::remove_cvref_t<X>>::waves;
-
-template <class A, class B>
-struct shape_join {
-  using type = broadcast_t<A, B>;
-};
-template <class A>
-struct shape_join<A, void> {
-  using type = A;
-};
-template <class B>
-struct shape_join<void, B> {
-  using type = B;
-};
-
-template <class X, class Y>
-struct result_elem {
-  using type = promote_t<elem_of<X>, elem_of<Y>>;
-};
-template <class X, class Y>
-requires(Block<X>&& Scalar<Y>) struct result_elem<X, Y> {
-  using type = scalar_promote_t<elem_of<X>, std::remove_cvref_t<Y>>;
-};
-template <class X, class Y>
-requires(Scalar<X>&& Block<Y>) struct result_elem<X, Y> {
-  using type = scalar_promote_t<elem_of<Y>, std::remove_cvref_t<X>>;
-};
-
-template <class X, class Y>
-constexpr int join_waves() {
-  constexpr int a = waves_of<X>, b = waves_of<Y>;
-  static_assert(a == 0 || b == 0 || a == b,
-                "These blocks come from programs with different wave counts; a kernel's blocks "
-                "all share its program<W>.");
-  return a ? a : b;
-}
+using namespace bv::lang;  // operand traits and concepts (bv/operand.hpp)
 
 // Which registers a generator fills: a 1-D block's flat, row-role or col-role registers, or a
 // 2-D block's registers.
@@ -138,8 +88,7 @@ struct part_2 {};
 
 template <class T, int R, int C, int W>
 struct basic_block<T, shape<R, C>, W> {
-  static_assert(is_element<T>,
-                "Block elements are f32, f16 (bv::half), bf16 (bv::bfloat16), i32, i64 or bool.");
+  static_assert(rules::element<T>());
   using value_type = T;
   using shape_type = shape<R, C>;
   using layout = gpu::layout2d<R, C, W>;
@@ -171,8 +120,7 @@ struct basic_block<T, shape<R, C>, W> {
 
 template <class T, int N, int W>
 struct basic_block<T, shape<N>, W> {
-  static_assert(is_element<T>,
-                "Block elements are f32, f16 (bv::half), bf16 (bv::bfloat16), i32, i64 or bool.");
+  static_assert(rules::element<T>());
   using value_type = T;
   using shape_type = shape<N>;
   using layout = gpu::layout1d<N, W>;
@@ -311,9 +259,6 @@ BV_DI C get(const X& x, P, int a, int b) {
   }
 }
 
-template <class X, class Y>
-concept BinaryOperands = (Block<X> && (Block<Y> || Scalar<Y>)) || (Scalar<X> && Block<Y>);
-
 // Apply f to x and y broadcast to a common shape, computing in compute_t<C> and producing Out
 // (C when Out is void).
 template <class Out, class C, class X, class Y, class F>
@@ -367,7 +312,7 @@ BV_CMP(!=)
   template <class X, class Y>                                                                    \
   requires detail::BinaryOperands<X, Y> BV_DI auto operator op(X x, Y y) {                       \
     using C = typename detail::result_elem<X, Y>::type;                                          \
-    static_assert(!is_float<C>, name " needs integer or bool blocks, not floating-point ones."); \
+    rules::bitwise<C>();                                                                         \
     return detail::zip<void, C>(x, y, [](auto a, auto b) { return static_cast<C>(a op b); });    \
   }
 BV_BITWISE(&, "&")
@@ -403,7 +348,7 @@ BV_DI basic_block<bool, S, W> operator!(const basic_block<T, S, W>& x) {
 }
 template <class T, class S, int W>
 BV_DI basic_block<T, S, W> operator~(const basic_block<T, S, W>& x) {
-  static_assert(!is_float<T>, "~ needs an integer or bool block.");
+  rules::bit_not<T>();
   if constexpr (std::is_same_v<T, bool>)
     return !x;
   else
@@ -439,8 +384,7 @@ BV_COMPOUND_BOTH(/)
 template <class M, class X, class Y>
 requires(Block<M> && (Block<X> || Scalar<X>)&&(Block<Y> || Scalar<Y>)) BV_DI
     auto where(M mask, X x, Y y) {
-  static_assert(std::is_same_v<detail::elem_of<M>, bool>,
-                "where() takes a bool block as its mask; compare first (x > 0).");
+  rules::where_mask<detail::elem_of<M>>();
   using C = std::conditional_t<
       Block<X> && Block<Y>, promote_t<detail::elem_of<X>, detail::elem_of<Y>>,
       std::conditional_t<Block<X>, detail::elem_of<X>,
@@ -491,8 +435,7 @@ BV_DI basic_block<T, shape<C, R>, W> transpose(const basic_block<T, shape<R, C>,
 // broadcast_to<D...>(x): x repeated to a larger shape (tl.broadcast_to); no data moves.
 template <int... D, class T, class S, int W>
 BV_DI basic_block<T, shape<D...>, W> broadcast_to(const basic_block<T, S, W>& x) {
-  static_assert(broadcasts_to<S, shape<D...>>,
-                "broadcast_to: the block's shape cannot be broadcast to the requested shape.");
+  rules::broadcast_to<(broadcasts_to<S, shape<D...>>)>();
   basic_block<T, shape<D...>, W> out;
   detail::generate(out, [&](auto p, int a, int b) { return detail::get<T>(x, p, a, b); });
   return out;

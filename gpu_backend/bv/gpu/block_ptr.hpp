@@ -499,8 +499,7 @@ BV_DI const typename bp_tile<T, R, C, W>::U* bp_tile<T, R, C, W>::slot() {
 template <int R, int C, class T, int W>
 BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, index2 shape,
                                            index2 strides, index2 offsets) {
-  static_assert(R >= 1 && C >= 1,
-                "make_block_ptr<R, C>: a block pointer addresses an R x C tile with R, C >= 1.");
+  rules::block_ptr_tile<R, C>();
   block_ptr<T, R, C, W> b;
   b.base = base.p;
   b.shape0 = shape.d0;
@@ -558,15 +557,6 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
   (void)p;
 #endif
   return b;
-}
-
-// advance(bp, {d_rows, d_cols}): the same block pointer moved (its ring goes with it).
-template <class T, int R, int C, int W>
-BV_DI block_ptr<T, R, C, W> advance(const block_ptr<T, R, C, W>& bp, index2 by) {
-  block_ptr<T, R, C, W> out = bp;
-  out.off0 += by.d0;
-  out.off1 += by.d1;
-  return out;
 }
 
 namespace detail {

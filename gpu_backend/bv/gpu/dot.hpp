@@ -415,10 +415,8 @@ BV_DI basic_block<T, shape<R, C>, W> trans(const trans_view<T, R, C, W>& x) {
 namespace detail {
 template <class A, int M, int K, int N, int W>
 BV_DI void check_dot_shapes() {
-  static_assert(M >= 16 && N >= 16 && K >= 16,
-                "dot needs every dimension to be at least 16, as tl.dot does (the matrix cores "
-                "work on 16x16 tiles); pad the block and mask the extra rows.");
-  static_assert(!std::is_same_v<A, bool>, "dot multiplies numbers, not bool blocks.");
+  rules::dot_min16<M, N, K>();
+  rules::dot_numbers<A, A>();
 }
 }  // namespace detail
 
@@ -457,13 +455,9 @@ template <class A, int M, int K, class B, int K2, int N, class C, int W>
 BV_DI basic_block<C, shape<M, N>, W> dot(const basic_block<A, shape<M, K>, W>& a,
                                          const basic_block<B, shape<K2, N>, W>& b,
                                          const basic_block<C, shape<M, N>, W>& acc) {
-  static_assert(K == K2,
-                "dot(a, b, acc) needs a's columns to equal b's rows: a is MxK and b must be KxN.");
-  static_assert(M >= 16 && N >= 16 && K >= 16,
-                "dot needs every dimension to be at least 16, as tl.dot does (the matrix cores "
-                "work on 16x16 tiles); pad the block and mask the extra rows.");
-  static_assert(!std::is_same_v<A, bool> && !std::is_same_v<B, bool>,
-                "dot multiplies numbers, not bool blocks.");
+  rules::dot_inner<K, K2, true>();
+  rules::dot_min16<M, N, K>();
+  rules::dot_numbers<A, B>();
   basic_block<C, shape<M, N>, W> out = acc;
   if constexpr (std::is_same_v<A, B>) {
     detail::dot_acc(a, b, out);

@@ -34,13 +34,6 @@ inline constexpr bool is_ptr_block = false;
 template <class T, class S, int W, class I>
 inline constexpr bool is_ptr_block<ptr_block<T, S, W, I>> = true;
 
-namespace detail {
-template <class I>
-concept Index = std::is_integral_v<I> && !std::is_same_v<I, bool>;
-template <class B>
-concept IndexBlock = Block<B> && is_int<elem_of<B>>;
-}  // namespace detail
-
 template <class T, detail::Index I>
 BV_DI ptr<T> operator+(ptr<T> a, I k) {
   return {a.p + k};
@@ -195,13 +188,10 @@ constexpr bool has_replicas() {
 template <class S, class M>
 constexpr void check_mask() {
   if constexpr (Block<M>) {
-    static_assert(std::is_same_v<elem_of<M>, bool>,
-                  "A mask is a bool block: write offs < n, not an integer block.");
-    static_assert(broadcasts_to<shape_of<M>, S>,
-                  "The mask's shape does not broadcast to the pointer block's shape.");
+    rules::mask_block<elem_of<M>>();
+    rules::mask_shape<(broadcasts_to<shape_of<M>, S>)>();
   } else {
-    static_assert(std::is_same_v<M, bool> || std::is_same_v<M, no_mask>,
-                  "A mask is a bool block or a bool.");
+    rules::mask_scalar<(std::is_same_v<M, bool> || std::is_same_v<M, no_mask>)>();
   }
 }
 template <class P, class M>
@@ -218,7 +208,7 @@ BV_DI auto load_impl(const ptr_block<T, S, W, I>& pb, const M& mask, const O oth
   using U = std::remove_const_t<T>;
   constexpr bool masked = !std::is_same_v<M, no_mask>;
   constexpr bool has_other = !std::is_same_v<O, no_other>;
-  static_assert(!has_other || masked, "load: `other` needs a mask.");
+  rules::other_needs_mask<(!has_other || masked)>();
   check_mask<S, M>();
   basic_block<U, S, W> out;
   const U* base = pb.p;
@@ -321,11 +311,8 @@ BV_DI auto load_impl(const ptr_block<T, S, W, I>& pb, const M& mask, const O oth
 
 template <class T, class S, int W, class I, class V, class M>
 BV_DI void store_impl(const ptr_block<T, S, W, I>& pb, const V& value, const M& mask) {
-  static_assert(!std::is_const_v<T>,
-                "store: this pointer points to const data; declare the kernel parameter as "
-                "bv::ptr<T>, not bv::ptr<const T>.");
-  static_assert(Scalar<V> || broadcasts_to<shape_of<V>, S>,
-                "store: the value's shape does not broadcast to the pointer block's shape.");
+  rules::store_writable<T>();
+  rules::store_shape<(Scalar<V> || broadcasts_to<shape_of<V>, S>)>();
   check_mask<S, M>();
   constexpr bool masked = !std::is_same_v<M, no_mask>;
   constexpr bool replicas = has_replicas<S, W>();
@@ -531,8 +518,7 @@ BV_DI T from_thread0(T x) {
 
 template <class T, class S, int W, class I, class V, class M>
 BV_DI auto atomic_impl(rmw op, const ptr_block<T, S, W, I>& pb, const V& value, const M& mask) {
-  static_assert(!std::is_const_v<T>, "Atomics write memory: the pointer must not point to const.");
-  static_assert(!std::is_same_v<T, bool>, "Atomics work on numbers, not bool.");
+  rules::atomic_operand<T>();
   check_mask<S, M>();
   basic_block<T, S, W> old;
   if constexpr (S::rank == 1) {
@@ -612,8 +598,7 @@ BV_ATOMIC(atomic_xchg, xchg)
 // once per program; every thread gets the old value (so a spin loop on it stays uniform).
 template <class T, class C, class V>
 requires(Scalar<C>&& Scalar<V>) BV_DI T atomic_cas(ptr<T> p, C expected, V desired) {
-  static_assert(!std::is_const_v<T>, "atomic_cas writes memory: the pointer must not be const.");
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "atomic_cas works on 4- and 8-byte elements.");
+  rules::cas_operand<T>();
   T old{};
   if (gpu::prim::thread_id() == 0) {
     if constexpr (sizeof(T) == 4) {

@@ -7,8 +7,7 @@ inline namespace gpu_lang {
 
 template <int W = default_waves>
 struct program {
-  static_assert(W >= 1 && W <= 16 && (W & (W - 1)) == 0,
-                "A program spans 1, 2, 4, 8 or 16 wavefronts: write program<4>, say.");
+  static_assert(rules::program_waves<W>());
   static constexpr int waves = W;
   static constexpr int threads = W * gpu::prim::wave_size;
   // Set by the launcher (kernels_gpu.hpp's launch_units): how many stages a block pointer's LDS

@@ -16,6 +16,9 @@
 #include "bv/gpu/hip_compat.hpp"
 #include "bv/gpu/memory.hpp"
 #include "bv/gpu/program.hpp"
+#include "bv/grid.hpp"
+#include "bv/kernel_name.hpp"
+#include "bv/launch_result.hpp"
 
 namespace bv {
 namespace gpu {
@@ -43,6 +46,28 @@ inline int device_count() {
   return n;
 }
 
+// The target of the device this process runs on: sm_90 in an NVIDIA build; in an AMD build the
+// device's architecture (gfx90a, or gfx942 for the MI300 family), read once.
+inline target device_target() {
+#if BV_NVIDIA
+  return target::sm_90;
+#else
+  static const target t = [] {
+    hipDeviceProp_t prop{};
+    int dev = 0;
+    target found = default_target;
+    if (hipGetDevice(&dev) == hipSuccess && hipGetDeviceProperties(&prop, dev) == hipSuccess) {
+      const std::string arch = prop.gcnArchName;
+      if (arch.rfind("gfx90a", 0) == 0) found = target::gfx90a;
+    } else {
+      (void)hipGetLastError();
+    }
+    return found;
+  }();
+  return t;
+#endif
+}
+
 inline void synchronize() { check(hipDeviceSynchronize(), "hipDeviceSynchronize"); }
 
 // Milliseconds between two events around fn(), after a synchronize.
@@ -64,23 +89,6 @@ double time_ms(F&& fn) {
 }  // namespace gpu
 
 inline namespace gpu_lang {
-
-struct grid {
-  int x = 1, y = 1, z = 1;
-  grid(int x_, int y_ = 1, int z_ = 1) : x(x_), y(y_), z(z_) {}
-  template <class I>
-  requires(std::is_integral_v<I> && !std::is_same_v<I, int>) grid(I x_, I y_ = 1, I z_ = 1)
-      : x(static_cast<int>(x_)), y(static_cast<int>(y_)), z(static_cast<int>(z_)) {}
-  int64_t count() const { return int64_t(x) * y * z; }
-};
-
-struct launch_result {
-  std::string kernel;
-  int64_t programs = 0;
-  int threads_per_program = 0;
-  double seconds = 0;               // filled by launches made with timing on (bv::gpu::timed)
-  bool ok() const { return true; }  // a failed launch throws bv::gpu::error
-};
 
 // A tensor in device memory: a shared buffer, a shape and row-major strides.
 template <class T>
@@ -175,6 +183,8 @@ bool check_tensors_ready(const device_tensor<T>&... ts) {
 }
 
 namespace detail {
+using bv::lang::kernel_name_of;
+
 template <auto K>
 struct kernel_traits;
 template <int W, class... P, void (*K)(program<W>, P...)>
@@ -217,38 +227,25 @@ P to_param(const A& a) {
   using D = std::remove_cvref_t<A>;
   if constexpr (is_device_tensor<D>) {
     using V = typename D::value_type;
-    static_assert(std::is_same_v<P, ptr<V>> || std::is_same_v<P, ptr<const V>>,
-                  "launch: a tensor<T> argument must meet a bv::ptr<T> or bv::ptr<const T> "
-                  "kernel parameter of the same element type.");
+    rules::launch_tensor_param<(std::is_same_v<P, ptr<V>> || std::is_same_v<P, ptr<const V>>)>();
     return static_cast<P>(a);
   } else if constexpr (std::is_arithmetic_v<P> && std::is_arithmetic_v<D>) {
     return static_cast<P>(a);
   } else {
-    static_assert(std::is_convertible_v<const A&, P>,
-                  "launch: an argument does not convert to the kernel's parameter type.");
+    rules::launch_param<(std::is_convertible_v<const A&, P>)>();
     return P(a);
   }
 }
 
-template <auto K>
-constexpr std::string_view kernel_name_of() {
-  std::string_view f = __PRETTY_FUNCTION__;
-  auto b = f.find("K = ");
-  if (b == std::string_view::npos) return "kernel";
-  b += 4;
-  auto e = f.find_first_of(";]", b);
-  return f.substr(b, e - b);
-}
-
 template <auto K, class... P, class... A>
 launch_result launch_impl(std::tuple<P...>*, grid g, A&&... args) {
-  static_assert(sizeof...(P) == sizeof...(A),
-                "launch: pass exactly one argument for every kernel parameter after the program "
-                "handle.");
+  rules::launch_arity<sizeof...(P), sizeof...(A)>();
   launch_result r;
   r.kernel = std::string(kernel_name_of<K>());
   r.programs = g.count();
+  r.waves = kernel_traits<K>::waves;
   r.threads_per_program = kernel_traits<K>::threads;
+  r.tgt = gpu::device_target();
   if (g.count() == 0) return r;
   trampoline<K, P...>
       <<<dim3(g.x, g.y, g.z), dim3(kernel_traits<K>::threads), 0, 0>>>(to_param<P>(args)...);

@@ -13,6 +13,8 @@
 #include "bv/cpu/runtime.hpp"
 #include "bv/cpu/views.hpp"
 #include "bv/dtype.hpp"
+#include "bv/operand.hpp"
+#include "bv/rules.hpp"
 #include "bv/shape.hpp"
 
 namespace bv {
@@ -31,80 +33,23 @@ struct leaf_x;
 template <class T, int... D>
 using block = basic_block<T, shape<D...>, default_waves>;
 
-template <class X>
-inline constexpr bool is_block = false;
 template <class T, class S, int W>
-inline constexpr bool is_block<basic_block<T, S, W>> = true;
+struct operand_traits<basic_block<T, S, W>> {
+  static constexpr bool block = true;
+  using elem = T;
+  using shape_type = S;
+  static constexpr int waves = W;
+};
+// A fused value is an f32 block whose lanes are computed where it is consumed.
 template <class S, int W, class E>
-inline constexpr bool is_block<fused<S, W, E>> = true;
+struct operand_traits<fused<S, W, E>> : operand_traits<basic_block<float, S, W>> {};
 template <class X>
 inline constexpr bool is_fused = false;
 template <class S, int W, class E>
 inline constexpr bool is_fused<fused<S, W, E>> = true;
 
-template <class X>
-concept Block = is_block<std::remove_cvref_t<X>>;
-template <class X>
-concept Scalar =
-    std::is_arithmetic_v<std::remove_cvref_t<X>> || std::is_same_v<std::remove_cvref_t<X>, half> ||
-    std::is_same_v<std::remove_cvref_t<X>, bfloat16>;
-
 namespace detail {
-template <class X>
-struct operand {  // a scalar operand
-  using elem = X;
-  using shape_type = void;
-  static constexpr int waves = 0;
-};
-template <class T, class S, int W>
-struct operand<basic_block<T, S, W>> {
-  using elem = T;
-  using shape_type = S;
-  static constexpr int waves = W;
-};
-template <class S, int W, class E>
-struct operand<fused<S, W, E>> : operand<basic_block<float, S, W>> {};
-template <class X>
-using elem_of = typename operand<std::remove_cvref_t<X>>::elem;
-template <class X>
-using shape_of = typename operand<std::remove_cvref_t<X>>::shape_type;
-template <class X>
-inline constexpr int waves_of = operand<std::remove_cvref_t<X>>::waves;
-
-template <class A, class B>
-struct shape_join {
-  using type = broadcast_t<A, B>;
-};
-template <class A>
-struct shape_join<A, void> {
-  using type = A;
-};
-template <class B>
-struct shape_join<void, B> {
-  using type = B;
-};
-
-template <class X, class Y>
-struct result_elem {
-  using type = promote_t<elem_of<X>, elem_of<Y>>;
-};
-template <class X, class Y>
-requires(Block<X>&& Scalar<Y>) struct result_elem<X, Y> {
-  using type = scalar_promote_t<elem_of<X>, std::remove_cvref_t<Y>>;
-};
-template <class X, class Y>
-requires(Scalar<X>&& Block<Y>) struct result_elem<X, Y> {
-  using type = scalar_promote_t<elem_of<Y>, std::remove_cvref_t<X>>;
-};
-
-template <class X, class Y>
-constexpr int join_waves() {
-  constexpr int a = waves_of<X>, b = waves_of<Y>;
-  static_assert(a == 0 || b == 0 || a == b,
-                "These blocks come from programs with different wave counts; a kernel's blocks "
-                "all share its program<W>.");
-  return a ? a : b;
-}
+using namespace bv::lang;  // operand traits and concepts (bv/operand.hpp)
 
 // Eigen wants column-major storage for a one-column array.
 template <class T, int R, int C>
@@ -113,8 +58,7 @@ using mat = Eigen::Array<T, R, C, (C == 1 && R != 1) ? Eigen::ColMajor : Eigen::
 
 template <class T, class S, int W>
 struct basic_block {
-  static_assert(is_element<T>,
-                "Block elements are f32, f16 (bv::half), bf16 (bv::bfloat16), i32, i64 or bool.");
+  static_assert(rules::element<T>());
   static_assert(is_shape<S>, "The second parameter of basic_block is a bv::shape<...>.");
   using value_type = T;
   using shape_type = S;
@@ -423,9 +367,6 @@ decltype(auto) as_array(const X& x) {
   }
 }
 
-template <class X, class Y>
-concept BinaryOperands = (Block<X> && (Block<Y> || Scalar<Y>)) || (Scalar<X> && Block<Y>);
-
 // Apply f to x and y broadcast to a common shape, computing in element type C and producing Out.
 template <class Out, class C, class X, class Y, class F>
 auto zip(const X& x, const Y& y, F f) {
@@ -727,7 +668,7 @@ BV_CMP(!=, '!', '=')
   requires detail::BinaryOperands<X, Y>                                                          \
   auto operator op(const X& x, const Y& y) {                                                     \
     using C = typename detail::result_elem<X, Y>::type;                                          \
-    static_assert(!is_float<C>, name " needs integer or bool blocks, not floating-point ones."); \
+    rules::bitwise<C>();                                                                         \
     if constexpr (std::is_same_v<C, bool> && (name[0] == '&' || name[0] == '|')) {               \
       using S = typename detail::shape_join<detail::shape_of<X>, detail::shape_of<Y>>::type;     \
       using B = basic_block<bool, S, detail::join_waves<X, Y>()>;                                \
@@ -784,7 +725,7 @@ basic_block<bool, S, W> operator!(const basic_block<T, S, W>& x) {
 }
 template <class T, class S, int W>
 basic_block<T, S, W> operator~(const basic_block<T, S, W>& x) {
-  static_assert(!is_float<T>, "~ needs an integer or bool block.");
+  rules::bit_not<T>();
   if constexpr (std::is_same_v<T, bool>)
     return !x;
   else
@@ -878,8 +819,7 @@ template <class M, class X, class Y>
 requires(Block<M> && (Block<X> || Scalar<X>)&&(Block<Y> || Scalar<Y>)) auto where(const M& mask,
                                                                                   const X& x,
                                                                                   const Y& y) {
-  static_assert(std::is_same_v<detail::elem_of<M>, bool>,
-                "where() takes a bool block as its mask; compare first (x > 0).");
+  rules::where_mask<detail::elem_of<M>>();
   using C = std::conditional_t<
       Block<X> && Block<Y>, promote_t<detail::elem_of<X>, detail::elem_of<Y>>,
       std::conditional_t<Block<X>, detail::elem_of<X>,
@@ -922,8 +862,7 @@ basic_block<T, shape<C, R>, W> trans(const basic_block<T, shape<R, C>, W>& x) {
 // broadcast_to<R, C>(x): x repeated to a larger shape, as tl.broadcast_to.
 template <int... D, class T, class S, int W>
 basic_block<T, shape<D...>, W> broadcast_to(const basic_block<T, S, W>& x) {
-  static_assert(broadcasts_to<S, shape<D...>>,
-                "broadcast_to: the block's shape cannot be broadcast to the requested shape.");
+  rules::broadcast_to<(broadcasts_to<S, shape<D...>>)>();
   auto out = basic_block<T, shape<D...>, W>::from(detail::as_array<T, shape<D...>>(x));
   if constexpr (is_int<T>) out.aff = detail::broadcast_affine<S>(x.aff);
   return out;

@@ -31,18 +31,8 @@ struct block_ptr {
 template <int R, int C, class T, int W>
 block_ptr<T, R, C, W> make_block_ptr(const program<W>&, ptr<T> base, index2 shape, index2 strides,
                                      index2 offsets) {
-  static_assert(R >= 1 && C >= 1,
-                "make_block_ptr<R, C>: a block pointer addresses an R x C tile with R, C >= 1.");
+  rules::block_ptr_tile<R, C>();
   return {base, shape.d0, shape.d1, strides.d0, strides.d1, offsets.d0, offsets.d1};
-}
-
-// advance(bp, {d_rows, d_cols}): the same block pointer moved by that many rows and columns.
-template <class T, int R, int C, int W>
-block_ptr<T, R, C, W> advance(const block_ptr<T, R, C, W>& bp, index2 by) {
-  block_ptr<T, R, C, W> out = bp;
-  out.off0 += by.d0;
-  out.off1 += by.d1;
-  return out;
 }
 
 namespace detail {

@@ -7,13 +7,9 @@ namespace bv {
 template <class A, int M, int K, class B, int K2, int N, int W>
 basic_block<compute_t<promote_t<A, B>>, shape<M, N>, W> dot(
     const basic_block<A, shape<M, K>, W>& a, const basic_block<B, shape<K2, N>, W>& b) {
-  static_assert(K == K2,
-                "dot(a, b) needs a's columns to equal b's rows: a is MxK and b must be KxN.");
-  static_assert(M >= 16 && N >= 16 && K >= 16,
-                "dot needs every dimension to be at least 16, as tl.dot does (the matrix cores "
-                "work on 16x16 tiles); pad the block and mask the extra rows.");
-  static_assert(!std::is_same_v<A, bool> && !std::is_same_v<B, bool>,
-                "dot multiplies numbers, not bool blocks.");
+  rules::dot_inner<K, K2, false>();
+  rules::dot_min16<M, N, K>();
+  rules::dot_numbers<A, B>();
   using R = compute_t<promote_t<A, B>>;
   basic_block<R, shape<M, N>, W> out;
   auto out_m = Eigen::Map<Eigen::Matrix<R, M, N, Eigen::RowMajor>>(out.vals().data());
@@ -25,8 +21,7 @@ template <class A, int M, int K, class B, int K2, int N, class C, int W>
 basic_block<C, shape<M, N>, W> dot(const basic_block<A, shape<M, K>, W>& a,
                                    const basic_block<B, shape<K2, N>, W>& b,
                                    const basic_block<C, shape<M, N>, W>& acc) {
-  static_assert(K == K2,
-                "dot(a, b, acc) needs a's columns to equal b's rows: a is MxK and b must be KxN.");
+  rules::dot_inner<K, K2, true>();
   basic_block<C, shape<M, N>, W> out = acc;
   auto out_m = Eigen::Map<Eigen::Matrix<C, M, N, Eigen::RowMajor>>(out.vals().data());
   out_m.noalias() += a.grid().template cast<C>().matrix() * b.grid().template cast<C>().matrix();

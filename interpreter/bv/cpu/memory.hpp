@@ -22,18 +22,15 @@ struct no_other {};
 template <class S, class M>
 decltype(auto) mask_array(const M& m) {
   if constexpr (same_lanes<M, bool, S>()) {
-    static_assert(broadcasts_to<shape_of<M>, S>,
-                  "The mask's shape does not broadcast to the pointer block's shape.");
+    rules::mask_shape<(broadcasts_to<shape_of<M>, S>)>();
     return (m.vals());
   } else if constexpr (Block<M>) {
-    static_assert(std::is_same_v<elem_of<M>, bool>,
-                  "A mask is a bool block: write offs < n, not an integer block.");
-    static_assert(broadcasts_to<shape_of<M>, S>,
-                  "The mask's shape does not broadcast to the pointer block's shape.");
+    rules::mask_block<elem_of<M>>();
+    rules::mask_shape<(broadcasts_to<shape_of<M>, S>)>();
     // A concrete array, by value: eval() of an array already materialised returns a reference.
     return Eigen::Array<bool, S::size, 1>(as_array<bool, S>(m));
   } else {
-    static_assert(std::is_same_v<M, bool>, "A mask is a bool block or a bool.");
+    rules::mask_scalar<(std::is_same_v<M, bool>)>();
     return Eigen::Array<bool, S::size, 1>(Eigen::Array<bool, S::size, 1>::Constant(m));
   }
 }
@@ -300,7 +297,7 @@ auto load_impl(const ptr_block<T, S, W>& p, const M& mask, const O& other,
                const std::source_location& loc) {
   using U = std::remove_const_t<T>;
   constexpr bool has_other = !std::is_same_v<O, no_other>;
-  static_assert(!has_other || !std::is_same_v<M, no_mask>, "load: `other` needs a mask.");
+  rules::other_needs_mask<(!has_other || !std::is_same_v<M, no_mask>)>();
   basic_block<U, S, W> out;
   // mp: the mask's lanes, or null when every lane is active.
   auto run = [&](const bool* mp) {
@@ -334,11 +331,8 @@ auto load_impl(const ptr_block<T, S, W>& p, const M& mask, const O& other,
 template <class T, class S, int W, class V, class M>
 void store_impl(const ptr_block<T, S, W>& p, const V& value, const M& mask,
                 const std::source_location& loc) {
-  static_assert(!std::is_const_v<T>,
-                "store: this pointer points to const data; declare the kernel parameter as "
-                "bv::ptr<T>, not bv::ptr<const T>.");
-  static_assert(Scalar<V> || broadcasts_to<shape_of<V>, S>,
-                "store: the value's shape does not broadcast to the pointer block's shape.");
+  rules::store_writable<T>();
+  rules::store_shape<(Scalar<V> || broadcasts_to<shape_of<V>, S>)>();
   settle_views_of(p.alloc);
   // The lanes performed: all (ok null, every lane active) or those ok and mp allow.
   auto perform = [&](const T* src, const bool* mp, const bool* ok) {
@@ -450,8 +444,7 @@ enum class rmw { add, max, min, xchg };
 template <class T, class S, int W, class V, class M>
 auto atomic_impl(rmw op, const ptr_block<T, S, W>& p, const V& value, const M& mask,
                  const std::source_location& loc, const char* name) {
-  static_assert(!std::is_const_v<T>, "Atomics write memory: the pointer must not point to const.");
-  static_assert(!std::is_same_v<T, bool>, "Atomics work on numbers, not bool.");
+  rules::atomic_operand<T>();
   settle_all_views();
   const auto vals = as_array<T, S>(value).eval();
   basic_block<T, S, W> old;
@@ -522,7 +515,7 @@ template <class T, class C, class V>
 requires(Scalar<C>&& Scalar<V>) T
     atomic_cas(ptr<T> p, C expected, V desired,
                std::source_location loc = std::source_location::current()) {
-  static_assert(!std::is_const_v<T>, "atomic_cas writes memory: the pointer must not be const.");
+  rules::cas_operand<T>();
   detail::settle_all_views();
   auto b = detail::as_block(p);
   Eigen::Array<bool, 1, 1> m;

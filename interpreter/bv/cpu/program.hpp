@@ -8,8 +8,7 @@ namespace bv {
 
 template <int W = default_waves>
 struct program {
-  static_assert(W >= 1 && W <= 16 && (W & (W - 1)) == 0,
-                "A program spans 1, 2, 4, 8 or 16 wavefronts: write program<4>, say.");
+  static_assert(rules::program_waves<W>());
   static constexpr int waves = W;
   detail::program_state* s = nullptr;
 

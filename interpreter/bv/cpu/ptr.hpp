@@ -87,13 +87,6 @@ inline constexpr bool is_ptr_block = false;
 template <class T, class S, int W>
 inline constexpr bool is_ptr_block<ptr_block<T, S, W>> = true;
 
-namespace detail {
-template <class I>
-concept Index = std::is_integral_v<I> && !std::is_same_v<I, bool>;
-template <class B>
-concept IndexBlock = Block<B> && is_int<elem_of<B>>;
-}  // namespace detail
-
 // ptr + scalar, ptr - scalar
 template <class T, detail::Index I>
 ptr<T> operator+(ptr<T> a, I k) {

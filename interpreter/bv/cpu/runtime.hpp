@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "bv/diagnostic.hpp"
 #include "bv/target.hpp"
 
 namespace bv {
 
 enum class schedule { sequential, shuffled, parallel };
-enum class severity { note, warning, error };
 
 // Every check the interpreter knows, as a bit. `all` is every one; the default leaves out the
 // opt-in ones (nan).
@@ -76,32 +76,6 @@ void set_target(target t);
 // leaves it), not every core of the machine; at least 1. The parallel schedule's default thread
 // count.
 int usable_cores();
-
-struct tensor_desc {
-  std::string name, dtype;
-  std::vector<int64_t> shape, strides;
-  bool contiguous = true;
-  int64_t valid_begin = 0, valid_end = 0;  // valid element offsets from the buffer start
-};
-
-struct diagnostic {
-  std::string kind;  // "out-of-bounds", "race", ...
-  severity sev = severity::error;
-  std::string headline;  // "Invalid read of size 4 (3 of 64 active lanes)"
-  std::string kernel, file, function;
-  int line = 0;
-  std::array<int, 3> pid{0, 0, 0};
-  bool has_pid = true;
-  std::vector<int> lanes;        // block element indices (lanes) involved
-  std::vector<int> waves;        // wavefront of each lane, from the layout map
-  std::vector<int64_t> offsets;  // offending element offsets from the tensor's start
-  bool has_tensor = false;
-  tensor_desc tensor;
-  std::string detail;  // a second entity (the other side of a race), free text
-  std::string hint;
-  std::string text() const;
-  std::string json() const;
-};
 
 // Diagnostics of every launch since the last clear, and their error count. A user's program can
 // end with `return bv::exit_status();` so CI fails when a check fired; BV_EXIT_ON_ERROR=1 does the
