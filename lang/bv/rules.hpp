@@ -1,6 +1,8 @@
 // The language's rules, each with the sentence a kernel author reads when a kernel breaks it.
-// Written once for both backends: a backend calls rules::name<...>() where the rule applies (in a
-// class, static_assert(rules::name<...>())). Each returns true, so only its own sentence fires.
+// Written once for both backends: a backend checks static_assert(rules::name<...>()) where the rule
+// applies. Each returns true, so only its own sentence fires; the static_assert around the call
+// makes the compiler evaluate it there and then, so the sentence is the first error (a plain call
+// is instantiated at the end of the translation unit, after the errors the mistake causes).
 #pragma once
 #include <type_traits>
 

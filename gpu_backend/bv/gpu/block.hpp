@@ -312,7 +312,7 @@ BV_CMP(!=)
   template <class X, class Y>                                                                    \
   requires detail::BinaryOperands<X, Y> BV_DI auto operator op(X x, Y y) {                       \
     using C = typename detail::result_elem<X, Y>::type;                                          \
-    rules::bitwise<C>();                                                                         \
+    static_assert(rules::bitwise<C>());                                                          \
     return detail::zip<void, C>(x, y, [](auto a, auto b) { return static_cast<C>(a op b); });    \
   }
 BV_BITWISE(&, "&")
@@ -348,7 +348,7 @@ BV_DI basic_block<bool, S, W> operator!(const basic_block<T, S, W>& x) {
 }
 template <class T, class S, int W>
 BV_DI basic_block<T, S, W> operator~(const basic_block<T, S, W>& x) {
-  rules::bit_not<T>();
+  static_assert(rules::bit_not<T>());
   if constexpr (std::is_same_v<T, bool>)
     return !x;
   else
@@ -384,7 +384,7 @@ BV_COMPOUND_BOTH(/)
 template <class M, class X, class Y>
 requires(Block<M> && (Block<X> || Scalar<X>)&&(Block<Y> || Scalar<Y>)) BV_DI
     auto where(M mask, X x, Y y) {
-  rules::where_mask<detail::elem_of<M>>();
+  static_assert(rules::where_mask<detail::elem_of<M>>());
   using C = std::conditional_t<
       Block<X> && Block<Y>, promote_t<detail::elem_of<X>, detail::elem_of<Y>>,
       std::conditional_t<Block<X>, detail::elem_of<X>,
@@ -435,7 +435,7 @@ BV_DI basic_block<T, shape<C, R>, W> transpose(const basic_block<T, shape<R, C>,
 // broadcast_to<D...>(x): x repeated to a larger shape (tl.broadcast_to); no data moves.
 template <int... D, class T, class S, int W>
 BV_DI basic_block<T, shape<D...>, W> broadcast_to(const basic_block<T, S, W>& x) {
-  rules::broadcast_to<(broadcasts_to<S, shape<D...>>)>();
+  static_assert(rules::broadcast_to<(broadcasts_to<S, shape<D...>>)>());
   basic_block<T, shape<D...>, W> out;
   detail::generate(out, [&](auto p, int a, int b) { return detail::get<T>(x, p, a, b); });
   return out;

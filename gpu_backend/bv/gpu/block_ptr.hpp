@@ -34,6 +34,7 @@
 // it (so a loop that runs to the end of K leaves no copy in flight when the program ends).
 #pragma once
 #include <climits>
+#include <cstdio>
 
 #include "bv/block_ptr_args.hpp"
 #include "bv/gpu/dot.hpp"
@@ -499,7 +500,7 @@ BV_DI const typename bp_tile<T, R, C, W>::U* bp_tile<T, R, C, W>::slot() {
 template <int R, int C, class T, int W>
 BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, index2 shape,
                                            index2 strides, index2 offsets) {
-  rules::block_ptr_tile<R, C>();
+  static_assert(rules::block_ptr_tile<R, C>());
   block_ptr<T, R, C, W> b;
   b.base = base.p;
   b.shape0 = shape.d0;

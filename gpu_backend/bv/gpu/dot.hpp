@@ -415,8 +415,8 @@ BV_DI basic_block<T, shape<R, C>, W> trans(const trans_view<T, R, C, W>& x) {
 namespace detail {
 template <class A, int M, int K, int N, int W>
 BV_DI void check_dot_shapes() {
-  rules::dot_min16<M, N, K>();
-  rules::dot_numbers<A, A>();
+  static_assert(rules::dot_min16<M, N, K>());
+  static_assert(rules::dot_numbers<A, A>());
 }
 }  // namespace detail
 
@@ -455,9 +455,9 @@ template <class A, int M, int K, class B, int K2, int N, class C, int W>
 BV_DI basic_block<C, shape<M, N>, W> dot(const basic_block<A, shape<M, K>, W>& a,
                                          const basic_block<B, shape<K2, N>, W>& b,
                                          const basic_block<C, shape<M, N>, W>& acc) {
-  rules::dot_inner<K, K2, true>();
-  rules::dot_min16<M, N, K>();
-  rules::dot_numbers<A, B>();
+  static_assert(rules::dot_inner<K, K2, true>());
+  static_assert(rules::dot_min16<M, N, K>());
+  static_assert(rules::dot_numbers<A, B>());
   basic_block<C, shape<M, N>, W> out = acc;
   if constexpr (std::is_same_v<A, B>) {
     detail::dot_acc(a, b, out);

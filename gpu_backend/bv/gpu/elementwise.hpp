@@ -60,7 +60,7 @@ struct fm<double> {
 #define BV_UNARY(name)                                                                    \
   template <class T, class S, int W>                                                      \
   BV_DI basic_block<T, S, W> name(const basic_block<T, S, W>& x) {                        \
-    rules::math_float<T>();                                                               \
+    static_assert(rules::math_float<T>());                                                \
     using C = compute_t<T>;                                                               \
     return detail::map<T>(x, [](T a) { return cvt<T>(detail::fm<C>::name(cvt<C>(a))); }); \
   }                                                                                       \

@@ -188,10 +188,10 @@ constexpr bool has_replicas() {
 template <class S, class M>
 constexpr void check_mask() {
   if constexpr (Block<M>) {
-    rules::mask_block<elem_of<M>>();
-    rules::mask_shape<(broadcasts_to<shape_of<M>, S>)>();
+    static_assert(rules::mask_block<elem_of<M>>());
+    static_assert(rules::mask_shape<(broadcasts_to<shape_of<M>, S>)>());
   } else {
-    rules::mask_scalar<(std::is_same_v<M, bool> || std::is_same_v<M, no_mask>)>();
+    static_assert(rules::mask_scalar<(std::is_same_v<M, bool> || std::is_same_v<M, no_mask>)>());
   }
 }
 template <class P, class M>
@@ -208,7 +208,7 @@ BV_DI auto load_impl(const ptr_block<T, S, W, I>& pb, const M& mask, const O oth
   using U = std::remove_const_t<T>;
   constexpr bool masked = !std::is_same_v<M, no_mask>;
   constexpr bool has_other = !std::is_same_v<O, no_other>;
-  rules::other_needs_mask<(!has_other || masked)>();
+  static_assert(rules::other_needs_mask<(!has_other || masked)>());
   check_mask<S, M>();
   basic_block<U, S, W> out;
   const U* base = pb.p;
@@ -311,8 +311,8 @@ BV_DI auto load_impl(const ptr_block<T, S, W, I>& pb, const M& mask, const O oth
 
 template <class T, class S, int W, class I, class V, class M>
 BV_DI void store_impl(const ptr_block<T, S, W, I>& pb, const V& value, const M& mask) {
-  rules::store_writable<T>();
-  rules::store_shape<(Scalar<V> || broadcasts_to<shape_of<V>, S>)>();
+  static_assert(rules::store_writable<T>());
+  static_assert(rules::store_shape<(Scalar<V> || broadcasts_to<shape_of<V>, S>)>());
   check_mask<S, M>();
   constexpr bool masked = !std::is_same_v<M, no_mask>;
   constexpr bool replicas = has_replicas<S, W>();
@@ -518,7 +518,7 @@ BV_DI T from_thread0(T x) {
 
 template <class T, class S, int W, class I, class V, class M>
 BV_DI auto atomic_impl(rmw op, const ptr_block<T, S, W, I>& pb, const V& value, const M& mask) {
-  rules::atomic_operand<T>();
+  static_assert(rules::atomic_operand<T>());
   check_mask<S, M>();
   basic_block<T, S, W> old;
   if constexpr (S::rank == 1) {
@@ -598,7 +598,7 @@ BV_ATOMIC(atomic_xchg, xchg)
 // once per program; every thread gets the old value (so a spin loop on it stays uniform).
 template <class T, class C, class V>
 requires(Scalar<C>&& Scalar<V>) BV_DI T atomic_cas(ptr<T> p, C expected, V desired) {
-  rules::cas_operand<T>();
+  static_assert(rules::cas_operand<T>());
   T old{};
   if (gpu::prim::thread_id() == 0) {
     if constexpr (sizeof(T) == 4) {

@@ -199,9 +199,7 @@ BV_DI auto reduce_axis(const basic_block<T, shape<R, C>, W>& x, A init, Op op, F
 
 template <int Axis, class S>
 constexpr void check_axis() {
-  static_assert(Axis >= 0 && Axis < S::rank,
-                "The reduction axis must be 0 for a 1-D block, or 0 (over rows) or 1 (over "
-                "columns) for a 2-D block.");
+  static_assert(rules::reduction_axis<Axis, S::rank>());
 }
 
 struct ident {
@@ -235,8 +233,8 @@ BV_REDUCE(min, op_min, detail::highest<R>())
 
 // sum2(x, y): {sum(x), sum(y)} for two blocks of one shape, folded together: each thread adds
 // its registers of both, then one butterfly and one trip through LDS (two barriers) carry the
-// pair, where two sum() calls take two trips (four barriers). GPU only: a kernel shared with the
-// interpreter writes two sum() calls there (#if BV_GPU), which is what sum2 computes.
+// pair, where two sum() calls take two trips (four barriers). The interpreter's sum2
+// (bv/cpu/reduce.hpp) gives the same two sums.
 template <class R>
 struct sum2_result {
   R first, second;
@@ -273,7 +271,7 @@ BV_DI auto sum2(const basic_block<T1, S, W>& x, const basic_block<T2, S, W>& y) 
 // argmax: the index of the largest element (the first one on ties), as i32.
 template <class T, class S, int W>
 BV_DI int32_t argmax(const basic_block<T, S, W>& x) {
-  static_assert(S::rank == 1, "argmax without an axis takes a 1-D block; use argmax<AXIS>.");
+  static_assert(rules::argmax_1d<S::rank>());
   using R = detail::acc_t<T>;
   return detail::reduce_all(x, detail::arg_acc<R>{detail::lowest<R>(), 0x7fffffff},
                             detail::op_argmax{},

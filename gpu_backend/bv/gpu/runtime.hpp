@@ -19,6 +19,7 @@
 #include "bv/grid.hpp"
 #include "bv/kernel_name.hpp"
 #include "bv/launch_result.hpp"
+#include "bv/random.hpp"
 
 namespace bv {
 namespace gpu {
@@ -116,6 +117,25 @@ class device_tensor {
     t.copy_from_host(host);
     return t;
   }
+  // The interpreter's tensor makers, with the same values for the same seed (bv/random.hpp).
+  static device_tensor zeros(std::string name, std::vector<int64_t> shape) {
+    device_tensor t = empty(std::move(name), std::move(shape));
+    t.fill_bytes(0);
+    return t;
+  }
+  static device_tensor full(std::string name, std::vector<int64_t> shape, T value) {
+    device_tensor t = empty(std::move(name), std::move(shape));
+    t.copy_from_host(std::vector<T>(static_cast<size_t>(t.numel()), value).data());
+    return t;
+  }
+  static device_tensor randn(std::string name, std::vector<int64_t> shape, uint64_t seed,
+                             double scale = 1.0) {
+    device_tensor t = empty(std::move(name), std::move(shape));
+    std::vector<T> v(static_cast<size_t>(t.numel()));
+    lang::fill_random(v.data(), t.numel(), seed, scale);
+    t.copy_from_host(v.data());
+    return t;
+  }
   void copy_from_host(const T* host) {
     gpu::check(hipMemcpy(data_.get(), host, bytes(), hipMemcpyHostToDevice),
                ("hipMemcpy to tensor '" + name_ + "'").c_str());
@@ -129,6 +149,8 @@ class device_tensor {
     copy_to_host(v.data());
     return v;
   }
+  // The elements in row-major order (the interpreter's tensor::values()).
+  std::vector<T> values() const { return to_host(); }
   // Fill every byte with b (0xff makes floats NaN: the poison tests use).
   void fill_bytes(int b) {
     gpu::check(hipMemset(data_.get(), b, bytes()), ("hipMemset of tensor '" + name_ + "'").c_str());
@@ -136,6 +158,7 @@ class device_tensor {
 
   const std::string& name() const { return name_; }
   const std::vector<int64_t>& shape() const { return shape_; }
+  const std::vector<int64_t>& strides() const { return strides_; }
   int64_t size(int d) const { return shape_.at(d); }
   int64_t stride(int d) const { return strides_.at(d); }
   int dim() const { return static_cast<int>(shape_.size()); }
@@ -163,6 +186,16 @@ template <class X>
 inline constexpr bool is_device_tensor = false;
 template <class T>
 inline constexpr bool is_device_tensor<device_tensor<T>> = true;
+
+// exit_status(): what a program returns so that CI sees a failure, as on the interpreter: 1 when
+// the device reported an error (a failed device_assert traps the kernel; a failed launch has
+// already thrown), 0 otherwise. Waits for the device.
+inline int exit_status() {
+  const hipError_t e = hipDeviceSynchronize();
+  if (e == hipSuccess) return 0;
+  fprintf(stderr, "blockvec GPU: %s (%s)\n", hipGetErrorName(e), hipGetErrorString(e));
+  return 1;
+}
 
 // check_tensors_ready(a, b, ...): every tensor allocated and contiguous (device tensors always
 // live on the device). Prints what is wrong and returns false.
@@ -227,19 +260,19 @@ P to_param(const A& a) {
   using D = std::remove_cvref_t<A>;
   if constexpr (is_device_tensor<D>) {
     using V = typename D::value_type;
-    rules::launch_tensor_param<(std::is_same_v<P, ptr<V>> || std::is_same_v<P, ptr<const V>>)>();
+    static_assert(rules::launch_tensor_param<(std::is_same_v<P, ptr<V>> || std::is_same_v<P, ptr<const V>>)>());
     return static_cast<P>(a);
   } else if constexpr (std::is_arithmetic_v<P> && std::is_arithmetic_v<D>) {
     return static_cast<P>(a);
   } else {
-    rules::launch_param<(std::is_convertible_v<const A&, P>)>();
+    static_assert(rules::launch_param<(std::is_convertible_v<const A&, P>)>());
     return P(a);
   }
 }
 
 template <auto K, class... P, class... A>
 launch_result launch_impl(std::tuple<P...>*, grid g, A&&... args) {
-  rules::launch_arity<sizeof...(P), sizeof...(A)>();
+  static_assert(rules::launch_arity<sizeof...(P), sizeof...(A)>());
   launch_result r;
   r.kernel = std::string(kernel_name_of<K>());
   r.programs = g.count();

@@ -39,7 +39,9 @@ BV_DI int program_id(int axis) {
 BV_DI int num_programs(int axis) {
   // hsa_kernel_dispatch_packet_t: u16 workgroup_size_{x,y,z} at byte 4, u32 grid_size_{x,y,z}
   // (in work-items) at byte 12.
-  const auto* pkt = static_cast<const unsigned char*>(__builtin_amdgcn_dispatch_ptr());
+  // A C cast: the packet lives in the constant address space, which static_cast cannot leave
+  // (hipcc's host pass type-checks this device function too).
+  const auto* pkt = (const unsigned char*)__builtin_amdgcn_dispatch_ptr();
   const uint16_t wg = reinterpret_cast<const uint16_t*>(pkt + 4)[axis];
   const uint32_t grid = reinterpret_cast<const uint32_t*>(pkt + 12)[axis];
   return static_cast<int>(grid / wg);

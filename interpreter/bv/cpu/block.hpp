@@ -668,7 +668,7 @@ BV_CMP(!=, '!', '=')
   requires detail::BinaryOperands<X, Y>                                                          \
   auto operator op(const X& x, const Y& y) {                                                     \
     using C = typename detail::result_elem<X, Y>::type;                                          \
-    rules::bitwise<C>();                                                                         \
+    static_assert(rules::bitwise<C>());                                                          \
     if constexpr (std::is_same_v<C, bool> && (name[0] == '&' || name[0] == '|')) {               \
       using S = typename detail::shape_join<detail::shape_of<X>, detail::shape_of<Y>>::type;     \
       using B = basic_block<bool, S, detail::join_waves<X, Y>()>;                                \
@@ -725,7 +725,7 @@ basic_block<bool, S, W> operator!(const basic_block<T, S, W>& x) {
 }
 template <class T, class S, int W>
 basic_block<T, S, W> operator~(const basic_block<T, S, W>& x) {
-  rules::bit_not<T>();
+  static_assert(rules::bit_not<T>());
   if constexpr (std::is_same_v<T, bool>)
     return !x;
   else
@@ -819,7 +819,7 @@ template <class M, class X, class Y>
 requires(Block<M> && (Block<X> || Scalar<X>)&&(Block<Y> || Scalar<Y>)) auto where(const M& mask,
                                                                                   const X& x,
                                                                                   const Y& y) {
-  rules::where_mask<detail::elem_of<M>>();
+  static_assert(rules::where_mask<detail::elem_of<M>>());
   using C = std::conditional_t<
       Block<X> && Block<Y>, promote_t<detail::elem_of<X>, detail::elem_of<Y>>,
       std::conditional_t<Block<X>, detail::elem_of<X>,
@@ -862,7 +862,7 @@ basic_block<T, shape<C, R>, W> trans(const basic_block<T, shape<R, C>, W>& x) {
 // broadcast_to<R, C>(x): x repeated to a larger shape, as tl.broadcast_to.
 template <int... D, class T, class S, int W>
 basic_block<T, shape<D...>, W> broadcast_to(const basic_block<T, S, W>& x) {
-  rules::broadcast_to<(broadcasts_to<S, shape<D...>>)>();
+  static_assert(rules::broadcast_to<(broadcasts_to<S, shape<D...>>)>());
   auto out = basic_block<T, shape<D...>, W>::from(detail::as_array<T, shape<D...>>(x));
   if constexpr (is_int<T>) out.aff = detail::broadcast_affine<S>(x.aff);
   return out;

@@ -31,7 +31,7 @@ struct block_ptr {
 template <int R, int C, class T, int W>
 block_ptr<T, R, C, W> make_block_ptr(const program<W>&, ptr<T> base, index2 shape, index2 strides,
                                      index2 offsets) {
-  rules::block_ptr_tile<R, C>();
+  static_assert(rules::block_ptr_tile<R, C>());
   return {base, shape.d0, shape.d1, strides.d0, strides.d1, offsets.d0, offsets.d1};
 }
 

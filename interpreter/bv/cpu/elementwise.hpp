@@ -11,7 +11,7 @@ namespace detail {
 template <class T, class S, int W, class F>
 basic_block<T, S, W> unary_float(const basic_block<T, S, W>& x, F f, const char* op,
                                  const std::source_location& loc) {
-  rules::math_float<T>();
+  static_assert(rules::math_float<T>());
   using C = compute_t<T>;
   auto out = basic_block<T, S, W>::from(f(x.arr().template cast<C>()).template cast<T>());
   // The nan check wants the op that turned finite values into NaN/Inf (log(0), sqrt(-1)).

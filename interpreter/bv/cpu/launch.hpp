@@ -32,21 +32,21 @@ template <class P, class A>
 P to_param(const A& a, launch_desc& d) {
   if constexpr (is_tensor<std::remove_cvref_t<A>>) {
     using V = typename std::remove_cvref_t<A>::value_type;
-    rules::launch_tensor_param<(std::is_same_v<P, ptr<V>> || std::is_same_v<P, ptr<const V>>)>();
+    static_assert(rules::launch_tensor_param<(std::is_same_v<P, ptr<V>> || std::is_same_v<P, ptr<const V>>)>());
     d.tensors.push_back(a.info().get());
     d.writable.push_back(std::is_same_v<P, ptr<V>>);
     return static_cast<P>(a);
   } else if constexpr (std::is_arithmetic_v<P> && std::is_arithmetic_v<std::remove_cvref_t<A>>) {
     return static_cast<P>(a);
   } else {
-    rules::launch_param<(std::is_convertible_v<const A&, P>)>();
+    static_assert(rules::launch_param<(std::is_convertible_v<const A&, P>)>());
     return P(a);
   }
 }
 
 template <int W, class... P, class... A>
 launch_result launch_named(std::string name, void (*k)(program<W>, P...), grid g, A&&... args) {
-  rules::launch_arity<sizeof...(P), sizeof...(A)>();
+  static_assert(rules::launch_arity<sizeof...(P), sizeof...(A)>());
   launch_desc d;
   d.name = std::move(name);
   d.waves = W;

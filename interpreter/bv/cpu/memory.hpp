@@ -22,15 +22,15 @@ struct no_other {};
 template <class S, class M>
 decltype(auto) mask_array(const M& m) {
   if constexpr (same_lanes<M, bool, S>()) {
-    rules::mask_shape<(broadcasts_to<shape_of<M>, S>)>();
+    static_assert(rules::mask_shape<(broadcasts_to<shape_of<M>, S>)>());
     return (m.vals());
   } else if constexpr (Block<M>) {
-    rules::mask_block<elem_of<M>>();
-    rules::mask_shape<(broadcasts_to<shape_of<M>, S>)>();
+    static_assert(rules::mask_block<elem_of<M>>());
+    static_assert(rules::mask_shape<(broadcasts_to<shape_of<M>, S>)>());
     // A concrete array, by value: eval() of an array already materialised returns a reference.
     return Eigen::Array<bool, S::size, 1>(as_array<bool, S>(m));
   } else {
-    rules::mask_scalar<(std::is_same_v<M, bool>)>();
+    static_assert(rules::mask_scalar<(std::is_same_v<M, bool>)>());
     return Eigen::Array<bool, S::size, 1>(Eigen::Array<bool, S::size, 1>::Constant(m));
   }
 }
@@ -297,7 +297,7 @@ auto load_impl(const ptr_block<T, S, W>& p, const M& mask, const O& other,
                const std::source_location& loc) {
   using U = std::remove_const_t<T>;
   constexpr bool has_other = !std::is_same_v<O, no_other>;
-  rules::other_needs_mask<(!has_other || !std::is_same_v<M, no_mask>)>();
+  static_assert(rules::other_needs_mask<(!has_other || !std::is_same_v<M, no_mask>)>());
   basic_block<U, S, W> out;
   // mp: the mask's lanes, or null when every lane is active.
   auto run = [&](const bool* mp) {
@@ -331,8 +331,8 @@ auto load_impl(const ptr_block<T, S, W>& p, const M& mask, const O& other,
 template <class T, class S, int W, class V, class M>
 void store_impl(const ptr_block<T, S, W>& p, const V& value, const M& mask,
                 const std::source_location& loc) {
-  rules::store_writable<T>();
-  rules::store_shape<(Scalar<V> || broadcasts_to<shape_of<V>, S>)>();
+  static_assert(rules::store_writable<T>());
+  static_assert(rules::store_shape<(Scalar<V> || broadcasts_to<shape_of<V>, S>)>());
   settle_views_of(p.alloc);
   // The lanes performed: all (ok null, every lane active) or those ok and mp allow.
   auto perform = [&](const T* src, const bool* mp, const bool* ok) {
@@ -444,7 +444,7 @@ enum class rmw { add, max, min, xchg };
 template <class T, class S, int W, class V, class M>
 auto atomic_impl(rmw op, const ptr_block<T, S, W>& p, const V& value, const M& mask,
                  const std::source_location& loc, const char* name) {
-  rules::atomic_operand<T>();
+  static_assert(rules::atomic_operand<T>());
   settle_all_views();
   const auto vals = as_array<T, S>(value).eval();
   basic_block<T, S, W> old;
@@ -515,7 +515,7 @@ template <class T, class C, class V>
 requires(Scalar<C>&& Scalar<V>) T
     atomic_cas(ptr<T> p, C expected, V desired,
                std::source_location loc = std::source_location::current()) {
-  rules::cas_operand<T>();
+  static_assert(rules::cas_operand<T>());
   detail::settle_all_views();
   auto b = detail::as_block(p);
   Eigen::Array<bool, 1, 1> m;

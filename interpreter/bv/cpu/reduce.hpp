@@ -13,9 +13,7 @@ namespace bv {
 namespace detail {
 template <int Axis, class S>
 struct reduced_shape {
-  static_assert(Axis >= 0 && Axis < S::rank,
-                "The reduction axis must be 0 for a 1-D block, or 0 (over rows) or 1 (over "
-                "columns) for a 2-D block.");
+  static_assert(rules::reduction_axis<Axis, S::rank>());
   using type = std::conditional_t<Axis == 0, shape<S::cols>, shape<S::rows>>;
 };
 
@@ -136,7 +134,7 @@ auto sum(const basic_block<T, S, W>& x,
          std::source_location loc = std::source_location::current()) {
   using R = detail::acc_t<T>;
   if constexpr (S::rank == 1) {
-    static_assert(Axis == 0, "A 1-D block has only axis 0.");
+    static_assert(rules::reduction_axis<Axis, S::rank>());
     return sum(x, loc);
   } else if constexpr (std::is_same_v<R, float> && !std::is_same_v<T, bool>) {
     using RS = typename detail::reduced_shape<Axis, S>::type;
@@ -151,6 +149,29 @@ auto sum(const basic_block<T, S, W>& x,
   }
 }
 
+// sum2(x, y): {sum(x), sum(y)} for two blocks of one shape, as the GPU backend spells it
+// (bv/gpu/reduce.hpp), where the two sums share one trip through the lanes and LDS. Here they are
+// the two sum() calls, each with its value check; a fused operand (x * x) is added up in one pass
+// without storing its lanes.
+template <class R>
+struct sum2_result {
+  R first, second;
+};
+template <class X, class Y>
+  requires(Block<X> && Block<Y>)
+auto sum2(const X& x, const Y& y, std::source_location loc = std::source_location::current()) {
+  using R = detail::acc_t<typename X::value_type>;
+  static_assert(std::is_same_v<R, detail::acc_t<typename Y::value_type>>,
+                "sum2 takes two blocks of the same accumulation type (f32 with f32, f16 with "
+                "f32, ...).");
+  static_assert(std::is_same_v<typename X::shape_type, typename Y::shape_type>,
+                "sum2 takes two blocks of one shape; reduce blocks of different shapes with two "
+                "sum() calls.");
+  R first = sum(x, loc);
+  R second = sum(y, loc);
+  return sum2_result<R>{first, second};
+}
+
 template <class T, class S, int W>
 auto max(const basic_block<T, S, W>& x,
          std::source_location loc = std::source_location::current()) {
@@ -160,7 +181,7 @@ template <int Axis, class T, class S, int W>
 auto max(const basic_block<T, S, W>& x,
          std::source_location loc = std::source_location::current()) {
   if constexpr (S::rank == 1) {
-    static_assert(Axis == 0, "A 1-D block has only axis 0.");
+    static_assert(rules::reduction_axis<Axis, S::rank>());
     return max(x, loc);
   } else {
     return detail::checked(x, detail::extreme_axis<true, Axis>(x), "max", loc);
@@ -175,7 +196,7 @@ template <int Axis, class T, class S, int W>
 auto min(const basic_block<T, S, W>& x,
          std::source_location loc = std::source_location::current()) {
   if constexpr (S::rank == 1) {
-    static_assert(Axis == 0, "A 1-D block has only axis 0.");
+    static_assert(rules::reduction_axis<Axis, S::rank>());
     return min(x, loc);
   } else {
     return detail::checked(x, detail::extreme_axis<false, Axis>(x), "min", loc);
@@ -185,7 +206,7 @@ auto min(const basic_block<T, S, W>& x,
 // argmax: the index of the largest element (the first one on ties), as i32.
 template <class T, class S, int W>
 int32_t argmax(const basic_block<T, S, W>& x) {
-  static_assert(S::rank == 1, "argmax without an axis takes a 1-D block; use argmax<AXIS>.");
+  static_assert(rules::argmax_1d<S::rank>());
   int32_t best = 0;
   const T* xv = x.data();
   for (int i = 1; i < S::size; ++i)
@@ -195,7 +216,7 @@ int32_t argmax(const basic_block<T, S, W>& x) {
 template <int Axis, class T, class S, int W>
 auto argmax(const basic_block<T, S, W>& x) {
   if constexpr (S::rank == 1) {
-    static_assert(Axis == 0, "A 1-D block has only axis 0.");
+    static_assert(rules::reduction_axis<Axis, S::rank>());
     return argmax(x);
   } else {
     using RS = typename detail::reduced_shape<Axis, S>::type;

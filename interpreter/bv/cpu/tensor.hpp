@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "bv/random.hpp"
+
 #include "bv/cpu/ptr.hpp"
 #include "bv/cpu/runtime.hpp"
 #include "bv/cpu/values.hpp"
@@ -75,14 +77,7 @@ class tensor {
   static tensor randn(std::string name, std::vector<int64_t> shape, uint64_t seed,
                       double scale = 1.0) {
     tensor t(std::move(name), std::move(shape));
-    std::mt19937_64 rng(seed);
-    if constexpr (is_float<T>) {
-      std::normal_distribution<double> d(0.0, scale);
-      for (int64_t i = 0; i < t.info_->numel; ++i) t.data_[i] = static_cast<T>(d(rng));
-    } else {
-      std::uniform_int_distribution<int64_t> d(-100, 99);
-      for (int64_t i = 0; i < t.info_->numel; ++i) t.data_[i] = static_cast<T>(d(rng));
-    }
+    lang::fill_random(t.data_.get(), t.info_->numel, seed, scale);
     return t;
   }
 

@@ -1,0 +1,356 @@
+// The conformance suite: small kernels written once, run by every backend on the same inputs and
+// compared with the same double-precision references. The CPU runs them in test_conformance.cpp;
+// a GPU build runs them from conformance_gpu.cu. A backend is a struct B with
+//   B::tensor<T>                                the backend's tensor type
+//   B::make<T>(name, shape, values)             a tensor holding values (row-major)
+//   B::read<T>(t)                               its values back on the host
+//   B::launch<K>(grid, args...)                 a launch; returns bv::launch_result
+// Every output is poisoned first (NaN, or a sentinel integer), so an element a kernel does not
+// write fails its comparison.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bv/bv.hpp"
+
+namespace conformance {
+
+using namespace bv;
+
+// ---- kernels ---------------------------------------------------------------------------------
+
+// out = x + y where in range; sums[pid] = the block's sum of x with masked-off lanes read as 0.
+template <int BLOCK, int W>
+BV_KERNEL void masked_add(program<W> p, ptr<const float> x, ptr<const float> y, ptr<float> out,
+                          ptr<float> sums, int n) {
+  auto offs = p.id(0) * BLOCK + arange<BLOCK>(p);
+  auto mask = offs < n;
+  auto xv = load(x + offs, mask, 0.0f);
+  store(out + offs, xv + load(y + offs, mask, 0.0f), mask);
+  store(sums + p.id(0), sum(xv));
+}
+
+// out[i, j] = x[i] * y[j] above the diagonal, -x[i] * y[j] on and below it (a 2-D block made by
+// broadcasting a column and a row).
+template <int BR, int BC, int W>
+BV_KERNEL void outer_where(program<W> p, ptr<const float> x, ptr<const float> y, ptr<float> out,
+                           int m, int n) {
+  auto r = p.id(0) * BR + arange<BR>(p);
+  auto c = p.id(1) * BC + arange<BC>(p);
+  auto xv = load(x + r, r < m, 0.0f);
+  auto yv = load(y + c, c < n, 0.0f);
+  auto v = xv.col() * yv.row();
+  auto mask = (r < m).col() & (c < n).row();
+  store(out + r.col() * n + c.row(), where(r.col() < c.row(), v, -v), mask);
+}
+
+// Per row of x [m, n] (n <= BLOCK): its maximum, the index of its maximum and its minimum.
+template <int BLOCK, int W>
+BV_KERNEL void row_stats(program<W> p, ptr<const float> x, ptr<float> mx, ptr<int32_t> amx,
+                         ptr<float> mn, int n) {
+  const int row = p.id(0);
+  auto c = arange<BLOCK>(p);
+  auto mask = c < n;
+  auto v = load(x + row * n + c, mask, -INFINITY);
+  store(mx + row, max(v));
+  store(amx + row, argmax(v));
+  store(mn + row, min(where(mask, v, INFINITY)));
+}
+
+// A BR x BC tile of x [m, n]: its column sums (axis 0) into colsum [tiles_m, n] and its row sums
+// (axis 1) into rowsum [m, tiles_n].
+template <int BR, int BC, int W>
+BV_KERNEL void tile_sums(program<W> p, ptr<const float> x, ptr<float> colsum, ptr<float> rowsum,
+                         int m, int n) {
+  auto r = p.id(0) * BR + arange<BR>(p);
+  auto c = p.id(1) * BC + arange<BC>(p);
+  auto mask = (r < m).col() & (c < n).row();
+  auto v = load(x + r.col() * n + c.row(), mask, 0.0f);
+  store(colsum + p.id(0) * n + c, sum<0>(v), c < n);
+  store(rowsum + r * p.num_programs(1) + p.id(1), sum<1>(v), r < m);
+}
+
+// c [M, N] (f32) = a [M, K] @ b [K, N] (f16), a BM x BN tile per program, K in steps of BK.
+template <int BM, int BN, int BK, int W>
+BV_KERNEL void matmul_f16(program<W> p, ptr<const half> a, ptr<const half> b, ptr<float> c, int M,
+                          int N, int K) {
+  auto rm = p.id(0) * BM + arange<BM>(p);
+  auto rn = p.id(1) * BN + arange<BN>(p);
+  auto rk = arange<BK>(p);
+  auto acc = zeros<float, BM, BN>(p);
+  for (int k = 0; k < K; k += BK) {
+    auto ta = load(a + rm.col() * K + (k + rk).row(), (rm < M).col() & (k + rk < K).row(), 0.0f);
+    auto tb = load(b + (k + rk).col() * N + rn.row(), (k + rk < K).col() & (rn < N).row(), 0.0f);
+    acc = dot(ta, tb, acc);
+  }
+  store(c + rm.col() * N + rn.row(), acc, (rm < M).col() & (rn < N).row());
+}
+
+// counts[v % 8] += 1 for every v of x: atomics from every program onto 8 counters.
+template <int BLOCK, int W>
+BV_KERNEL void histogram(program<W> p, ptr<const int32_t> x, ptr<int32_t> counts, int n) {
+  auto offs = p.id(0) * BLOCK + arange<BLOCK>(p);
+  auto mask = offs < n;
+  auto v = load(x + offs, mask, 0);
+  atomic_add(counts + v % 8, 1, mask);
+}
+
+// out = x shifted by one column ([m, n] -> [m, n], out[i, j] = x[i, j + 1], 0 past the end), a
+// BR-row strip per program walked across the columns with a block pointer and advance().
+template <int BR, int BC, int W>
+BV_KERNEL void shift_cols(program<W> p, ptr<const float> x, ptr<float> out, int m, int n) {
+  auto src = make_block_ptr<BR, BC>(p, x, {m, n}, {n, 1}, {p.id(0) * BR, 1});
+  auto dst = make_block_ptr<BR, BC>(p, out, {m, n}, {n, 1}, {p.id(0) * BR, 0});
+  for (int j = 0; j < n; j += BC) {
+    store(dst, load(src, boundary_check(0, 1)), boundary_check(0, 1));
+    src = advance(src, {0, BC});
+    dst = advance(dst, {0, BC});
+  }
+}
+
+// y (f16) = sigmoid(x) * exp(-|x|) + sqrt(|x|), computed in f32 and cast on store.
+template <int BLOCK, int W>
+BV_KERNEL void math_cast(program<W> p, ptr<const float> x, ptr<half> y, int n) {
+  auto offs = p.id(0) * BLOCK + arange<BLOCK>(p);
+  auto mask = offs < n;
+  auto v = load(x + offs, mask, 0.0f);
+  store(y + offs, (sigmoid(v) * exp(-abs(v)) + sqrt(abs(v))).to(f16), mask);
+}
+
+// ---- cases -----------------------------------------------------------------------------------
+
+struct outcome {
+  bool ok = true;
+  std::string what;  // the first mismatch
+  void fail(const std::string& s) {
+    if (ok) what = s;
+    ok = false;
+  }
+};
+
+inline std::vector<float> randn(int64_t n, std::mt19937_64& rng) {
+  std::normal_distribution<double> d(0.0, 1.0);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (auto& e : v) e = static_cast<float>(d(rng));
+  return v;
+}
+inline float nanf() { return std::numeric_limits<float>::quiet_NaN(); }
+
+// |got - want| <= tol * max(1, |want|), NaN never close.
+template <class G>
+void expect_near(outcome& o, const char* what, const std::vector<G>& got,
+                 const std::vector<double>& want, double tol) {
+  for (size_t i = 0; i < want.size(); ++i) {
+    const double g = static_cast<double>(static_cast<float>(got[i]));
+    if (!(std::abs(g - want[i]) <= tol * std::max(1.0, std::abs(want[i])))) {
+      o.fail(std::string(what) + "[" + std::to_string(i) + "] = " + std::to_string(g) +
+             ", reference " + std::to_string(want[i]));
+      return;
+    }
+  }
+}
+template <class I>
+void expect_equal(outcome& o, const char* what, const std::vector<I>& got,
+                  const std::vector<int64_t>& want) {
+  for (size_t i = 0; i < want.size(); ++i)
+    if (static_cast<int64_t>(got[i]) != want[i]) {
+      o.fail(std::string(what) + "[" + std::to_string(i) + "] = " + std::to_string(got[i]) +
+             ", reference " + std::to_string(want[i]));
+      return;
+    }
+}
+inline void expect_launch(outcome& o, const launch_result& r) {
+  if (!r.ok()) o.fail("launch of " + r.kernel + " reported an error");
+}
+
+template <class B>
+outcome run_masked_add(int n, uint64_t seed) {
+  constexpr int BLOCK = 256;
+  std::mt19937_64 rng(seed);
+  const auto x = randn(n, rng), y = randn(n, rng);
+  const int progs = static_cast<int>(cdiv(n, BLOCK));
+  auto tx = B::template make<float>("x", {n}, x), ty = B::template make<float>("y", {n}, y);
+  auto to = B::template make<float>("out", {n}, std::vector<float>(n, nanf()));
+  auto ts = B::template make<float>("sums", {progs}, std::vector<float>(progs, nanf()));
+  outcome o;
+  expect_launch(o, B::template launch<masked_add<BLOCK, 4>>(grid(progs), tx, ty, to, ts, n));
+  std::vector<double> out(n), sums(progs, 0.0);
+  for (int i = 0; i < n; ++i) {
+    out[i] = double(x[i]) + double(y[i]);
+    sums[i / BLOCK] += x[i];
+  }
+  expect_near(o, "out", B::read(to), out, 1e-6);
+  expect_near(o, "sums", B::read(ts), sums, 1e-5);
+  return o;
+}
+
+template <class B>
+outcome run_outer_where(int m, int n, uint64_t seed) {
+  constexpr int BR = 16, BC = 32;
+  std::mt19937_64 rng(seed);
+  const auto x = randn(m, rng), y = randn(n, rng);
+  auto tx = B::template make<float>("x", {m}, x), ty = B::template make<float>("y", {n}, y);
+  auto to = B::template make<float>("out", {m, n}, std::vector<float>(int64_t(m) * n, nanf()));
+  outcome o;
+  expect_launch(o, B::template launch<outer_where<BR, BC, 4>>(grid(cdiv(m, BR), cdiv(n, BC)), tx,
+                                                              ty, to, m, n));
+  std::vector<double> want(int64_t(m) * n);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      const double v = double(x[i]) * y[j];
+      want[int64_t(i) * n + j] = i < j ? v : -v;
+    }
+  expect_near(o, "out", B::read(to), want, 1e-6);
+  return o;
+}
+
+template <class B>
+outcome run_row_stats(int m, int n, uint64_t seed) {
+  constexpr int BLOCK = 64;
+  std::mt19937_64 rng(seed);
+  const auto x = randn(int64_t(m) * n, rng);
+  auto tx = B::template make<float>("x", {m, n}, x);
+  auto tmx = B::template make<float>("max", {m}, std::vector<float>(m, nanf()));
+  auto tamx = B::template make<int32_t>("argmax", {m}, std::vector<int32_t>(m, -7));
+  auto tmn = B::template make<float>("min", {m}, std::vector<float>(m, nanf()));
+  outcome o;
+  expect_launch(o, B::template launch<row_stats<BLOCK, 4>>(grid(m), tx, tmx, tamx, tmn, n));
+  std::vector<double> mx(m), mn(m);
+  std::vector<int64_t> amx(m);
+  for (int i = 0; i < m; ++i) {
+    int best = 0;
+    double lo = x[int64_t(i) * n];
+    for (int j = 0; j < n; ++j) {
+      const double v = x[int64_t(i) * n + j];
+      if (v > x[int64_t(i) * n + best]) best = j;
+      lo = std::min(lo, v);
+    }
+    mx[i] = x[int64_t(i) * n + best];
+    amx[i] = best;
+    mn[i] = lo;
+  }
+  expect_near(o, "max", B::read(tmx), mx, 0.0);
+  expect_equal(o, "argmax", B::read(tamx), amx);
+  expect_near(o, "min", B::read(tmn), mn, 0.0);
+  return o;
+}
+
+template <class B>
+outcome run_tile_sums(int m, int n, uint64_t seed) {
+  constexpr int BR = 16, BC = 32;
+  std::mt19937_64 rng(seed);
+  const auto x = randn(int64_t(m) * n, rng);
+  const int tm = static_cast<int>(cdiv(m, BR)), tn = static_cast<int>(cdiv(n, BC));
+  auto tx = B::template make<float>("x", {m, n}, x);
+  auto tc = B::template make<float>("colsum", {tm, n}, std::vector<float>(int64_t(tm) * n, nanf()));
+  auto tr = B::template make<float>("rowsum", {m, tn}, std::vector<float>(int64_t(m) * tn, nanf()));
+  outcome o;
+  expect_launch(o, B::template launch<tile_sums<BR, BC, 4>>(grid(tm, tn), tx, tc, tr, m, n));
+  std::vector<double> cs(int64_t(tm) * n, 0.0), rs(int64_t(m) * tn, 0.0);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      const double v = x[int64_t(i) * n + j];
+      cs[int64_t(i / BR) * n + j] += v;
+      rs[int64_t(i) * tn + j / BC] += v;
+    }
+  expect_near(o, "colsum", B::read(tc), cs, 1e-5);
+  expect_near(o, "rowsum", B::read(tr), rs, 1e-5);
+  return o;
+}
+
+template <class B>
+outcome run_matmul_f16(int M, int N, int K, uint64_t seed) {
+  constexpr int BM = 64, BN = 64, BK = 32;
+  std::mt19937_64 rng(seed);
+  const auto af = randn(int64_t(M) * K, rng), bf = randn(int64_t(K) * N, rng);
+  std::vector<half> a(af.size()), b(bf.size());
+  for (size_t i = 0; i < af.size(); ++i) a[i] = half(af[i]);
+  for (size_t i = 0; i < bf.size(); ++i) b[i] = half(bf[i]);
+  auto ta = B::template make<half>("a", {M, K}, a), tb = B::template make<half>("b", {K, N}, b);
+  auto tc = B::template make<float>("c", {M, N}, std::vector<float>(int64_t(M) * N, nanf()));
+  outcome o;
+  expect_launch(o, B::template launch<matmul_f16<BM, BN, BK, 4>>(grid(cdiv(M, BM), cdiv(N, BN)), ta,
+                                                                 tb, tc, M, N, K));
+  std::vector<double> want(int64_t(M) * N, 0.0);
+  for (int i = 0; i < M; ++i)
+    for (int k = 0; k < K; ++k) {
+      const double av = static_cast<float>(a[int64_t(i) * K + k]);
+      for (int j = 0; j < N; ++j)
+        want[int64_t(i) * N + j] += av * static_cast<float>(b[int64_t(k) * N + j]);
+    }
+  // f16 inputs are exact in f32; the f32 accumulation differs from double by rounding only.
+  expect_near(o, "c", B::read(tc), want, 1e-4 * std::sqrt(double(K)));
+  return o;
+}
+
+template <class B>
+outcome run_histogram(int n, uint64_t seed) {
+  constexpr int BLOCK = 256;
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int32_t> d(0, 1000);
+  std::vector<int32_t> x(n);
+  for (auto& e : x) e = d(rng);
+  auto tx = B::template make<int32_t>("x", {n}, x);
+  auto tc = B::template make<int32_t>("counts", {8}, std::vector<int32_t>(8, 0));
+  outcome o;
+  expect_launch(o, B::template launch<histogram<BLOCK, 4>>(grid(cdiv(n, BLOCK)), tx, tc, n));
+  std::vector<int64_t> want(8, 0);
+  for (int v : x) ++want[v % 8];
+  expect_equal(o, "counts", B::read(tc), want);
+  return o;
+}
+
+template <class B>
+outcome run_shift_cols(int m, int n, uint64_t seed) {
+  constexpr int BR = 16, BC = 32;
+  std::mt19937_64 rng(seed);
+  const auto x = randn(int64_t(m) * n, rng);
+  auto tx = B::template make<float>("x", {m, n}, x);
+  auto to = B::template make<float>("out", {m, n}, std::vector<float>(int64_t(m) * n, nanf()));
+  outcome o;
+  expect_launch(o, B::template launch<shift_cols<BR, BC, 4>>(grid(cdiv(m, BR)), tx, to, m, n));
+  std::vector<double> want(int64_t(m) * n);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j)
+      want[int64_t(i) * n + j] = j + 1 < n ? x[int64_t(i) * n + j + 1] : 0.0;
+  expect_near(o, "out", B::read(to), want, 0.0);
+  return o;
+}
+
+template <class B>
+outcome run_math_cast(int n, uint64_t seed) {
+  constexpr int BLOCK = 256;
+  std::mt19937_64 rng(seed);
+  const auto x = randn(n, rng);
+  auto tx = B::template make<float>("x", {n}, x);
+  auto ty = B::template make<half>("y", {n}, std::vector<half>(n, half(nanf())));
+  outcome o;
+  expect_launch(o, B::template launch<math_cast<BLOCK, 4>>(grid(cdiv(n, BLOCK)), tx, ty, n));
+  std::vector<double> want(n);
+  for (int i = 0; i < n; ++i) {
+    const double v = x[i];
+    want[i] = 1.0 / (1.0 + std::exp(-v)) * std::exp(-std::abs(v)) + std::sqrt(std::abs(v));
+  }
+  expect_near(o, "y", B::read(ty), want, 1e-3);  // f16 keeps 11 significant bits
+  return o;
+}
+
+// Every case at one set of ragged sizes: f(name, outcome).
+template <class B, class F>
+void run_all(uint64_t seed, F&& f) {
+  f("masked_add 1000", run_masked_add<B>(1000, seed));
+  f("masked_add 1", run_masked_add<B>(1, seed + 1));
+  f("outer_where 37x70", run_outer_where<B>(37, 70, seed + 2));
+  f("row_stats 9x50", run_row_stats<B>(9, 50, seed + 3));
+  f("tile_sums 35x77", run_tile_sums<B>(35, 77, seed + 4));
+  f("matmul_f16 70x90x45", run_matmul_f16<B>(70, 90, 45, seed + 5));
+  f("histogram 3001", run_histogram<B>(3001, seed + 6));
+  f("shift_cols 33x100", run_shift_cols<B>(33, 100, seed + 7));
+  f("math_cast 777", run_math_cast<B>(777, seed + 8));
+}
+
+}  // namespace conformance
