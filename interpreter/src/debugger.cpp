@@ -1,7 +1,9 @@
 // print_if, breakpoint_if and the prompt a stopped program offers; BV_BREAK; device_assert.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -11,85 +13,52 @@
 
 namespace bv {
 
+std::string cond_error_message(std::string_view text, const parsed_cond& c) {
+  const auto pos = std::min<std::size_t>(static_cast<std::size_t>(c.error_pos), text.size());
+  const std::string_view bad = text.substr(pos, static_cast<std::size_t>(c.error_len));
+  std::string m = "'" + std::string(text) + "' " + cond_error_text(c.error);
+  m += ": ";
+  m += bad.empty() ? "nothing" : "'" + std::string(bad) + "'";
+  m += " at character " + std::to_string(pos + 1);
+  return m;
+}
+
 bool parse_pid_cond(const std::string& text, const std::array<int, 3>& pid, bool& result,
                     std::string& error) {
-  result = true;
-  std::stringstream ss(text);
-  std::string part;
-  int axis = 0;
-  while (std::getline(ss, part, ',')) {
-    if (axis > 2) {
-      error = "'" + text + "' has more than three parts; one per program axis";
-      return false;
-    }
-    // trim
-    part.erase(0, part.find_first_not_of(" \t"));
-    part.erase(part.find_last_not_of(" \t") + 1);
-    if (!part.empty()) {
-      std::string op;
-      size_t i = 0;
-      while (i < part.size() && std::string("=<>!").find(part[i]) != std::string::npos)
-        op += part[i++];
-      const std::string num = part.substr(i);
-      char* end = nullptr;
-      const long v = std::strtol(num.c_str(), &end, 10);
-      if (num.empty() || *end) {
-        error =
-            "'" + part + "' in '" + text + "' is not a comparison with a number (like =0 or >1)";
-        return false;
-      }
-      const int p = pid[axis];
-      bool ok;
-      if (op == "=" || op == "==")
-        ok = p == v;
-      else if (op == "!=")
-        ok = p != v;
-      else if (op == ">")
-        ok = p > v;
-      else if (op == ">=")
-        ok = p >= v;
-      else if (op == "<")
-        ok = p < v;
-      else if (op == "<=")
-        ok = p <= v;
-      else {
-        error = "'" + op + "' in '" + text + "' is not one of =, !=, >, >=, <, <=";
-        return false;
-      }
-      result = result && ok;
-    }
-    ++axis;
+  const pid_cond c(text);
+  if (!c.parsed.ok()) {
+    error = cond_error_message(text, c.parsed);
+    return false;
   }
+  result = c.parsed.matches(pid[0], pid[1], pid[2]);
   return true;
 }
 
 bool pid_cond::matches(const std::array<int, 3>& pid) const {
   if (pred) return pred(pid[0], pid[1], pid[2]);
-  bool r = false;
-  std::string err;
-  if (!parse_pid_cond(text, pid, r, err)) {
-    // Once per launch and condition, not once per program; but every launch that uses a bad
-    // condition hears about it (a process-wide once would stay silent after the first).
-    static std::mutex mu;
-    static std::set<std::pair<uint64_t, std::string>> reported;
-    const detail::launch_state* L = detail::current_launch();
-    bool first = true;
-    if (L) {
-      std::lock_guard lk(mu);
-      first = reported.insert({L->serial, text}).second;
-    }
-    if (first) {
-      diagnostic d;
-      d.kind = "bad-condition";
-      d.sev = severity::error;
-      d.headline = "the program-id condition " + err;
-      d.hint = "write one comparison per axis, separated by commas: \"=0,>1\"";
-      detail::complete(d, &loc);
-      detail::report(d);
-    }
-    return false;
+  if (parsed.ok()) return parsed.matches(pid[0], pid[1], pid[2]);
+  // Once per launch and condition, not once per program; but every launch that uses a bad
+  // condition hears about it (a process-wide once would stay silent after the first).
+  static std::mutex mu;
+  static std::set<std::pair<uint64_t, std::string>> reported;
+  const detail::launch_state* L = detail::current_launch();
+  bool first = true;
+  if (L) {
+    std::lock_guard lk(mu);
+    first = reported.insert({L->serial, text}).second;
   }
-  return r;
+  if (first) {
+    diagnostic d;
+    d.kind = "bad-condition";
+    d.sev = severity::error;
+    d.headline = "the program-id condition " + cond_error_message(text, parsed);
+    d.hint =
+        "write one comparison per axis (=, ==, !=, <, <=, >, >= and a whole number), separated by "
+        "commas: \"=0,>1\"; an empty part matches any id";
+    detail::complete(d, &loc);
+    detail::report(d);
+  }
+  return false;
 }
 
 namespace detail {
@@ -99,6 +68,7 @@ std::atomic<int> g_stepping{0};
 
 struct break_spec {
   std::string cond;
+  std::optional<pid_cond> parsed;  // cond, parsed once per launch
   std::string file;
   int line = 0;
 };
@@ -245,6 +215,7 @@ void debugger_launch_begin(launch_state&) {
   g_env_break = {};
   const auto at = b.find('@');
   g_env_break.cond = b.substr(0, at);
+  g_env_break.parsed.emplace(g_env_break.cond);
   if (at != std::string::npos) {
     const std::string where = b.substr(at + 1);
     const auto colon = where.rfind(':');
@@ -261,8 +232,7 @@ void debugger_on_access(const access& a) {
     return;
   }
   if (!g_env_break_set || s->state == program_state::status::stopped) return;
-  pid_cond c(g_env_break.cond);
-  if (!g_env_break.cond.empty() && !c.matches(s->pid)) return;
+  if (!g_env_break.cond.empty() && !g_env_break.parsed->matches(s->pid)) return;
   if (g_env_break.line && a.loc) {
     std::string f = a.loc->file_name();
     if (static_cast<int>(a.loc->line()) != g_env_break.line) return;

@@ -77,7 +77,9 @@ BV_KERNEL void break_kernel(bv::program<W> p, bv::ptr<const float> x, bv::ptr<fl
 
 template <int W>
 BV_KERNEL void bad_cond_kernel(bv::program<W> p, bv::ptr<int32_t> out) {
-  bv::print_if(p, "=>1", "never");
+  // Through a pointer: a malformed string literal would not compile (bv/condition.hpp).
+  const char* cond = "=>1";
+  bv::print_if(p, cond, "never");
   bv::store(out + p.id(0), 1);
 }
 

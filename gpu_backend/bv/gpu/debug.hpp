@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdio>
 
+#include "bv/condition.hpp"
 #include "bv/gpu/block.hpp"
 #include "bv/gpu/program.hpp"
 
@@ -11,73 +12,26 @@ namespace bv {
 inline namespace gpu_lang {
 
 namespace detail {
-// The lecture's condition strings ("=0,>1": pid 0 equals 0 and pid 1 is above 1; also ==, !=,
-// >=, <=, <; an empty part matches any id), evaluated on the device. A malformed part matches
-// nothing.
-BV_DI bool pid_matches(const char* s, int p0, int p1, int p2) {
-  const int pid[3] = {p0, p1, p2};
-  int axis = 0;
-  while (axis < 3) {
-    while (*s == ' ') ++s;
-    if (*s == 0) return true;
-    if (*s == ',') {
-      ++s;
-      ++axis;
-      continue;
-    }
-    int op = 0;  // 0 ==, 1 !=, 2 >, 3 >=, 4 <, 5 <=
-    if (s[0] == '=') {
-      s += s[1] == '=' ? 2 : 1;
-      op = 0;
-    } else if (s[0] == '!' && s[1] == '=') {
-      s += 2;
-      op = 1;
-    } else if (s[0] == '>') {
-      op = s[1] == '=' ? 3 : 2;
-      s += s[1] == '=' ? 2 : 1;
-    } else if (s[0] == '<') {
-      op = s[1] == '=' ? 5 : 4;
-      s += s[1] == '=' ? 2 : 1;
-    } else
-      return false;
-    bool neg = false;
-    if (*s == '-') {
-      neg = true;
-      ++s;
-    }
-    if (*s < '0' || *s > '9') return false;
-    int v = 0;
-    while (*s >= '0' && *s <= '9') v = v * 10 + (*s++ - '0');
-    if (neg) v = -v;
-    const int x = pid[axis];
-    const bool ok = op == 0   ? x == v
-                    : op == 1 ? x != v
-                    : op == 2 ? x > v
-                    : op == 3 ? x >= v
-                    : op == 4 ? x < v
-                              : x <= v;
-    if (!ok) return false;
-    while (*s == ' ') ++s;
-    if (*s == ',') {
-      ++s;
-      ++axis;
-    } else if (*s == 0)
-      return true;
-    else
-      return false;
-  }
-  return true;
-}
-
+// Whether a debug aid's condition holds for this program. A string literal (cond_literal) was
+// parsed and checked by the compiler, so only its comparisons remain; a string made at run time
+// goes through the same parser here, and a malformed one matches nothing (the interpreter reports
+// it). Grammar: bv/condition.hpp. Constexpr so that tests can check it with static_assert.
 template <class C>
-BV_DI bool cond_holds(const C& c, int p0, int p1, int p2) {
-  if constexpr (std::is_convertible_v<const C&, const char*>)
-    return pid_matches(c, p0, p1, p2);
+BV_DI constexpr bool cond_holds(const C& c, int p0, int p1, int p2) {
+  if constexpr (std::is_same_v<C, cond_literal>)
+    return c.matches(p0, p1, p2);
+  else if constexpr (std::is_convertible_v<const C&, const char*>)
+    return parse_cond(static_cast<const char*>(c)).matches(p0, p1, p2);
   else if constexpr (requires { c(p0, p1, p2); })
     return static_cast<bool>(c(p0, p1, p2));
   else
     return static_cast<bool>(c(p0));
 }
+
+// Conditions other than string literals: a literal must convert to cond_literal (and be checked)
+// instead of binding to a template parameter as an array.
+template <class C>
+concept runtime_cond = !std::is_array_v<C> && !std::is_same_v<C, cond_literal>;
 
 template <class T>
 BV_DI void print_value(const T& x) {
@@ -124,17 +78,32 @@ BV_DI void print_one(const X& x, int p0, int p1, int p2) {
 }
 }  // namespace detail
 
+namespace detail {
+template <int W, class C, class... V>
+BV_DI void print_if_holds(const program<W>& p, const C& cond, const V&... values) {
+  const int a = p.id(0), b = p.id(1), c = p.id(2);
+  if (!cond_holds(cond, a, b, c)) return;
+  (print_one(values, a, b, c), ...);
+}
+}  // namespace detail
+
 // print_if(p, cond, "x", x, ...): device printf of every value for the matching programs.
 template <int W, class C, class... V>
-BV_DI void print_if(const program<W>& p, const C& cond, const V&... values) {
-  const int a = p.id(0), b = p.id(1), c = p.id(2);
-  if (!detail::cond_holds(cond, a, b, c)) return;
-  (detail::print_one(values, a, b, c), ...);
+requires detail::runtime_cond<C> BV_DI void print_if(const program<W>& p, const C& cond,
+                                                     const V&... values) {
+  detail::print_if_holds(p, cond, values...);
+}
+template <int W, class... V>
+BV_DI void print_if(const program<W>& p, const cond_literal& cond, const V&... values) {
+  detail::print_if_holds(p, cond, values...);
 }
 
-// breakpoint_if and watch: the interpreter's; nothing on the GPU.
+// breakpoint_if and watch: the interpreter's; nothing on the GPU (a literal condition is still
+// checked, so a kernel that compiles here compiles for the interpreter too).
 template <int W, class C>
-BV_DI void breakpoint_if(const program<W>&, const C&) {}
+requires detail::runtime_cond<C> BV_DI void breakpoint_if(const program<W>&, const C&) {}
+template <int W>
+BV_DI void breakpoint_if(const program<W>&, const cond_literal&) {}
 template <int W, class X>
 BV_DI void watch(const program<W>&, const char*, const X&) {}
 

@@ -6,7 +6,10 @@
 #include <source_location>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <type_traits>
 
+#include "bv/condition.hpp"
 #include "bv/cpu/block.hpp"
 #include "bv/cpu/program.hpp"
 #include "bv/cpu/runtime.hpp"
@@ -14,18 +17,27 @@
 
 namespace bv {
 
-// Which programs a debug aid applies to: the lecture's condition string ("=0,>1": pid 0 equals 0
-// and pid 1 is above 1; also >=, <=, !=, <; an empty part matches any id), or a predicate on the
+// Which programs a debug aid applies to: a condition string ("=0,>1": pid 0 equals 0 and pid 1
+// is above 1; the grammar is in bv/condition.hpp and docs/language.md) or a predicate on the
 // program ids. It also remembers where in the kernel it was written.
+//
+// A string literal arrives as a cond_literal, already parsed and checked by the compiler; a string
+// made at run time (a kernel argument, BV_BREAK) is parsed here, and a malformed one becomes a
+// bad-condition diagnostic when a program tests it.
 struct pid_cond {
   std::string text;
   std::function<bool(int, int, int)> pred;
   std::source_location loc;
+  parsed_cond parsed;  // the text's constraints, or why it is malformed
 
-  pid_cond(const char* s, std::source_location l = std::source_location::current())
-      : text(s), loc(l) {}
-  pid_cond(std::string s, std::source_location l = std::source_location::current())
-      : text(std::move(s)), loc(l) {}
+  pid_cond(const cond_literal& c) : text(c.text), loc(c.loc), parsed(c.parsed) {}
+  // Not for arrays: a string literal must take the checked cond_literal path above.
+  template <class S>
+  requires(std::is_convertible_v<S, std::string_view> && !std::is_array_v<std::remove_cvref_t<S>>)
+      pid_cond(S&& s, std::source_location l = std::source_location::current())
+      : text(std::string_view(s)),
+        loc(l),
+        parsed(parse_cond(text.data(), clamp_size(text.size()))) {}
   template <class F>
   requires std::is_invocable_r_v<bool, F, int, int, int> pid_cond(
       F f, std::source_location l = std::source_location::current())
@@ -36,11 +48,18 @@ struct pid_cond {
       : pred([f](int a, int, int) { return f(a); }), loc(l) {}
 
   bool matches(const std::array<int, 3>& pid) const;
+
+ private:
+  // A text longer than an int can count is cut there; the parse then reports what it sees.
+  static int clamp_size(std::size_t n) { return n > 0x7fffffff ? 0x7fffffff : static_cast<int>(n); }
 };
 
-// Parses a condition string; false and a message naming the bad part if it is malformed.
+// Parses a condition string and tests it on pid; false and a message naming the bad part (the
+// bad-condition diagnostic's text) if it is malformed.
 bool parse_pid_cond(const std::string& text, const std::array<int, 3>& pid, bool& result,
                     std::string& error);
+// The message for a malformed condition: the text, what is wrong and the part that is.
+std::string cond_error_message(std::string_view text, const parsed_cond& c);
 
 namespace detail {
 template <class X>
@@ -89,11 +108,23 @@ void print_if(const program<W>& p, const pid_cond& cond, const V&... values) {
   ((text += (text.empty() ? "" : " "), text += detail::render(values)), ...);
   detail::debug_print(*p.s, cond, text);
 }
+// A string literal: checked when the kernel compiles, and only the matching programs pay for
+// building a pid_cond.
+template <int W, class... V>
+void print_if(const program<W>& p, const cond_literal& cond, const V&... values) {
+  const auto& id = p.s->pid;
+  if (cond.matches(id[0], id[1], id[2])) print_if(p, pid_cond(cond), values...);
+}
 
 // breakpoint_if(p, cond): stops the matching programs; the CLI offers a prompt.
 template <int W>
 void breakpoint_if(const program<W>& p, const pid_cond& cond) {
   if (cond.matches(p.s->pid)) detail::debug_break(*p.s, cond);
+}
+template <int W>
+void breakpoint_if(const program<W>& p, const cond_literal& cond) {
+  const auto& id = p.s->pid;
+  if (cond.matches(id[0], id[1], id[2])) detail::debug_break(*p.s, pid_cond(cond));
 }
 
 // watch(p, "acc", acc): makes a value printable at the debugger's prompt (and in traces).
