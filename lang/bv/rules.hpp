@@ -91,6 +91,13 @@ constexpr bool dot_numbers() {
                 "dot multiplies numbers, not bool blocks.");
   return true;
 }
+// Every rule of dot(a, b[, acc]) at once, in the order a reader checks them.
+template <class A, int M, int K, class B, int K2, int N, bool Acc>
+constexpr bool dot() {
+  static_assert(dot_inner<K, K2, Acc>());
+  static_assert(dot_min16<M, N, K>());
+  return dot_numbers<A, B>();
+}
 
 // Masks, loads and stores.
 template <class M>

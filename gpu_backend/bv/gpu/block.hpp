@@ -11,6 +11,7 @@
 #include "bv/dtype.hpp"
 #include "bv/gpu/layout.hpp"
 #include "bv/operand.hpp"
+#include "bv/ops.hpp"
 #include "bv/rules.hpp"
 #include "bv/shape.hpp"
 
@@ -282,30 +283,22 @@ BV_DI basic_block<O, S, W> map(const basic_block<T, S, W>& x, F f) {
 }
 }  // namespace detail
 
-#define BV_ARITH(op)                                                          \
+#define BV_ARITH(op, ch)                                                      \
   template <class X, class Y>                                                 \
   requires detail::BinaryOperands<X, Y> BV_DI auto operator op(X x, Y y) {    \
     using C = typename detail::result_elem<X, Y>::type;                       \
     return detail::zip<void, C>(x, y, [](auto a, auto b) { return a op b; }); \
   }
-BV_ARITH(+)
-BV_ARITH(-)
-BV_ARITH(*)
-BV_ARITH(/)
+BV_ARITH_OPS(BV_ARITH)
 #undef BV_ARITH
 
-#define BV_CMP(op)                                                            \
+#define BV_CMP(op, c1, c2)                                                      \
   template <class X, class Y>                                                 \
   requires detail::BinaryOperands<X, Y> BV_DI auto operator op(X x, Y y) {    \
     using C = typename detail::result_elem<X, Y>::type;                       \
     return detail::zip<bool, C>(x, y, [](auto a, auto b) { return a op b; }); \
   }
-BV_CMP(<)
-BV_CMP(<=)
-BV_CMP(>)
-BV_CMP(>=)
-BV_CMP(==)
-BV_CMP(!=)
+BV_COMPARE_OPS(BV_CMP)
 #undef BV_CMP
 
 #define BV_BITWISE(op, name)                                                                     \
@@ -315,11 +308,7 @@ BV_CMP(!=)
     static_assert(rules::bitwise<C>());                                                          \
     return detail::zip<void, C>(x, y, [](auto a, auto b) { return static_cast<C>(a op b); });    \
   }
-BV_BITWISE(&, "&")
-BV_BITWISE(|, "|")
-BV_BITWISE(^, "^")
-BV_BITWISE(<<, "<<")
-BV_BITWISE(>>, ">>")
+BV_BITWISE_OPS(BV_BITWISE)
 #undef BV_BITWISE
 
 template <class X, class Y>

@@ -455,9 +455,7 @@ template <class A, int M, int K, class B, int K2, int N, class C, int W>
 BV_DI basic_block<C, shape<M, N>, W> dot(const basic_block<A, shape<M, K>, W>& a,
                                          const basic_block<B, shape<K2, N>, W>& b,
                                          const basic_block<C, shape<M, N>, W>& acc) {
-  static_assert(rules::dot_inner<K, K2, true>());
-  static_assert(rules::dot_min16<M, N, K>());
-  static_assert(rules::dot_numbers<A, B>());
+  static_assert(rules::dot<A, M, K, B, K2, N, true>());
   basic_block<C, shape<M, N>, W> out = acc;
   if constexpr (std::is_same_v<A, B>) {
     detail::dot_acc(a, b, out);

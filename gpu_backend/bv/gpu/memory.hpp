@@ -588,10 +588,7 @@ BV_DI auto atomic_impl(rmw op, const ptr_block<T, S, W, I>& pb, const V& value, 
     if (gpu::prim::thread_id() == 0) old = detail::atomic_one(detail::rmw::op, p.p, cvt<T>(v)); \
     return detail::from_thread0(old);                                                           \
   }
-BV_ATOMIC(atomic_add, add)
-BV_ATOMIC(atomic_max, max)
-BV_ATOMIC(atomic_min, min)
-BV_ATOMIC(atomic_xchg, xchg)
+BV_ATOMIC_OPS(BV_ATOMIC)
 #undef BV_ATOMIC
 
 // atomic_cas(p, expected, desired): if *p == expected, *p = desired; returns the old value. Done

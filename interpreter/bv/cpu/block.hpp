@@ -14,6 +14,7 @@
 #include "bv/cpu/views.hpp"
 #include "bv/dtype.hpp"
 #include "bv/operand.hpp"
+#include "bv/ops.hpp"
 #include "bv/rules.hpp"
 #include "bv/shape.hpp"
 
@@ -638,10 +639,7 @@ void update(basic_block<T, S, W>& b, const Y& y);
     else                                                               \
       return detail::zip<void, C>(x, y, f);                            \
   }
-BV_ARITH(+, '+')
-BV_ARITH(-, '-')
-BV_ARITH(*, '*')
-BV_ARITH(/, '/')
+BV_ARITH_OPS(BV_ARITH)
 #undef BV_ARITH
 
 #define BV_CMP(op, c1, c2)                                                                  \
@@ -655,12 +653,7 @@ BV_ARITH(/, '/')
       return B::uniform(u == 1);                                                            \
     return detail::zip<bool, C>(x, y, [](const auto& a, const auto& b) { return a op b; }); \
   }
-BV_CMP(<, '<', ' ')
-BV_CMP(<=, '<', '=')
-BV_CMP(>, '>', ' ')
-BV_CMP(>=, '>', '=')
-BV_CMP(==, '=', '=')
-BV_CMP(!=, '!', '=')
+BV_COMPARE_OPS(BV_CMP)
 #undef BV_CMP
 
 #define BV_BITWISE(op, name)                                                                     \
@@ -678,11 +671,7 @@ BV_CMP(!=, '!', '=')
       return a.binaryExpr(b, [](C p, C q) { return static_cast<C>(p op q); });                   \
     });                                                                                          \
   }
-BV_BITWISE(&, "&")
-BV_BITWISE(|, "|")
-BV_BITWISE(^, "^")
-BV_BITWISE(<<, "<<")
-BV_BITWISE(>>, ">>")
+BV_BITWISE_OPS(BV_BITWISE)
 #undef BV_BITWISE
 
 template <class X, class Y>

@@ -7,9 +7,7 @@ namespace bv {
 template <class A, int M, int K, class B, int K2, int N, int W>
 basic_block<compute_t<promote_t<A, B>>, shape<M, N>, W> dot(
     const basic_block<A, shape<M, K>, W>& a, const basic_block<B, shape<K2, N>, W>& b) {
-  static_assert(rules::dot_inner<K, K2, false>());
-  static_assert(rules::dot_min16<M, N, K>());
-  static_assert(rules::dot_numbers<A, B>());
+  static_assert(rules::dot<A, M, K, B, K2, N, false>());
   using R = compute_t<promote_t<A, B>>;
   basic_block<R, shape<M, N>, W> out;
   auto out_m = Eigen::Map<Eigen::Matrix<R, M, N, Eigen::RowMajor>>(out.vals().data());
@@ -21,9 +19,7 @@ template <class A, int M, int K, class B, int K2, int N, class C, int W>
 basic_block<C, shape<M, N>, W> dot(const basic_block<A, shape<M, K>, W>& a,
                                    const basic_block<B, shape<K2, N>, W>& b,
                                    const basic_block<C, shape<M, N>, W>& acc) {
-  static_assert(rules::dot_inner<K, K2, true>());
-  static_assert(rules::dot_min16<M, N, K>());
-  static_assert(rules::dot_numbers<A, B>());
+  static_assert(rules::dot<A, M, K, B, K2, N, true>());
   basic_block<C, shape<M, N>, W> out = acc;
   auto out_m = Eigen::Map<Eigen::Matrix<C, M, N, Eigen::RowMajor>>(out.vals().data());
   out_m.noalias() += a.grid().template cast<C>().matrix() * b.grid().template cast<C>().matrix();

@@ -504,10 +504,7 @@ auto atomic_impl(rmw op, const ptr_block<T, S, W>& p, const V& value, const M& m
     return detail::atomic_impl(detail::rmw::op, detail::as_block(p), v, detail::no_mask{}, loc, \
                                #name)[0];                                                       \
   }
-BV_ATOMIC(atomic_add, add)
-BV_ATOMIC(atomic_max, max)
-BV_ATOMIC(atomic_min, min)
-BV_ATOMIC(atomic_xchg, xchg)
+BV_ATOMIC_OPS(BV_ATOMIC)
 #undef BV_ATOMIC
 
 // atomic_cas(p, expected, desired): if *p == expected, *p = desired; returns the old value.
