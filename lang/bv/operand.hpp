@@ -85,6 +85,18 @@ constexpr int join_waves() {
                 "all share its program<W>.");
   return a ? a : b;
 }
+// where(mask, x, y): the element type (x's and y's promoted; a scalar takes the block's), the
+// shape (all three broadcast) and the waves of the result.
+template <class M, class X, class Y>
+struct where_result {
+  using elem = std::conditional_t<
+      Block<X> && Block<Y>, promote_t<elem_of<X>, elem_of<Y>>,
+      std::conditional_t<Block<X>, elem_of<X>,
+                         std::conditional_t<Block<Y>, elem_of<Y>, promote_t<X, Y>>>>;
+  using shape_type =
+      typename shape_join<typename shape_join<shape_of<M>, shape_of<X>>::type, shape_of<Y>>::type;
+  static constexpr int waves = join_waves<M, X>() ? join_waves<M, X>() : waves_of<Y>;
+};
 }  // namespace lang
 
 }  // namespace bv

@@ -374,13 +374,10 @@ template <class M, class X, class Y>
 requires(Block<M> && (Block<X> || Scalar<X>)&&(Block<Y> || Scalar<Y>)) BV_DI
     auto where(M mask, X x, Y y) {
   static_assert(rules::where_mask<detail::elem_of<M>>());
-  using C = std::conditional_t<
-      Block<X> && Block<Y>, promote_t<detail::elem_of<X>, detail::elem_of<Y>>,
-      std::conditional_t<Block<X>, detail::elem_of<X>,
-                         std::conditional_t<Block<Y>, detail::elem_of<Y>, promote_t<X, Y>>>>;
-  using S0 = typename detail::shape_join<detail::shape_of<M>, detail::shape_of<X>>::type;
-  using S = typename detail::shape_join<S0, detail::shape_of<Y>>::type;
-  constexpr int W = detail::join_waves<M, X>() ? detail::join_waves<M, X>() : detail::waves_of<Y>;
+  using R = detail::where_result<M, X, Y>;
+  using C = typename R::elem;
+  using S = typename R::shape_type;
+  constexpr int W = R::waves;
   basic_block<C, S, W> out;
   detail::generate(out, [&](auto p, int a, int b) {
     return detail::get<bool>(mask, p, a, b) ? detail::get<C>(x, p, a, b)
