@@ -118,7 +118,22 @@ constexpr bool mask_shape() {
 }
 template <bool ok>
 constexpr bool other_needs_mask() {
-  static_assert(ok, "load: `other` needs a mask.");
+  static_assert(ok, "load: other needs a mask.");
+  return true;
+}
+// `other` (the value of masked-off lanes) must convert exactly to the loaded element type T, as a
+// type: a floating load takes any number; an integer load an integer; a bool load a bool.
+template <class T, class O>
+constexpr bool load_other() {
+  using U = std::remove_cv_t<T>;
+  constexpr bool integral = std::is_integral_v<O> || is_int<O>;
+  static_assert(std::is_same_v<U, O> || (is_float<U> && (integral || is_float<O>)) ||
+                    (is_int<U> && integral && !std::is_same_v<O, bool>) ||
+                    (std::is_same_v<U, bool> && std::is_same_v<O, bool>),
+                "load: other (the value of masked-off lanes) must have a type that converts "
+                "exactly to the loaded element type: an integer load takes an integer (0, "
+                "INT32_MIN), not a floating-point value such as 0.0f or -INFINITY; a bool load "
+                "takes true or false.");
   return true;
 }
 template <class T>

@@ -566,7 +566,7 @@ BV_DI auto load_bp(const block_ptr<T, R, C, W>& bp, boundary_check bc) {
   if constexpr (!ring_tile<T, R, C, W>()) {
     return load(tile_lanes<T, W, R, C>(bp.base, bp.off0, bp.off1, bp.stride0, bp.stride1),
                 tile_mask<W, R, C>(bp.off0, bp.off1, bp.shape0, bp.shape1, bc.dim0, bc.dim1),
-                0.0f);
+                std::remove_const_t<T>{});
   } else {
     bp_tile<T, R, C, W> v{
         {bp.base, bp.shape0, bp.shape1, bp.stride0, bp.stride1, bp.ring, bp.stages, bp.meta},

@@ -209,6 +209,7 @@ BV_DI auto load_impl(const ptr_block<T, S, W, I>& pb, const M& mask, const O oth
   constexpr bool masked = !std::is_same_v<M, no_mask>;
   constexpr bool has_other = !std::is_same_v<O, no_other>;
   static_assert(rules::other_needs_mask<(!has_other || masked)>());
+  if constexpr (has_other) static_assert(rules::load_other<T, elem_of<O>>());
   check_mask<S, M>();
   basic_block<U, S, W> out;
   const U* base = pb.p;

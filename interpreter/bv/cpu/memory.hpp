@@ -298,6 +298,7 @@ auto load_impl(const ptr_block<T, S, W>& p, const M& mask, const O& other,
   using U = std::remove_const_t<T>;
   constexpr bool has_other = !std::is_same_v<O, no_other>;
   static_assert(rules::other_needs_mask<(!has_other || !std::is_same_v<M, no_mask>)>());
+  if constexpr (has_other) static_assert(rules::load_other<T, elem_of<O>>());
   basic_block<U, S, W> out;
   // mp: the mask's lanes, or null when every lane is active.
   auto run = [&](const bool* mp) {
