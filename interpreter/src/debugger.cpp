@@ -13,6 +13,12 @@
 
 namespace bv {
 
+namespace {
+const char* const bad_condition_hint =
+    "write one comparison per axis (=, ==, !=, <, <=, >, >= and a whole number), separated by "
+    "commas: \"=0,>1\"; an empty part matches any id";
+}  // namespace
+
 std::string cond_error_message(std::string_view text, const parsed_cond& c) {
   const auto pos = std::min<std::size_t>(static_cast<std::size_t>(c.error_pos), text.size());
   const std::string_view bad = text.substr(pos, static_cast<std::size_t>(c.error_len));
@@ -52,9 +58,7 @@ bool pid_cond::matches(const std::array<int, 3>& pid) const {
     d.kind = "bad-condition";
     d.sev = severity::error;
     d.headline = "the program-id condition " + cond_error_message(text, parsed);
-    d.hint =
-        "write one comparison per axis (=, ==, !=, <, <=, >, >= and a whole number), separated by "
-        "commas: \"=0,>1\"; an empty part matches any id";
+    d.hint = bad_condition_hint;
     detail::complete(d, &loc);
     detail::report(d);
   }
@@ -208,7 +212,7 @@ void set_stop_handler(stop_handler h) {
   g_stop_handler = std::move(h);
 }
 
-void debugger_launch_begin(launch_state&) {
+void debugger_launch_begin(launch_state& L) {
   const std::string& b = config().break_cond;
   g_env_break_set = !b.empty();
   if (!g_env_break_set) return;
@@ -216,6 +220,24 @@ void debugger_launch_begin(launch_state&) {
   const auto at = b.find('@');
   g_env_break.cond = b.substr(0, at);
   g_env_break.parsed.emplace(g_env_break.cond);
+  if (!g_env_break.parsed->parsed.ok()) {
+    // Said once per launch, by the variable's name: no line of the kernel wrote it.
+    diagnostic d;
+    d.kind = "bad-condition";
+    d.sev = severity::error;
+    d.headline = "BV_BREAK=" + b + ": the program-id condition " +
+                 cond_error_message(g_env_break.cond, g_env_break.parsed->parsed) +
+                 "; no program stops";
+    d.hint = bad_condition_hint;
+    d.has_pid = false;
+    {
+      std::lock_guard lk(L.mu);
+      d.kernel = L.kernel;
+    }
+    report_in(L, std::move(d));
+    g_env_break_set = false;
+    return;
+  }
   if (at != std::string::npos) {
     const std::string where = b.substr(at + 1);
     const auto colon = where.rfind(':');

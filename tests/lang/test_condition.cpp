@@ -394,7 +394,15 @@ TEST_CASE("runtime conditions: print_if and BV_BREAK parse them, and a bad one i
     CHECK(stops.pids.empty());
     CHECK_FALSE(res.ok());
     int found = 0;
-    for (const auto& d : res.diagnostics) found += d.kind == "bad-condition";
+    for (const auto& d : res.diagnostics)
+      if (d.kind == "bad-condition") {
+        ++found;
+        CHECK(d.headline.find("BV_BREAK==1,=2,=3,=4") != std::string::npos);
+        CHECK(d.headline.find(bv::cond_error_text(bv::cond_error::too_many_parts)) !=
+              std::string::npos);
+        CHECK(d.file.empty());  // no line of the kernel wrote it, and no program
+        CHECK_FALSE(d.has_pid);
+      }
     CHECK(found == 1);
   }
   bv::config().break_cond.clear();
