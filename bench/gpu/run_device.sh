@@ -7,7 +7,7 @@
 # build_cli_gpu.sh, optionally bv_gpu_bench / bv_gpu_libbench from build_nvcc.sh, and
 # triton_peer.py (a copy of ../shared/peers/triton_peer.py). Everything goes to $OUT/log.txt
 # (or ./gpu-out) as it happens, JSON beside it; what was written comes back even after a timeout.
-# Environment: BV_STEPS (default "bench lnpeer peer tests runs"), BV_BENCH_ARGS (default
+# Environment: BV_STEPS (default "bench lnpeer peer conformance tests runs"), BV_BENCH_ARGS (default
 # --variants), BV_TEST_MATCH (a grep -E pattern: only the test cases it matches), BV_TEST_TIMEOUT
 # (s per test case, default 40), BV_RUN_TIMEOUT (s per kernel, 20).
 set -u
@@ -15,7 +15,7 @@ C=${1:-.gpu-carry}
 O=${OUT:-gpu-out}
 mkdir -p "$O"
 exec > >(tee -a "$O/log.txt") 2>&1
-STEPS=" ${BV_STEPS:-bench lnpeer peer tests runs} "
+STEPS=" ${BV_STEPS:-bench lnpeer peer conformance tests runs} "
 has() { [[ "$STEPS" == *" $1 "* ]]; }
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  steps:$STEPS"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader
@@ -71,6 +71,10 @@ if cli:
 PY
 }
 summary
+if has conformance && [ -x "$C/conformance_gpu" ]; then
+  echo "== the conformance suite (tests/lang/conformance: the interpreter's cases on the GPU)"
+  timeout 120 "$C/conformance_gpu"; echo "conformance rc=$?"
+fi
 if has tests && [ -x "$C/bv_gpu_tests" ]; then
   echo "== GPU tests, one test case at a time (timeout ${BV_TEST_TIMEOUT:-40} s each)"
   "$C/bv_gpu_tests" -ltc 2>/dev/null | grep -E "^gpu |^backend" | grep -E "${BV_TEST_MATCH:-.}" > "$O/cases.txt"

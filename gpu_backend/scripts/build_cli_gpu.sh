@@ -11,8 +11,10 @@ cd "$(dirname "$0")/../.."
 OUT=${1:?usage: build_cli_gpu.sh OUTDIR [BUILD_DIR]}
 B=${2:-build-gpuB}
 LIBDIR=${BV_LIBDIR:-/usr/lib/x86_64-linux-gnu}
+LAUNCHER=()
+if command -v ccache >/dev/null; then LAUNCHER=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 if [ ! -f "$B/CMakeCache.txt" ]; then
-  cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
+  cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release "${LAUNCHER[@]}" \
     -DBV_GPU_NVCC=ON -DBV_STATIC_DEPS=ON -DBoost_USE_STATIC_LIBS=ON \
     -DSQLite3_LIBRARY="$LIBDIR/libsqlite3.a" \
     "-DCMAKE_EXE_LINKER_FLAGS=-static-libstdc++ -static-libgcc" -DBV_BUILD_UI=OFF
@@ -20,14 +22,21 @@ fi
 nice -n 10 ninja -C "$B" -j "${JOBS:-2}" blockvec bv_gpu_tests
 mkdir -p "$OUT"
 cp "$B/cli/blockvec" "$B/tests/gpu/bv_gpu_tests" "$OUT/"
+# The conformance suite's GPU runner (tests/lang/conformance_gpu.cu): one nvcc translation unit.
+NVCC=$(grep -m1 '^BV_NVCC:' "$B/CMakeCache.txt" | cut -d= -f2)
+ARCH=$(grep -m1 '^BV_CUDA_ARCH:' "$B/CMakeCache.txt" | cut -d= -f2)
+"$NVCC" -std=c++20 -arch="$ARCH" -O3 --expt-relaxed-constexpr -diag-suppress 20012,554 \
+  -Igpu_backend -Ilang -Ikernels -Itests/lang -o "$OUT/conformance_gpu" tests/lang/conformance_gpu.cu \
+  "$(dirname "$NVCC")/../lib64/libcudart_static.a" -ldl -lpthread -lrt -Xcompiler -static-libstdc++ \
+  -Xcompiler -static-libgcc
 for f in "$B"/gpu_backend/*.ptxas.txt; do
   if grep -q "[1-9][0-9]* bytes spill" "$f"; then
     echo "note: ptxas reports spills in $(basename "$f" .ptxas.txt) (see $f)" >&2
   fi
 done
 # Only the C library's own parts may stay shared.
-for b in "$OUT/blockvec" "$OUT/bv_gpu_tests"; do
+for b in "$OUT/blockvec" "$OUT/bv_gpu_tests" "$OUT/conformance_gpu"; do
   extra=$(ldd "$b" | awk '{print $1}' | grep -vE '^(linux-vdso|/lib64/ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so)' || true)
   if [ -n "$extra" ]; then echo "error: $b needs shared libraries the GPU machine lacks: $extra" >&2; exit 1; fi
 done
-echo "built $OUT/blockvec and $OUT/bv_gpu_tests (GPU backend: $(grep -m1 BV_CUDA_ARCH: "$B/CMakeCache.txt" | cut -d= -f2))"
+echo "built $OUT/blockvec, $OUT/bv_gpu_tests and $OUT/conformance_gpu (GPU backend: $(grep -m1 BV_CUDA_ARCH: "$B/CMakeCache.txt" | cut -d= -f2))"
