@@ -1,5 +1,5 @@
 // The cost of each check: the interpreter with one check on, and with all of them, as a ratio to
-// checks off, on the seed kernels (add 1M f32, softmax 256x1024, matmul 256^3 with 64x64x32
+// checks off, on the first kernels (add 1M f32, softmax 256x1024, matmul 256^3 with 64x64x32
 // tiles), and all checks against a native single-threaded Eigen implementation. Sequential
 // schedule, best of several runs, one process: the figures are ratios from one run. Times are
 // the process's CPU time, not wall time: on a shared machine, time spent descheduled is not the

@@ -113,7 +113,7 @@ constexpr auto silu = kernels::gate_act::silu;
 constexpr auto gelu = kernels::gate_act::gelu_tanh;
 
 registrar r1{{.name = "silu_mul",
-              .description = "fused SiLU(gate) * up over [M, 2N] -> [M, N], f32 (seed 002)",
+              .description = "fused SiLU(gate) * up over [M, 2N] -> [M, N], f32",
               .size_help = "ROWS,N",
               .default_size = {33, 1500},
               .bench_size = {256, 2048},

@@ -11,7 +11,7 @@ namespace bv::cli {
 namespace {
 registrar reg{{
     .name = "copy",
-    .description = "copy out = x, f32, 1024 per program (the lecture's first kernel)",
+    .description = "copy out = x, f32, 1024 per program (the simplest masked kernel)",
     .size_help = "N",
     .default_size = {100003},
     .bench_size = {1 << 20},

@@ -1,4 +1,4 @@
-// Shared by the kernel-library entries (cli/kernels/*.cpp of issue 4): outputs made empty and
+// Shared by the kernel-library entries (cli/kernels/*.cpp): outputs made empty and
 // poisoned, several outputs checked into one outcome (the worst one decides), Eigen maps for the
 // native implementations.
 #pragma once

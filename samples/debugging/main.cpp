@@ -1,4 +1,4 @@
-// The practitioners' debugging workflow, on the lecture's first kernel: a copy with an off-by-one
+// The debugging workflow of Triton users, on the simplest kernel: a copy with an off-by-one
 // mask (`offs <= n` instead of `offs < n`). Run it and read the output from top to bottom:
 //
 //   1. check_tensors_ready: rule out the boring causes (non-contiguous tensors) first;

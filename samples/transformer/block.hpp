@@ -11,7 +11,7 @@
 //
 // and the backward through the same kernels' backwards (rmsnorm_bwd, silu_mul_bwd, attention_bwd,
 // inverse RoPE) with every weight gradient a matmul of transposed views. All fp32: this is the
-// workshop's V3 model (seed 001) in miniature, small enough to check against a double reference
+// TinyLlama-style model in miniature, small enough to check against a double reference
 // of the whole block (reference.hpp).
 #pragma once
 #include <random>

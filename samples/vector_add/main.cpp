@@ -1,4 +1,4 @@
-// Your first blockvec program: the seed's vector add, run on the CPU interpreter.
+// Your first blockvec program: a vector add, run on the CPU interpreter.
 //
 // A kernel is run by many *programs* at once (Triton's program instances). Each program handles
 // one block of BLOCK elements: it computes the offsets of its block, loads, adds and stores whole

@@ -7,7 +7,7 @@ using namespace bv;
 
 namespace {
 
-// The lecture's bug: `<=` lets lane n through in the last program.
+// The classic off-by-one: `<=` lets lane n through in the last program.
 template <int B>
 void copy_off_by_one(program<4> p, ptr<const float> x, ptr<float> out, int n) {
   auto offs = p.id(0) * B + arange<B>(p);

@@ -12,7 +12,7 @@ namespace {
 
 constexpr int kBlock = 64;
 
-// The lecture's bug: `<=` lets lane n through.
+// The classic off-by-one: `<=` lets lane n through.
 // clang-format off
 constexpr int kBadStoreLine = __LINE__ + 6;
 template <int W>

@@ -1,4 +1,4 @@
-// The practitioners' debugging aids: print_if / breakpoint_if on program ids (condition strings
+// The debugging aids Triton users know: print_if / breakpoint_if on program ids (condition strings
 // and predicates), check_tensors_ready, and clear errors for bad conditions, flags and grids.
 #include <doctest/doctest.h>
 #include <unistd.h>
@@ -92,7 +92,7 @@ std::vector<std::pair<int, int>> all_pids(int gx, int gy) {
 
 }  // namespace
 
-TEST_CASE("condition strings select program ids as the lecture's helper meant") {
+TEST_CASE("condition strings select program ids as Triton users write them") {
   struct cse {
     const char* text;
     std::function<bool(int, int)> want;

@@ -1,6 +1,6 @@
 // Fused SiLU*mul and GELU(tanh)*mul over [M, 2N], forward and backward, against the double
 // reference (exact tanh), on ragged shapes and every schedule. Large gate values exercise the
-// seed's overflow-safe tanh: without its clamp, e^2z overflows and the GELU is NaN.
+// overflow-safe tanh: without its clamp, e^2z overflows and the GELU is NaN.
 #include <bv/testing.hpp>
 
 #include "bv/kernels/act_mul.hpp"

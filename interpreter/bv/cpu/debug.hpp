@@ -1,4 +1,4 @@
-// The practitioners' debugging aids, inside kernels: print_if and breakpoint_if on program ids,
+// The debugging aids Triton users know, inside kernels: print_if and breakpoint_if on program ids,
 // watch, device_assert; and check_tensors_ready on the host. On the GPU they compile to cheap
 // equivalents or to nothing, so a kernel never has to be edited before deployment.
 #pragma once
@@ -153,7 +153,7 @@ void device_assert(const program<W>& p, const X& cond, const char* msg,
   }
 }
 
-// check_tensors_ready(a, b, ...): the lecture's check_tensors_gpu_ready. Every tensor must be
+// check_tensors_ready(a, b, ...): Triton users' check_tensors_gpu_ready. Every tensor must be
 // contiguous (and, in a GPU build, on the device). Reports each one that is not as an error
 // diagnostic and returns false.
 namespace detail {
