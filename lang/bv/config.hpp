@@ -9,7 +9,16 @@
 
 // BV_GPU: this translation unit is compiled by a GPU compiler (hipcc, clang -x hip, nvcc), so
 // kernels are device functions. Without it, kernels are plain C++ run by the interpreter.
-#if defined(__HIPCC__) || defined(__CUDACC__)
+// BV_AMD_EMU=1: the host compiler builds the GPU backend's AMD lowering for the emulator
+// (emulator/), which runs it lane by lane; the GPU language then lives in its own inline
+// namespace, so that a program may link emulated and GPU-compiled translation units.
+#if defined(BV_AMD_EMU) && BV_AMD_EMU
+#define BV_GPU 1
+#define BV_HD
+#define BV_KERNEL inline
+#define gpu_lang gpu_lang_emu
+#include "bv/emu/device.hpp"
+#elif defined(__HIPCC__) || defined(__CUDACC__)
 #define BV_GPU 1
 #define BV_HD __host__ __device__
 // Always inlined into the launch trampoline (a kernel launched with several configurations,

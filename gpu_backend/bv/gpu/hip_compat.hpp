@@ -38,6 +38,10 @@ using hipDeviceProp_t = cudaDeviceProp;
 #define hipOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
 #define hipDriverGetVersion cudaDriverGetVersion
 #define hipRuntimeGetVersion cudaRuntimeGetVersion
+#elif defined(BV_AMD_EMU) && BV_AMD_EMU
+// The AMD emulator (emulator/): the device names the lowering uses, for the host compiler.
+#define BV_NVIDIA 0
+#include "bv/emu/device.hpp"
 #else
 #define BV_NVIDIA 0
 #include <hip/hip_runtime.h>

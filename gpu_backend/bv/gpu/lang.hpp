@@ -11,4 +11,8 @@
 #include "bv/gpu/memory.hpp"
 #include "bv/gpu/program.hpp"
 #include "bv/gpu/reduce.hpp"
+#if BV_AMD_EMU
+#include "bv/emu/launch.hpp"  // the AMD emulator's launch and host tensors (emulator/)
+#else
 #include "bv/gpu/runtime.hpp"
+#endif

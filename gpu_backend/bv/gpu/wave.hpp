@@ -86,8 +86,14 @@ BV_DI void barrier() { __syncthreads(); }
 // that uses one brackets its use with barriers, so ops that share a buffer never overlap.
 template <class T, int N, int Tag = 0>
 BV_DI T* lds() {
+#if BV_AMD_EMU
+  // The emulator's LDS of the lane's workgroup; this static's address names the buffer.
+  static char name;
+  return static_cast<T*>(bv::emu::lds_static(&name, N * sizeof(T)));
+#else
   __shared__ unsigned char buf[N * sizeof(T)] __attribute__((aligned(16)));
   return reinterpret_cast<T*>(buf);
+#endif
 }
 
 // Matrix multiply-accumulate on one wave.
@@ -359,9 +365,16 @@ inline constexpr bool has_mma =
 #else
 // MFMA 32x32 on CDNA (gfx90a, gfx94x): lane l supplies A[l % 32][k0 + ...] and B[k0 + ...][l % 32]
 // with k0 = (l / 32) * KPL; lane l holds D[8 * (i / 4) + 4 * (l / 32) + i % 4][l % 32] in acc[i].
+#if BV_AMD_EMU
+// The host compiler's vectors of these shapes (bv/emu/device.hpp), which the emulator's MFMA takes.
+using f32x16 = bv::emu::f32x16;
+using f16x4 = bv::emu::f16x4;
+using i16x4 = bv::emu::i16x4;
+#else
 typedef float f32x16 __attribute__((ext_vector_type(16)));
 typedef _Float16 f16x4 __attribute__((ext_vector_type(4)));
 typedef short i16x4 __attribute__((ext_vector_type(4)));
+#endif
 BV_DI void mfma_32x32x8_f16(f32x16& c, f16x4 a, f16x4 b) {
   c = __builtin_amdgcn_mfma_f32_32x32x8f16(a, b, c, 0, 0, 0);
 }

@@ -1,0 +1,308 @@
+// Lanes as Boost.Context fibers on pooled stacks, with sanitizer annotations on every switch.
+//
+// Debian's Boost.Context is built with fcontext, which tells no sanitizer about stack switches
+// (its ucontext variant, which would, needs symbols that library lacks), so this file does:
+//  - AddressSanitizer: __sanitizer_start_switch_fiber before each switch and
+//    __sanitizer_finish_switch_fiber after it, on both sides, or ASan takes the fiber's frames for
+//    a stack overflow and leaves unwound frames poisoned on reused stacks.
+//  - ThreadSanitizer: one TSan fiber per lane, __tsan_switch_to_fiber right before each jump.
+//    TSan also keeps a shadow call stack per fiber, pushed and popped by every instrumented
+//    function: the frames between the announcement and the jump (Boost's fiber::resume, the
+//    fiber's entry) would be pushed on one fiber's shadow stack and popped from the other's, and
+//    the imbalance corrupts the shadow stacks. Under -fsanitize=thread this file is therefore
+//    compiled without TSan instrumentation (emulator/CMakeLists.txt): it is the only user of
+//    Boost.Context in the emulator, so the Boost templates it instantiates are uninstrumented too,
+//    and every instrumented frame (the scheduler's, the lane's) begins and ends on one fiber.
+#include "fiber.hpp"
+
+#include <boost/context/fiber.hpp>
+#include <boost/context/protected_fixedsize_stack.hpp>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define BV_ASAN_FIBERS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BV_ASAN_FIBERS 1
+#endif
+#endif
+// The build defines BV_TSAN_FIBERS for this file under -fsanitize=thread: the file itself is not
+// instrumented, so __SANITIZE_THREAD__ is not set here.
+#ifdef BV_ASAN_FIBERS
+extern "C" {
+void __sanitizer_start_switch_fiber(void** fake_stack_save, const void* bottom, size_t size);
+void __sanitizer_finish_switch_fiber(void* fake_stack_save, const void** bottom_old,
+                                     size_t* size_old);
+}
+#endif
+#ifdef BV_TSAN_FIBERS
+extern "C" {
+void* __tsan_get_current_fiber(void);
+void* __tsan_create_fiber(unsigned flags);
+void __tsan_destroy_fiber(void* fiber);
+void __tsan_switch_to_fiber(void* fiber, unsigned flags);
+}
+#endif
+
+namespace ctx = boost::context;
+
+namespace bv::emu::detail {
+namespace {
+
+// Stacks are reused across lanes and workgroups: allocating a guarded stack per lane would
+// cost more than most lanes run.
+class stack_pool {
+ public:
+  explicit stack_pool(std::size_t bytes) : alloc_(bytes) {}
+  ~stack_pool() {
+    for (auto& sc : free_) alloc_.deallocate(sc);
+  }
+  // Each thread keeps a few stacks of its own, so that the parallel schedule's threads do not
+  // take the pool's lock (and bounce its cache line) for every lane they start and end.
+  ctx::stack_context get() {
+    if (!t_cache_gone) {
+      cache& c = local();
+      if (!c.stacks.empty()) {
+        auto sc = c.stacks.back();
+        c.stacks.pop_back();
+        return sc;
+      }
+    }
+    {
+      std::lock_guard lk(mu_);
+      if (!free_.empty()) {
+        auto sc = free_.back();
+        free_.pop_back();
+        return sc;
+      }
+    }
+    return alloc_.allocate();
+  }
+  void put(ctx::stack_context& sc) {
+    // A thread's parked fibers may end after its cache did (thread-local destructors run in
+    // reverse order of construction): their stacks then go straight back to the pool.
+    if (t_cache_gone) return put_shared(sc);
+    cache& c = local();
+    if (c.stacks.size() < k_cached) {
+      c.stacks.push_back(sc);
+      return;
+    }
+    put_shared(sc);
+  }
+
+ private:
+  static constexpr size_t k_cached = 8;
+  struct cache {
+    stack_pool* owner = nullptr;
+    std::vector<ctx::stack_context> stacks;
+    void flush() {
+      for (auto& sc : stacks) owner->put_shared(sc);
+      stacks.clear();
+    }
+    // Thread-local objects end before the static pools: the stacks go back to their pool.
+    ~cache() {
+      if (owner) flush();
+      t_cache_gone = true;
+    }
+  };
+  // Trivially destructible, so still readable while the thread's other thread-locals end.
+  static inline thread_local bool t_cache_gone = false;
+  cache& local() {
+    thread_local cache c;
+    if (c.owner != this) {
+      if (c.owner) c.flush();
+      c.owner = this;
+    }
+    return c;
+  }
+  void put_shared(ctx::stack_context& sc) {
+    std::lock_guard lk(mu_);
+    free_.push_back(sc);
+  }
+
+  std::mutex mu_;
+  ctx::protected_fixedsize_stack alloc_;
+  std::vector<ctx::stack_context> free_;
+};
+
+stack_pool& pool_for(std::size_t bytes) {
+  thread_local std::size_t last_bytes = 0;  // one size per process in practice: no lock per fiber
+  thread_local stack_pool* last = nullptr;
+  if (last && last_bytes == bytes) return *last;
+  static std::mutex mu;
+  static std::map<std::size_t, std::unique_ptr<stack_pool>> pools;
+  std::lock_guard lk(mu);
+  auto& p = pools[bytes];
+  if (!p) p = std::make_unique<stack_pool>(bytes);
+  last = p.get(), last_bytes = bytes;
+  return *p;
+}
+
+thread_local ctx::stack_context t_last_stack;  // the stack the allocator just gave a fiber
+
+struct pooled_stack {
+  stack_pool* pool;
+  ctx::stack_context allocate() { return t_last_stack = pool->get(); }
+  void deallocate(ctx::stack_context& sc) noexcept { pool->put(sc); }
+};
+
+}  // namespace
+
+struct fiber_slot {
+  ctx::fiber self;  // the lane
+  ctx::fiber sink;  // the scheduler, while the lane runs
+  void (*main)(void*) = nullptr;
+  void* arg = nullptr;
+  bool finished = false;
+  std::size_t stack_bytes = 0;
+#ifdef BV_ASAN_FIBERS
+  ctx::stack_context stack{};
+  const void* caller_bottom = nullptr;  // the scheduler's stack, to switch back to
+  size_t caller_size = 0;
+  void* caller_fake = nullptr;  // the scheduler's fake stack while the lane runs
+  void* self_fake = nullptr;    // the lane's fake stack while it is switched out
+#endif
+#ifdef BV_TSAN_FIBERS
+  void* tsan_self = __tsan_create_fiber(0);
+  void* tsan_caller = nullptr;
+  ~fiber_slot() { __tsan_destroy_fiber(tsan_self); }
+#endif
+};
+
+namespace {
+
+// The scheduler's side of a switch into the fiber, and back.
+inline void to_fiber(fiber_slot* f) {
+#ifdef BV_TSAN_FIBERS
+  f->tsan_caller = __tsan_get_current_fiber();
+  __tsan_switch_to_fiber(f->tsan_self, 0);
+#endif
+#ifdef BV_ASAN_FIBERS
+  __sanitizer_start_switch_fiber(&f->caller_fake, static_cast<char*>(f->stack.sp) - f->stack.size,
+                                 f->stack.size);
+#endif
+  (void)f;
+}
+inline void back_in_scheduler(fiber_slot* f) {
+#ifdef BV_ASAN_FIBERS
+  __sanitizer_finish_switch_fiber(f->caller_fake, nullptr, nullptr);
+#endif
+  (void)f;
+}
+// The fiber's side: arrived (learning the scheduler's stack, which differs per thread), leaving.
+inline void in_fiber(fiber_slot* f) {
+#ifdef BV_ASAN_FIBERS
+  __sanitizer_finish_switch_fiber(f->self_fake, &f->caller_bottom, &f->caller_size);
+  f->self_fake = nullptr;
+#endif
+  (void)f;
+}
+inline void out_of_fiber(fiber_slot* f, bool exiting) {
+#ifdef BV_ASAN_FIBERS
+  // Exiting: a null save tells ASan to drop the lane's fake stack, which is never resumed.
+  __sanitizer_start_switch_fiber(exiting ? nullptr : &f->self_fake, f->caller_bottom,
+                                 f->caller_size);
+#endif
+#ifdef BV_TSAN_FIBERS
+  __tsan_switch_to_fiber(f->tsan_caller, 0);
+#endif
+  (void)f, (void)exiting;
+}
+
+}  // namespace
+
+namespace {
+// Destroying a suspended fiber unwinds its stack, running on it; the unwinding leaves through
+// the handler in fiber_create, which announces the switch back.
+void destroy(fiber_slot* f) {
+  to_fiber(f);
+  f->self = {};
+  back_in_scheduler(f);
+  delete f;
+}
+
+// Fibers whose lane finished stay parked on their stack and take the next workgroup's lanes:
+// every workgroup would otherwise build and tear down up to 1024 fibers (an allocation, a stack
+// from the pool, two extra jumps each). A workgroup's worth per thread are kept.
+struct parked_fibers {
+  static constexpr size_t k_max = 1024;
+  std::vector<fiber_slot*> idle;
+  ~parked_fibers() {
+    for (auto* f : idle) destroy(f);
+  }
+};
+parked_fibers& parked() {
+  thread_local parked_fibers p;
+  return p;
+}
+}  // namespace
+
+fiber_slot* fiber_create(std::size_t stack_bytes, void (*main)(void*), void* arg) {
+  auto& idle = parked().idle;
+  for (size_t i = idle.size(); i-- > 0;)
+    if (idle[i]->stack_bytes == stack_bytes) {
+      fiber_slot* f = idle[i];
+      idle.erase(idle.begin() + static_cast<long>(i));
+      f->main = main;
+      f->arg = arg;
+      f->finished = false;
+      return f;
+    }
+  auto* f = new fiber_slot;
+  f->main = main;
+  f->arg = arg;
+  f->stack_bytes = stack_bytes;
+  // Creating a fiber already jumps onto its stack and back (Boost's entry takes its record);
+  // that runs only this file's code, with no instrumented locals: no sanitizer needs to know.
+  f->self = ctx::fiber(std::allocator_arg, pooled_stack{&pool_for(stack_bytes)},
+                       [f](ctx::fiber&& sink) -> ctx::fiber {
+                         in_fiber(f);
+                         f->sink = std::move(sink);
+                         try {
+                           for (;;) {
+                             f->main(f->arg);  // catches everything but Boost's forced unwind
+                             // Parked until the scheduler hands this fiber its next lane.
+                             f->finished = true;
+                             out_of_fiber(f, false);
+                             f->sink = std::move(f->sink).resume();
+                             in_fiber(f);
+                           }
+                         } catch (const ctx::detail::forced_unwind&) {
+                           // Discarded or retired: leaving for good, through Boost's entry. The
+                           // scheduler announced the switch in; announce the one out.
+                           in_fiber(f);
+                           out_of_fiber(f, true);
+                           throw;
+                         }
+                       });
+#ifdef BV_ASAN_FIBERS
+  f->stack = t_last_stack;
+#endif
+  return f;
+}
+
+bool fiber_resume(fiber_slot* f) {
+  to_fiber(f);
+  f->self = std::move(f->self).resume();
+  back_in_scheduler(f);
+  if (!f->finished) return false;
+  auto& idle = parked().idle;
+  if (idle.size() < parked_fibers::k_max)
+    idle.push_back(f);
+  else
+    destroy(f);
+  return true;
+}
+
+void fiber_yield(fiber_slot* f) {
+  out_of_fiber(f, false);
+  f->sink = std::move(f->sink).resume();
+  in_fiber(f);
+}
+
+void fiber_discard(fiber_slot* f) { destroy(f); }
+
+}  // namespace bv::emu::detail
