@@ -219,6 +219,8 @@ int run_command(const run_request& r) {
     j["size"] = size;
     j["seed"] = seed;
     j["backend"] = r.backend;
+    j["target"] = target_name(config().tgt);
+    j["wave_size"] = config().wave_size;
     j["schedule"] = schedule_name(config().sched);
     j["threads"] = config().threads;
     j["checks"] = checks_text(config().enabled);
@@ -240,6 +242,8 @@ int run_command(const run_request& r) {
   } else {
     fmt::print("kernel      {} ({})\n", k->name, k->description);
     fmt::print("size        {}   seed {} (rerun with --seed {})\n", size_text(size), seed, seed);
+    fmt::print("target      {} (waves of {} lanes)\n", target_name(config().tgt),
+               config().wave_size);
     fmt::print(
         "schedule    {}{}   checks {}\n", schedule_name(config().sched),
         config().sched == schedule::parallel
@@ -283,6 +287,7 @@ int demo_command(bool json_out) {
              t.diags.empty() ? "none" : fmt::format("{} err, {} warn", t.errors, t.warnings),
              ok ? "ok" : (err.empty() ? "FAILED" : "FAILED: " + err)});
     rows.push_back({{"kernel", k.name},
+                    {"target", target_name(config().tgt)},
                     {"size", k.default_size},
                     {"programs", t.programs},
                     {"seconds", seconds(o)},
@@ -295,9 +300,9 @@ int demo_command(bool json_out) {
     fmt::print("{}\n", rows.dump(2));
   } else {
     fmt::print(
-        "blockvec demo: every kernel on the CPU interpreter ({} schedule, checks {}), "
+        "blockvec demo: every kernel on the CPU interpreter (target {}, {} schedule, checks {}), "
         "compared with its reference\n\n",
-        schedule_name(config().sched), checks_text(config().enabled));
+        target_name(config().tgt), schedule_name(config().sched), checks_text(config().enabled));
     tab.print();
     fmt::print("\n{} of {} kernels match their reference with no error diagnostics.\n",
                registry().size() - failed, registry().size());
@@ -429,15 +434,13 @@ int bench_command(const std::vector<std::string>& names, bool json_out, int repe
   config() = saved;
   bench_samples() = 0;
   if (json_out) {
-    json j{{"date", today()},
-           {"cpu", cpu_model()},
-           {"cores", cores},
-           {"repeat", repeat},
-           {"results", rows}};
+    json j{{"date", today()},    {"target", target_name(config().tgt)},
+           {"cpu", cpu_model()}, {"cores", cores},
+           {"repeat", repeat},   {"results", rows}};
     fmt::print("{}\n", j.dump(2));
   } else {
-    fmt::print("blockvec bench, {} on {} ({} cores), best of {} rounds; times in ms\n", today(),
-               cpu_model(), cores, repeat);
+    fmt::print("blockvec bench, {} on {} ({} cores), target {}, best of {} rounds; times in ms\n",
+               today(), cpu_model(), cores, target_name(config().tgt), repeat);
     fmt::print(
         "native: single-threaded C++/Eigen; off/all: the interpreter, sequential, with no "
         "checks / every check;\neach round makes fresh tensors, runs once untimed, then times "

@@ -18,6 +18,19 @@ std::string schedule_value(const std::string& v) {
   std::string err;
   return bv::parse_schedule(v, s, err) ? std::string() : err;
 }
+std::string target_value(const std::string& v) {
+  bv::target t;
+  return bv::parse_target(v.c_str(), t) ? std::string()
+                                        : "'" + v + "' is not a target: " + bv::target_choices;
+}
+// --target on run, bench and demo: the GPU whose launch configurations and wave size the
+// interpreter runs (default gfx942, or BV_TARGET).
+void add_target_option(CLI::App* sub, std::string& arg) {
+  sub->add_option("--target", arg,
+                  "gfx942 | gfx90a | sm_90: the GPU whose launch configurations the interpreter "
+                  "runs (default: BV_TARGET, else gfx942)")
+      ->check(CLI::Validator(target_value, "TARGET"));
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -28,7 +41,7 @@ int main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "Print the kernels it knows, one per line, name first");
 
   bv::cli::run_request req;
-  std::string size_arg, schedule_arg, check_arg, trace_arg;
+  std::string size_arg, schedule_arg, check_arg, trace_arg, target_arg;
   int threads = -1;
   auto* run =
       app.add_subcommand("run", "Run a kernel on random inputs and compare with its reference");
@@ -46,6 +59,7 @@ int main(int argc, char** argv) {
                   "cpu (the interpreter), gpu, or both (compared with each other)")
       ->check(CLI::IsMember({"cpu", "gpu", "both"}));
   run->add_option("--trace", trace_arg, "Record a trace (SQLite) for blockvec-viewer");
+  add_target_option(run, target_arg);
   run->add_flag("--json", req.json, "Print one JSON object");
 
   std::vector<std::string> bench_kernels;
@@ -69,10 +83,12 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cpu", "gpu"}));
   bench->add_option("--warmup", warmup, "GPU: untimed launches first")->check(CLI::Range(0, 100));
   bench->add_flag("--variants", bench_variants, "GPU: also the launch-configuration variants");
+  add_target_option(bench, target_arg);
 
   bool demo_json = false;
   auto* demo = app.add_subcommand("demo", "Run every kernel and print a table");
   demo->add_flag("--json", demo_json, "Print JSON");
+  add_target_option(demo, target_arg);
 
   try {
     app.parse(argc, argv);
@@ -85,9 +101,10 @@ int main(int argc, char** argv) {
     fmt::print(stderr,
                "usage: blockvec list | run KERNEL [--size N[,M]] [--seed N] "
                "[--schedule sequential|shuffled|parallel] [--threads N] "
-               "[--check all|none|LIST] [--trace FILE] [--backend cpu|gpu|both] [--json]\n"
-               "       | bench [KERNEL...] [--backend cpu|gpu] [--repeat N] [--per-check] [--json] "
-               "| demo\n"
+               "[--check all|none|LIST] [--trace FILE] [--backend cpu|gpu|both] "
+               "[--target gfx942|gfx90a|sm_90] [--json]\n"
+               "       | bench [KERNEL...] [--backend cpu|gpu] [--repeat N] [--per-check] "
+               "[--target T] [--json] | demo [--target T] [--json]\n"
                "       blockvec --help and blockvec SUBCOMMAND --help say more\n");
     return 2;
   }
@@ -97,6 +114,11 @@ int main(int argc, char** argv) {
   if (!schedule_arg.empty()) bv::parse_schedule(schedule_arg, cfg.sched, err);
   if (!check_arg.empty()) bv::parse_checks(check_arg, cfg.enabled, err);
   if (threads >= 0) cfg.threads = threads;
+  if (!target_arg.empty()) {
+    bv::target t = bv::default_target;
+    bv::parse_target(target_arg.c_str(), t);
+    bv::set_target(t);
+  }
   if (!trace_arg.empty()) cfg.trace_path = trace_arg;
   if (!size_arg.empty() && !bv::cli::parse_size(size_arg, req.size, err)) {
     fmt::print(stderr, "blockvec run: {}\n", err);

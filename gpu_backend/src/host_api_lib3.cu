@@ -6,9 +6,9 @@
 #include <type_traits>
 
 #include "bench_registry.hpp"
-#include "host_common.hpp"
 #include "bv/gpu/host_api.hpp"
 #include "bv/gpu/kernels_gpu_lib.hpp"
+#include "host_common.hpp"
 
 namespace bv::gpu {
 using namespace host;
@@ -23,7 +23,7 @@ double rmsnorm_bwd(dtype_id t, const void* dy, const void* x, const void* w, con
     auto ddx = device_tensor<T>::empty("dx", {rows, cols});
     auto ddw = device_tensor<T>::empty("dw", {cols});
     auto partial =
-        device_tensor<float>::empty("dw_partial", {kernels::norm_bwd_programs(rows), cols});
+        device_tensor<float>::empty("dw_partial", {kernels::norm_bwd_programs(rows, cols), cols});
     const double ms = timed([&] { kernels::rmsnorm_bwd(ddy, dxin, dwin, dr, ddx, ddw, partial); });
     ddx.copy_to_host(static_cast<T*>(dx));
     ddw.copy_to_host(static_cast<T*>(dw));
@@ -42,9 +42,8 @@ double layernorm_bwd(dtype_id t, bool lock, const void* dy, const void* x, const
     auto dr = device_tensor<float>::from_host("rstd", {rows}, rstd);
     auto ddx = device_tensor<T>::empty("dx", {rows, cols});
     auto ddw = device_tensor<T>::empty("dw", {cols}), ddb = device_tensor<T>::empty("db", {cols});
-    // The tutorial's GROUP_SIZE_M for the lock; one partial row per program for two-stage.
-    const int groups = cols <= 1024 ? 64 : (cols <= 4096 ? 32 : 16);
-    const int g = lock ? (rows < groups ? rows : groups) : kernels::norm_bwd_programs(rows);
+    // The lock's groups, or one partial row per program of the two-stage reduction.
+    const int g = kernels::layernorm_bwd_partials(lock, rows, cols);
     auto dwp = device_tensor<float>::empty("dw_partial", {g, cols});
     auto dbp = device_tensor<float>::empty("db_partial", {g, cols});
     auto locks = device_tensor<int32_t>::empty("locks", {2 * g});
@@ -87,17 +86,20 @@ double attention_bwd(dtype_id t, const void* q, const void* k, const void* v, co
 namespace {
 using namespace benchreg;
 constexpr int NR = 8192, NC = 8192;
-const registrar bench_rms_bwd{"rmsnorm_bwd", [](int warm, int reps) {
-  auto x = random<half>("x", {NR, NC}, 1, -2.0f, 2.0f), w = random<half>("w", {NC}, 2);
-  auto dy = random<half>("dy", {NR, NC}, 3);
-  auto rstd = random<float>("rstd", {NR}, 4, 0.5f, 1.5f);
-  auto dx = device_tensor<half>::empty("dx", {NR, NC});
-  auto dw = device_tensor<half>::empty("dw", {NC});
-  auto partial = device_tensor<float>::empty("dw_partial", {kernels::norm_bwd_programs(NR), NC});
-  bench_figure f{.dtype = "f16", .shape = dims({NR, NC}), .note = "dx + two-stage dw"};
-  f.bytes = 3.0 * 2 * NR * NC;
-  return median_of(f, warm, reps, [&] { kernels::rmsnorm_bwd(dy, x, w, rstd, dx, dw, partial); });
-}};
+const registrar bench_rms_bwd{
+    "rmsnorm_bwd", [](int warm, int reps) {
+      auto x = random<half>("x", {NR, NC}, 1, -2.0f, 2.0f), w = random<half>("w", {NC}, 2);
+      auto dy = random<half>("dy", {NR, NC}, 3);
+      auto rstd = random<float>("rstd", {NR}, 4, 0.5f, 1.5f);
+      auto dx = device_tensor<half>::empty("dx", {NR, NC});
+      auto dw = device_tensor<half>::empty("dw", {NC});
+      auto partial =
+          device_tensor<float>::empty("dw_partial", {kernels::norm_bwd_programs(NR, NC), NC});
+      bench_figure f{.dtype = "f16", .shape = dims({NR, NC}), .note = "dx + two-stage dw"};
+      f.bytes = 3.0 * 2 * NR * NC;
+      return median_of(f, warm, reps,
+                       [&] { kernels::rmsnorm_bwd(dy, x, w, rstd, dx, dw, partial); });
+    }};
 bench_figure ln_bwd_bench(int warm, int reps, bool lock) {
   auto x = random<half>("x", {NR, NC}, 5, -2.0f, 2.0f), w = random<half>("w", {NC}, 6);
   auto dy = random<half>("dy", {NR, NC}, 7);
@@ -105,38 +107,42 @@ bench_figure ln_bwd_bench(int warm, int reps, bool lock) {
   auto rstd = random<float>("rstd", {NR}, 9, 0.5f, 1.5f);
   auto dx = device_tensor<half>::empty("dx", {NR, NC});
   auto dw = device_tensor<half>::empty("dw", {NC}), db = device_tensor<half>::empty("db", {NC});
-  const int g = lock ? 16 : kernels::norm_bwd_programs(NR);
+  const int g = kernels::layernorm_bwd_partials(lock, NR, NC);
   auto dwp = device_tensor<float>::empty("dw_partial", {g, NC});
   auto dbp = device_tensor<float>::empty("db_partial", {g, NC});
   auto locks = device_tensor<int32_t>::empty("locks", {2 * g});
-  bench_figure f{.dtype = "f16", .shape = dims({NR, NC}),
+  bench_figure f{.dtype = "f16",
+                 .shape = dims({NR, NC}),
                  .note = lock ? "spin lock, 16 groups" : "two-stage, 256 programs"};
   f.bytes = 3.0 * 2 * NR * NC;
   return median_of(f, warm, reps, [&] {
     kernels::layernorm_bwd(lock, dy, x, w, mean, rstd, dx, dw, db, dwp, dbp, locks);
   });
 }
-const registrar bench_ln_bwd{"layernorm_bwd", [](int w, int r) { return ln_bwd_bench(w, r, true); }};
+const registrar bench_ln_bwd{"layernorm_bwd",
+                             [](int w, int r) { return ln_bwd_bench(w, r, true); }};
 const registrar bench_ln_bwd2{"layernorm_bwd_two_stage",
                               [](int w, int r) { return ln_bwd_bench(w, r, false); }};
-const registrar bench_attn_bwd{"attention_bwd", [](int warm, int reps) {
-  const int B = 4, H = 16, S = 4096, D = 64;
-  const std::vector<int64_t> shape{B, H, S, D};
-  auto q = random<half>("q", shape, 10), k = random<half>("k", shape, 11),
-       v = random<half>("v", shape, 12), dout = random<half>("dout", shape, 13);
-  auto o = device_tensor<half>::empty("o", shape);
-  auto lse = device_tensor<float>::empty("lse", {B * H, S});
-  kernels::attention_fwd(q, k, v, o, lse, true);
-  auto dq = device_tensor<half>::empty("dq", shape), dk = device_tensor<half>::empty("dk", shape),
-       dv = device_tensor<half>::empty("dv", shape);
-  auto delta = device_tensor<float>::empty("delta", {B * H, S});
-  bench_figure f{.dtype = "f16", .shape = dims({B, H, S, D}), .note = "causal, 64x64 tiles"};
-  f.bytes = 8.0 * 2 * B * H * S * D;
-  f.flops = 10.0 * B * H * double(S) * S * D * 0.5;
-  return median_of(f, warm, reps, [&] {
-    kernels::attention_bwd(q, k, v, o, lse, dout, dq, dk, dv, delta, true);
-  });
-}};
+const registrar bench_attn_bwd{
+    "attention_bwd", [](int warm, int reps) {
+      const int B = 4, H = 16, S = 4096, D = 64;
+      const std::vector<int64_t> shape{B, H, S, D};
+      auto q = random<half>("q", shape, 10), k = random<half>("k", shape, 11),
+           v = random<half>("v", shape, 12), dout = random<half>("dout", shape, 13);
+      auto o = device_tensor<half>::empty("o", shape);
+      auto lse = device_tensor<float>::empty("lse", {B * H, S});
+      kernels::attention_fwd(q, k, v, o, lse, true);
+      auto dq = device_tensor<half>::empty("dq", shape),
+           dk = device_tensor<half>::empty("dk", shape),
+           dv = device_tensor<half>::empty("dv", shape);
+      auto delta = device_tensor<float>::empty("delta", {B * H, S});
+      bench_figure f{.dtype = "f16", .shape = dims({B, H, S, D}), .note = "causal, 64x64 tiles"};
+      f.bytes = 8.0 * 2 * B * H * S * D;
+      f.flops = 10.0 * B * H * double(S) * S * D * 0.5;
+      return median_of(f, warm, reps, [&] {
+        kernels::attention_bwd(q, k, v, o, lse, dout, dq, dk, dv, delta, true);
+      });
+    }};
 }  // namespace
 
 }  // namespace bv::gpu

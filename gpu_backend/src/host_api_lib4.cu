@@ -8,30 +8,22 @@
 #include <type_traits>
 
 #include "bench_registry.hpp"
-#include "host_common.hpp"
 #include "bv/gpu/host_api.hpp"
 #include "bv/gpu/kernels_gpu_lib.hpp"
 #include "bv/kernels/rope.hpp"
+#include "host_common.hpp"
 #include "layernorm_variants.hpp"
 
 namespace bv::gpu {
 using namespace host;
 namespace {
 
-// Launchers (the interpreter's configurations in kernels/: 64x64x32 tiles and 4 warps for
-// split-K, one warp per (position, head) for RoPE).
-constexpr int SK_BM = 64, SK_BN = 64, SK_BK = 32;
+// Split-K through the library launcher (kernels_gpu_lib.hpp), in the configuration its kernel
+// declares.
 template <class T>
 void splitk_launch(const device_tensor<T>& a, const device_tensor<T>& b, device_tensor<float>& c,
                    int splits) {
-  const int M = static_cast<int>(a.size(0)), K = static_cast<int>(a.size(1));
-  const int N = static_cast<int>(b.size(1));
-  const int k_per_split = cdiv(cdiv(K, splits), SK_BK) * SK_BK;
-  const int used = cdiv(K, k_per_split);
-  const int n = static_cast<int>(c.numel());
-  launch<bv::kernels::zero_kernel>(grid(cdiv(n, 1024)), c, n);
-  launch<bv::kernels::matmul_splitk_kernel<T, SK_BM, SK_BN, SK_BK, 4>>(
-      grid(cdiv(M, SK_BM) * cdiv(N, SK_BN), used), a, b, c, M, N, K, k_per_split, K, 1, N, 1, N, 1);
+  kernels::matmul_splitk(a, b, c, splits);
 }
 
 template <class F>
@@ -44,22 +36,13 @@ void with_head_dim(int D, const char* what, F&& f) {
     throw std::invalid_argument(std::string("blockvec GPU: ") + what + ": head dim 64 or 128");
 }
 
-// Attention forward for what kernels_gpu_lib.hpp's launcher does not take: head dim 128 (64x64
-// tiles, 4 warps: the [BM, 128] fp32 accumulator stays at 64 registers a thread) and bf16 at head
-// dim 64 (the launcher's 128x64 tiles, 8 warps).
+// Attention forward at head dim D (64 or 128), f16 or bf16, in the configuration the kernel
+// declares for D (attention_fwd_configs in kernels/bv/kernels/attention.hpp).
 template <class T, int D>
 void attention_launch(const device_tensor<T>& q, const device_tensor<T>& k,
                       const device_tensor<T>& v, device_tensor<T>& o, device_tensor<float>& lse,
                       bool causal) {
-  const int bh = static_cast<int>(q.size(0) * q.size(1)), s = static_cast<int>(q.size(2));
-  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
-  constexpr int BM = D == 64 ? 128 : 64, BN = 64, W = D == 64 ? 8 : 4;
-  if (causal)
-    launch<bv::kernels::attention_fwd_kernel<T, D, BM, BN, true, W>>(grid(cdiv(s, BM), bh), q, k,
-                                                                      v, o, lse, s, scale);
-  else
-    launch<bv::kernels::attention_fwd_kernel<T, D, BM, BN, false, W>>(grid(cdiv(s, BM), bh), q, k,
-                                                                       v, o, lse, s, scale);
+  kernels::attention_fwd_d<D>(q, k, v, o, lse, causal);
 }
 }  // namespace
 
@@ -117,8 +100,10 @@ double rope_split(dtype_id t, const void* src, void* dst, const float* cos, cons
     with_head_dim(D, "rope_split", [&](auto d) {
       constexpr int DD = decltype(d)::value;
       ms = timed([&] {
-        launch<bv::kernels::rope_split_kernel<T, DD>>(grid(S, H), ds, dd, dc, dn, S, src_stride,
-                                                      col0, sign);
+        with_config<bv::kernels::rope_configs>(DD, "rope_split", [&](auto c) {
+          return launch<bv::kernels::rope_split_kernel<T, DD, decltype(c)::value.waves>>(
+              grid(S, H), ds, dd, dc, dn, S, src_stride, col0, sign);
+        });
       });
     });
     dd.copy_to_host(static_cast<T*>(dst));
@@ -138,8 +123,10 @@ double rope_merge(dtype_id t, const void* src, void* dst, const float* cos, cons
     with_head_dim(D, "rope_merge", [&](auto d) {
       constexpr int DD = decltype(d)::value;
       ms = timed([&] {
-        launch<bv::kernels::rope_merge_kernel<T, DD>>(grid(S, H), ds, dd, dc, dn, S, dst_stride,
-                                                      col0, sign);
+        with_config<bv::kernels::rope_configs>(DD, "rope_merge", [&](auto c) {
+          return launch<bv::kernels::rope_merge_kernel<T, DD, decltype(c)::value.waves>>(
+              grid(S, H), ds, dd, dc, dn, S, dst_stride, col0, sign);
+        });
       });
     });
     dd.copy_to_host(static_cast<T*>(dst));
@@ -152,31 +139,36 @@ double rope_merge(dtype_id t, const void* src, void* dst, const float* cos, cons
 namespace {
 using namespace benchreg;
 
-const registrar bench_splitk{"matmul_splitk", [](int warm, int reps) {
-  // A skinny, deep product (what split-K is for): 1024 x 1024 x 16384, f16 inputs, 8 slices.
-  const int M = 1024, N = 1024, K = 16384, splits = 8;
-  auto a = random<half>("a", {M, K}, 1), b = random<half>("b", {K, N}, 2);
-  auto c = device_tensor<float>::empty("c", {M, N});
-  bench_figure f{.dtype = "f16", .shape = dims({M, N, K}),
-                 .note = "fp32 out, 8 K slices, atomic adds (zero launch included)"};
-  f.bytes = 2.0 * (double(M) * K + double(K) * N) + 4.0 * M * N;
-  f.flops = 2.0 * M * N * K;
-  return median_of(f, warm, reps, [&] { splitk_launch(a, b, c, splits); });
-}};
+const registrar bench_splitk{
+    "matmul_splitk", [](int warm, int reps) {
+      // A skinny, deep product (what split-K is for): 1024 x 1024 x 16384, f16 inputs, 8 slices.
+      const int M = 1024, N = 1024, K = 16384, splits = 8;
+      auto a = random<half>("a", {M, K}, 1), b = random<half>("b", {K, N}, 2);
+      auto c = device_tensor<float>::empty("c", {M, N});
+      bench_figure f{.dtype = "f16",
+                     .shape = dims({M, N, K}),
+                     .note = "fp32 out, 8 K slices, atomic adds (zero launch included)"};
+      f.bytes = 2.0 * (double(M) * K + double(K) * N) + 4.0 * M * N;
+      f.flops = 2.0 * M * N * K;
+      return median_of(f, warm, reps, [&] { splitk_launch(a, b, c, splits); });
+    }};
 
-const registrar bench_rope{"rope_split@f16", [](int warm, int reps) {
-  // q of a fused QKV projection [4096, 3 * 32 * 128] into [32, 4096, 128], rotated.
-  const int S = 4096, H = 32, D = 128, stride = 3 * H * D;
-  auto src = random<half>("src", {S, stride}, 3);
-  auto dst = device_tensor<half>::empty("dst", {H, S, D});
-  auto c = random<float>("cos", {S, D / 2}, 4), s = random<float>("sin", {S, D / 2}, 5);
-  bench_figure f{.dtype = "f16", .shape = dims({S, H, D}), .note = "q columns of a QKV matrix"};
-  f.bytes = 2.0 * 2 * S * H * D + 2.0 * 4 * S * (D / 2);
-  return median_of(f, warm, reps, [&] {
-    launch<bv::kernels::rope_split_kernel<half, 128>>(grid(S, H), src, dst, c, s, S, stride, 0,
-                                                      1.0f);
-  });
-}};
+const registrar bench_rope{
+    "rope_split@f16", [](int warm, int reps) {
+      // q of a fused QKV projection [4096, 3 * 32 * 128] into [32, 4096, 128], rotated.
+      const int S = 4096, H = 32, D = 128, stride = 3 * H * D;
+      auto src = random<half>("src", {S, stride}, 3);
+      auto dst = device_tensor<half>::empty("dst", {H, S, D});
+      auto c = random<float>("cos", {S, D / 2}, 4), s = random<float>("sin", {S, D / 2}, 5);
+      bench_figure f{.dtype = "f16", .shape = dims({S, H, D}), .note = "q columns of a QKV matrix"};
+      f.bytes = 2.0 * 2 * S * H * D + 2.0 * 4 * S * (D / 2);
+      return median_of(f, warm, reps, [&] {
+        with_config<bv::kernels::rope_configs>(D, "rope_split", [&](auto cfg) {
+          return launch<bv::kernels::rope_split_kernel<half, D, decltype(cfg)::value.waves>>(
+              grid(S, H), src, dst, c, s, S, stride, 0, 1.0f);
+        });
+      });
+    }};
 
 template <class T, int D>
 bench_figure attention_bench(int warm, int reps, bool causal) {
@@ -185,16 +177,17 @@ bench_figure attention_bench(int warm, int reps, bool causal) {
        v = random<T>("v", {B, H, S, D}, 8);
   auto o = device_tensor<T>::empty("o", {B, H, S, D});
   auto lse = device_tensor<float>::empty("lse", {B * H, S});
-  bench_figure f{.dtype = dtype_name<T>(), .shape = dims({B, H, S, D}),
+  bench_figure f{.dtype = dtype_name<T>(),
+                 .shape = dims({B, H, S, D}),
                  .note = causal ? "causal" : "non-causal"};
   f.bytes = 4.0 * sizeof(T) * B * H * S * D;
   f.flops = 4.0 * B * H * double(S) * S * D * (causal ? 0.5 : 1.0);
   return median_of(f, warm, reps, [&] { attention_launch<T, D>(q, k, v, o, lse, causal); });
 }
-const registrar bench_attn_bf16{"attention@bf16",
-                          [](int w, int r) { return attention_bench<bfloat16, 64>(w, r, false); }};
-const registrar bench_attn_d128{"attention@d128",
-                          [](int w, int r) { return attention_bench<half, 128>(w, r, false); }};
+const registrar bench_attn_bf16{
+    "attention@bf16", [](int w, int r) { return attention_bench<bfloat16, 64>(w, r, false); }};
+const registrar bench_attn_d128{
+    "attention@d128", [](int w, int r) { return attention_bench<half, 128>(w, r, false); }};
 
 // LayerNorm forward f16 8192 x 8192 (bench/gpu/layernorm_peer.py's shape), variants.
 template <auto K>
@@ -203,28 +196,33 @@ bench_figure ln_bench(int warm, int reps, const char* note) {
   auto x = random<half>("x", {R, C}, 9, -2.0f, 2.0f);
   auto w = random<half>("w", {C}, 10), b = random<half>("b", {C}, 11);
   auto y = device_tensor<half>::empty("y", {R, C});
-  auto mean = device_tensor<float>::empty("mean", {R}), rstd = device_tensor<float>::empty("rstd", {R});
+  auto mean = device_tensor<float>::empty("mean", {R}),
+       rstd = device_tensor<float>::empty("rstd", {R});
   bench_figure f{.dtype = "f16", .shape = dims({R, C}), .note = note};
   f.bytes = 2.0 * 2 * R * C + 2.0 * 2 * C + 4.0 * 2 * R;
   return median_of(f, warm, reps,
-               [&] { launch<K>(grid(R), x, w, b, y, mean, rstd, C, C, C, 1e-5f); });
+                   [&] { launch<K>(grid(R), x, w, b, y, mean, rstd, C, C, C, 1e-5f); });
 }
-const registrar ln_v0{"layernorm@two_pass_w16",
-                [](int w, int r) {
-                  return ln_bench<lnvar::ln_two_pass<half, 8192, 16, false>>(w, r, "as kernels/ (before)");
-                }};
+const registrar ln_v0{"layernorm@two_pass_w16", [](int w, int r) {
+                        return ln_bench<lnvar::ln_two_pass<half, 8192, 16, false>>(
+                            w, r, "as kernels/ (before)");
+                      }};
 const registrar ln_v1{"layernorm@hoist_w16", [](int w, int r) {
-                  return ln_bench<lnvar::ln_two_pass<half, 8192, 16, true>>(w, r, "w, b loaded first");
-                }};
+                        return ln_bench<lnvar::ln_two_pass<half, 8192, 16, true>>(
+                            w, r, "w, b loaded first");
+                      }};
 const registrar ln_v2{"layernorm@fused_w16", [](int w, int r) {
-                  return ln_bench<lnvar::ln_fused<half, 8192, 16, false>>(w, r, "sum2, one trip");
-                }};
+                        return ln_bench<lnvar::ln_fused<half, 8192, 16, false>>(w, r,
+                                                                                "sum2, one trip");
+                      }};
 const registrar ln_v3{"layernorm@fused_hoist_w16", [](int w, int r) {
-                  return ln_bench<lnvar::ln_fused<half, 8192, 16, true>>(w, r, "sum2 + w, b first");
-                }};
+                        return ln_bench<lnvar::ln_fused<half, 8192, 16, true>>(w, r,
+                                                                               "sum2 + w, b first");
+                      }};
 const registrar ln_v4{"layernorm@fused_w8", [](int w, int r) {
-                  return ln_bench<lnvar::ln_fused<half, 8192, 8, false>>(w, r, "sum2, 8 warps");
-                }};
+                        return ln_bench<lnvar::ln_fused<half, 8192, 8, false>>(w, r,
+                                                                               "sum2, 8 warps");
+                      }};
 }  // namespace
 
 }  // namespace bv::gpu

@@ -69,6 +69,6 @@ TEST_CASE("layernorm f16 and bf16") {
   check_layernorm<bfloat16>(ragged(rng, 5, 40), ragged(rng, 100, 1000), seed + 20);
 }
 
-TEST_CASE("layernorm: a row wider than 1024 takes the 8192 block") {
+TEST_CASE("layernorm: a row wider than 1024 takes the 4096 block") {
   check_layernorm<float>(40, 3000, fresh_seed());
 }

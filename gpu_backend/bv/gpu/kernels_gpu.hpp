@@ -1,6 +1,7 @@
-// GPU launchers for the kernels in kernels/ (GPU-compiled translation units only): the launch
-// configurations the GPU backend uses, on device tensors. The host wrappers in kernels/ are the
-// interpreter's; these are their GPU counterparts, used by host_api.cu, the GPU tests and bench.
+// GPU launchers for the kernels in kernels/ (GPU-compiled translation units only), on device
+// tensors: each launches the configuration its kernel declares for the device's target
+// (bv/launch_config.hpp; the tables sit next to the kernels), as the interpreter's launchers in
+// kernels/ do for theirs. Used by host_api.cu, the GPU tests and bench.
 #pragma once
 #include <utility>
 
@@ -14,35 +15,36 @@ namespace bv::gpu::kernels {
 
 template <class T>
 launch_result add(const device_tensor<T>& x, const device_tensor<T>& y, device_tensor<T>& out) {
-  constexpr int B = 2048;
   const int n = static_cast<int>(out.numel());
-  return launch<bv::kernels::add_kernel<T, B, 4>>(grid(cdiv(n, B)), x, y, out, n);
+  return with_config<bv::kernels::add_configs>(n, "add", [&](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    return launch<bv::kernels::add_kernel<T, k.block, k.waves>>(grid(cdiv(n, k.block)), x, y, out,
+                                                                n);
+  });
 }
 
 template <class T>
 launch_result copy(const device_tensor<T>& x, device_tensor<T>& out) {
-  constexpr int B = 2048;
   const int n = static_cast<int>(out.numel());
-  return launch<bv::kernels::copy_kernel<T, B, 4>>(grid(cdiv(n, B)), x, out, n);
+  return with_config<bv::kernels::copy_configs>(n, "copy", [&](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    return launch<bv::kernels::copy_kernel<T, k.block, k.waves>>(grid(cdiv(n, k.block)), x, out, n);
+  });
 }
-
-namespace detail {
-template <class T, int B, int W>
-launch_result softmax_fit(const device_tensor<T>& x, device_tensor<T>& out, int rows, int cols) {
-  return launch<bv::kernels::softmax_kernel<T, B, W>>(grid(rows), x, out, cols, cols, cols);
-}
-}  // namespace detail
 
 // softmax over rows of a contiguous rows x cols matrix.
 template <class T>
 launch_result softmax(const device_tensor<T>& x, device_tensor<T>& out) {
   const int rows = static_cast<int>(x.size(0)), cols = static_cast<int>(x.size(1));
-  if (cols <= 256) return detail::softmax_fit<T, 256, 2>(x, out, rows, cols);
-  if (cols <= 1024) return detail::softmax_fit<T, 1024, 4>(x, out, rows, cols);
-  if (cols <= 4096) return detail::softmax_fit<T, 4096, 8>(x, out, rows, cols);
-  if (cols <= 8192) return detail::softmax_fit<T, 8192, 16>(x, out, rows, cols);
-  return launch<bv::kernels::softmax_looped_kernel<T, 4096, 8>>(grid(rows), x, out, cols, cols,
-                                                                cols);
+  return with_config<bv::kernels::softmax_configs>(cols, "softmax", [&](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    if constexpr (k.variant == 1)
+      return launch<bv::kernels::softmax_looped_kernel<T, k.block, k.waves>>(grid(rows), x, out,
+                                                                             cols, cols, cols);
+    else
+      return launch<bv::kernels::softmax_kernel<T, k.block, k.waves>>(grid(rows), x, out, cols,
+                                                                      cols, cols);
+  });
 }
 
 namespace detail {
@@ -76,8 +78,7 @@ inline constexpr int min_programs =
                           bv::gpu_lang::detail::kernel_traits<K>::threads>;
 template <auto K, class U, int MinPrograms, int Stages, class... P>
 __global__ void __launch_bounds__(bv::gpu_lang::detail::kernel_traits<K>::threads,
-                                  (min_programs<K, MinPrograms>))
-    unit_trampoline(P... args) {
+                                  (min_programs<K, MinPrograms>)) unit_trampoline(P... args) {
   call_with_units<K, U, Stages>(std::index_sequence_for<P...>{}, args...);
 }
 template <auto K, class U, int MinPrograms, int Stages, class... P, class... A>
@@ -91,9 +92,10 @@ launch_result launch_units_impl(std::tuple<P...>*, grid g, int lds_bytes, A&&...
   if (lds_bytes > 48 * 1024) {
     static int allowed = 0;  // the largest dynamic LDS this entry was allowed so far
     if (lds_bytes > allowed) {
-      gpu::check(hipFuncSetAttribute(reinterpret_cast<const void*>(entry),
-                                     hipFuncAttributeMaxDynamicSharedMemorySize, lds_bytes),
-                 ("dynamic LDS of " + std::to_string(lds_bytes) + " bytes for " + r.kernel).c_str());
+      gpu::check(
+          hipFuncSetAttribute(reinterpret_cast<const void*>(entry),
+                              hipFuncAttributeMaxDynamicSharedMemorySize, lds_bytes),
+          ("dynamic LDS of " + std::to_string(lds_bytes) + " bytes for " + r.kernel).c_str());
       allowed = lds_bytes;
     }
   }
@@ -126,29 +128,28 @@ launch_result launch_pipelined(grid g, int lds_bytes, A&&... args) {
 
 // c = a @ b, contiguous row-major: the unit strides sak, sbn, scn are compiled in; the block
 // pointers of a and b get rings of Stages slots (Stages 0: none, every tile loaded when used).
-template <int BM, int BN, int BK, int W, int Stages = 3, int MinPrograms = 0, class T, class O>
+template <int BM, int BN, int BK, int W, int Stages = 3, int MinPrograms = 0, int GroupM = 8,
+          class T, class O>
 launch_result matmul_tiles(const device_tensor<T>& a, const device_tensor<T>& b,
                            device_tensor<O>& c) {
   const int M = static_cast<int>(a.size(0)), K = static_cast<int>(a.size(1));
   const int N = static_cast<int>(b.size(1));
-  const int lds = Stages ? block_ptr_lds_bytes<T, BM, BK, W>(Stages) +
-                               block_ptr_lds_bytes<T, BK, BN, W>(Stages)
-                         : 0;
-  return launch_pipelined<bv::kernels::matmul_kernel<T, O, BM, BN, BK, 8, W>,
+  const int lds =
+      Stages ? block_ptr_lds_bytes<T, BM, BK, W>(Stages) + block_ptr_lds_bytes<T, BK, BN, W>(Stages)
+             : 0;
+  return launch_pipelined<bv::kernels::matmul_kernel<T, O, BM, BN, BK, GroupM, W>,
                           detail::units<7, 9, 11>, Stages, MinPrograms>(
       grid(cdiv(M, BM) * cdiv(N, BN)), lds, a, b, c, M, N, K, K, 1, N, 1, N, 1);
 }
+// c = a @ b in the configuration matmul_configs (kernels/bv/kernels/matmul.hpp) declares for the
+// inputs' element size on the device's target. On an sm_80 build (-DBV_CUDA_ARCH=sm_80) the
+// sm_90 tiles run on mma.sync (4.16 ms at 8192^3 on an H100, 2 and 3 stages alike).
 template <class T, class O>
 launch_result matmul(const device_tensor<T>& a, const device_tensor<T>& b, device_tensor<O>& c) {
-  // NVIDIA: 4 warps (one warpgroup) over 128x128x64 tiles, a and b through block-pointer rings
-  // of 2 stages; wgmma on sm_90a (3.20 ms at 8192^3 on an H100, 2026-11-22 02:42 UTC; 3 stages
-  // 3.33, 256x128x64 with 8 warps 3.42, 128x256x64 with 8 warps 3.96), mma.sync elsewhere (4.16
-  // ms, 2 and 3 stages alike). AMD: 4 waves of 64 over 64x64 tiles (128x128 spills on
-  // gfx940/gfx942 for now; see docs/isa_report.md).
-  if constexpr (is_16bit_float<T> && gpu::prim::wave_size == 32)
-    return matmul_tiles<128, 128, 64, 4, 2>(a, b, c);
-  else
-    return matmul_tiles<64, 64, 32, 4>(a, b, c);
+  return with_config_for<bv::kernels::matmul_configs, sizeof(T)>("matmul", [&](auto cfg) {
+    constexpr launch_config k = decltype(cfg)::value;
+    return matmul_tiles<k.bm, k.bn, k.bk, k.waves, k.stages, k.min_programs, k.group_m>(a, b, c);
+  });
 }
 
 }  // namespace bv::gpu::kernels

@@ -158,8 +158,8 @@ struct sum2_result {
   R first, second;
 };
 template <class X, class Y>
-  requires(Block<X> && Block<Y>)
-auto sum2(const X& x, const Y& y, std::source_location loc = std::source_location::current()) {
+requires(Block<X>&& Block<Y>) auto sum2(
+    const X& x, const Y& y, std::source_location loc = std::source_location::current()) {
   using R = detail::acc_t<typename X::value_type>;
   static_assert(std::is_same_v<R, detail::acc_t<typename Y::value_type>>,
                 "sum2 takes two blocks of the same accumulation type (f32 with f32, f16 with "

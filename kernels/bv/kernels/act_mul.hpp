@@ -55,8 +55,8 @@ BV_KERNEL void act_mul_fwd_kernel(program<W> p, ptr<const T> x, ptr<T> y, int sx
 
 // dgate = dy * up * act'(gate), dup = dy * act(gate), written to dx = [dgate | dup].
 template <class T, gate_act A, int BLOCK, int W = 4>
-BV_KERNEL void act_mul_bwd_kernel(program<W> p, ptr<const T> dy, ptr<const T> x, ptr<T> dx,
-                                  int sdy, int sx, int sdx, int n) {
+BV_KERNEL void act_mul_bwd_kernel(program<W> p, ptr<const T> dy, ptr<const T> x, ptr<T> dx, int sdy,
+                                  int sx, int sdx, int n) {
   const int row = p.id(0);
   auto cols = p.id(1) * BLOCK + arange<BLOCK>(p);
   auto mask = cols < n;
@@ -67,26 +67,37 @@ BV_KERNEL void act_mul_bwd_kernel(program<W> p, ptr<const T> dy, ptr<const T> x,
   store(dx + row * sdx + n + cols, d * detail::act_value<A>(gate), mask);
 }
 
-#if !BV_GPU
-inline constexpr int act_mul_block = 1024;
+// Launch configurations (bv/launch_config.hpp): 1024 columns of a row a program, 4 waves, on
+// every target (the GPU launcher's and the interpreter's choice alike).
+struct act_mul_configs {
+  static constexpr launch_config table[] = {
+      {.block = 1024, .waves = 4},
+  };
+};
 
+#if !BV_GPU
 // y[M, N] = act(x[:, :N]) * x[:, N:] for x [M, 2N].
 template <gate_act A, class T>
 launch_result act_mul_fwd(const tensor<T>& x, tensor<T>& y) {
   const int m = detail::i32(x.size(0)), n = detail::i32(y.size(1));
   if (x.size(1) != 2 * y.size(1))
     throw std::invalid_argument("act_mul: x must be [M, 2N] for y [M, N]");
-  return launch<act_mul_fwd_kernel<T, A, act_mul_block>>(
-      grid(m, cdiv(n, act_mul_block)), x, y, detail::i32(x.stride(0)), detail::i32(y.stride(0)),
-      n);
+  return with_config<act_mul_configs>(n, "act_mul_fwd", [&](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    return launch<act_mul_fwd_kernel<T, A, k.block, k.waves>>(
+        grid(m, cdiv(n, k.block)), x, y, detail::i32(x.stride(0)), detail::i32(y.stride(0)), n);
+  });
 }
 
 template <gate_act A, class T>
 launch_result act_mul_bwd(const tensor<T>& dy, const tensor<T>& x, tensor<T>& dx) {
   const int m = detail::i32(x.size(0)), n = detail::i32(dy.size(1));
-  return launch<act_mul_bwd_kernel<T, A, act_mul_block>>(
-      grid(m, cdiv(n, act_mul_block)), dy, x, dx, detail::i32(dy.stride(0)),
-      detail::i32(x.stride(0)), detail::i32(dx.stride(0)), n);
+  return with_config<act_mul_configs>(n, "act_mul_bwd", [&](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    return launch<act_mul_bwd_kernel<T, A, k.block, k.waves>>(
+        grid(m, cdiv(n, k.block)), dy, x, dx, detail::i32(dy.stride(0)), detail::i32(x.stride(0)),
+        detail::i32(dx.stride(0)), n);
+  });
 }
 
 template <class T>

@@ -1,6 +1,7 @@
 // Vector add: the seed's first kernel. out = x + y over n elements, BLOCK per program.
 #pragma once
 #include "bv/bv.hpp"
+#include "bv/launch_config.hpp"
 
 namespace bv::kernels {
 
@@ -11,12 +12,23 @@ BV_KERNEL void add_kernel(program<W> p, ptr<const T> x, ptr<const T> y, ptr<T> o
   store(out + offs, load(x + offs, mask) + load(y + offs, mask), mask);
 }
 
+// Launch configurations (bv/launch_config.hpp): 2048 elements a program, 4 waves, on every
+// target (the GPU launcher's choice; 8 to 16 elements a thread keeps a streaming kernel's loads
+// wide and few).
+struct add_configs {
+  static constexpr launch_config table[] = {
+      {.block = 2048, .waves = 4},
+  };
+};
+
 #if !BV_GPU
 template <class T>
 launch_result add(const tensor<T>& x, const tensor<T>& y, tensor<T>& out) {
-  constexpr int B = 1024;
   const int n = static_cast<int>(out.numel());
-  return launch<add_kernel<T, B>>(grid(cdiv(n, B)), x, y, out, n);
+  return with_config<add_configs>(n, "add", [&](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    return launch<add_kernel<T, k.block, k.waves>>(grid(cdiv(n, k.block)), x, y, out, n);
+  });
 }
 #endif
 

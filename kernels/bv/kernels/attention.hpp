@@ -106,8 +106,8 @@ BV_KERNEL void attention_bwd_dkdv_kernel(program<W> p, ptr<const T> q, ptr<const
 }
 
 template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
-BV_KERNEL void attention_bwd_dq_kernel(program<W> p, ptr<const T> q, ptr<const T> k,
-                                       ptr<const T> v, ptr<const T> dout, ptr<const float> lse,
+BV_KERNEL void attention_bwd_dq_kernel(program<W> p, ptr<const T> q, ptr<const T> k, ptr<const T> v,
+                                       ptr<const T> dout, ptr<const float> lse,
                                        ptr<const float> delta, ptr<T> dq, int s, float scale) {
   const int start_m = p.id(0) * BM, bh = p.id(1);
   const int base = bh * s * D;
@@ -136,13 +136,38 @@ BV_KERNEL void attention_bwd_dq_kernel(program<W> p, ptr<const T> q, ptr<const T
   store(dq + q_offs, dq_acc * scale, rm.col() < s);
 }
 
+// Launch configurations (bv/launch_config.hpp), by head dimension D; the same on every target.
+// Forward, D = 64: BM = 128 query rows x BN = 64 keys a step, 8 waves, registers capped for 2
+// programs per SM. Measured at 4x16x4096x64 f16 on an H100 (docs/PERFORMANCE.md): 128x64 with 8
+// warps 4.59 ms against 5.91 for 64x64 with 4, and 1.55-1.58 ms with 2 programs per SM against
+// 2.40 with 1 (the loop is latency-bound). D = 128: 64x64, 4 waves (the [BM, 128] fp32
+// accumulator stays at 64 registers a thread).
+struct attention_fwd_configs {
+  static constexpr const char* key = "head dimension";
+  // clang-format off
+  static constexpr launch_config table[] = {
+      // D up to      waves        BM           BN          programs per SM (GPU)
+      {.up_to = 64,  .waves = 8,  .bm = 128,  .bn = 64,  .min_programs = 2},
+      {.up_to = 128, .waves = 4,  .bm = 64,   .bn = 64},
+  };
+  // clang-format on
+};
+// Backward (the preprocess runs BM rows; dK/dV and dQ BM x BN tiles): 64x64 with 4 waves at
+// D = 64 (the GPU launcher's); 32x32 at D = 128, which keeps the backward's four [B, 128] fp32
+// tiles small (no GPU launcher takes D = 128 yet).
+struct attention_bwd_configs {
+  static constexpr const char* key = "head dimension";
+  // clang-format off
+  static constexpr launch_config table[] = {
+      // D up to      waves        BM          BN
+      {.up_to = 64,  .waves = 4,  .bm = 64,  .bn = 64},
+      {.up_to = 128, .waves = 4,  .bm = 32,  .bn = 32},
+  };
+  // clang-format on
+};
+
 #if !BV_GPU
 namespace detail {
-// Tiles: 64x64 for D = 64; 32x32 for D = 128 keeps the [BM, D] fp32 tiles at 16 KB on the
-// interpreter's fiber stacks (and in a GPU's registers).
-template <int D>
-inline constexpr int attn_block = D == 64 ? 64 : 32;
-
 template <class T>
 void check_attention_shapes(const tensor<T>& q, const char* what) {
   if (q.dim() != 4 || !q.is_contiguous())
@@ -155,8 +180,11 @@ template <class F>
 auto with_head_dim(int64_t d, bool causal, F&& f) {
   using C = std::true_type;
   using N = std::false_type;
-  if (d == 64) return causal ? f(std::integral_constant<int, 64>{}, C{}) : f(std::integral_constant<int, 64>{}, N{});
-  return causal ? f(std::integral_constant<int, 128>{}, C{}) : f(std::integral_constant<int, 128>{}, N{});
+  if (d == 64)
+    return causal ? f(std::integral_constant<int, 64>{}, C{})
+                  : f(std::integral_constant<int, 64>{}, N{});
+  return causal ? f(std::integral_constant<int, 128>{}, C{})
+                : f(std::integral_constant<int, 128>{}, N{});
 }
 }  // namespace detail
 
@@ -168,33 +196,39 @@ launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor
   const int bh = detail::i32(q.size(0) * q.size(1)), s = detail::i32(q.size(2));
   const float scale = 1.0f / std::sqrt(static_cast<float>(q.size(3)));
   return detail::with_head_dim(q.size(3), causal, [&](auto d, auto c) {
-    constexpr int D = decltype(d)::value, B = detail::attn_block<D>;
-    return launch<attention_fwd_kernel<T, D, B, B, decltype(c)::value>>(grid(cdiv(s, B), bh), q,
+    constexpr int D = decltype(d)::value;
+    constexpr bool C = decltype(c)::value;
+    return with_config_for<attention_fwd_configs, D>("attention_fwd", [&](auto cfg) {
+      constexpr launch_config t = decltype(cfg)::value;
+      return launch<attention_fwd_kernel<T, D, t.bm, t.bn, C, t.waves>>(grid(cdiv(s, t.bm), bh), q,
                                                                         k, v, o, lse, s, scale);
+    });
   });
 }
 
 // dq, dk, dv from dout and the forward's o and lse. Three launches.
 template <class T>
-std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k,
-                                         const tensor<T>& v, const tensor<T>& o,
-                                         const tensor<float>& lse, const tensor<T>& dout,
-                                         tensor<T>& dq, tensor<T>& dk, tensor<T>& dv,
-                                         bool causal) {
+std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
+                                         const tensor<T>& o, const tensor<float>& lse,
+                                         const tensor<T>& dout, tensor<T>& dq, tensor<T>& dk,
+                                         tensor<T>& dv, bool causal) {
   detail::check_attention_shapes(q, "attention_bwd");
   const int bh = detail::i32(q.size(0) * q.size(1)), s = detail::i32(q.size(2));
   const float scale = 1.0f / std::sqrt(static_cast<float>(q.size(3)));
   auto delta = tensor<float>::empty("delta", {bh, s});
   std::vector<launch_result> out;
   detail::with_head_dim(q.size(3), causal, [&](auto d, auto c) {
-    constexpr int D = decltype(d)::value, B = detail::attn_block<D>;
+    constexpr int D = decltype(d)::value;
     constexpr bool C = decltype(c)::value;
-    out.push_back(launch<attention_bwd_preprocess_kernel<T, D, B>>(grid(cdiv(s, B), bh), o, dout,
-                                                                   delta, s));
-    out.push_back(launch<attention_bwd_dkdv_kernel<T, D, B, B, C>>(
-        grid(cdiv(s, B), bh), q, k, v, dout, lse, delta, dk, dv, s, scale));
-    out.push_back(launch<attention_bwd_dq_kernel<T, D, B, B, C>>(grid(cdiv(s, B), bh), q, k, v,
-                                                                 dout, lse, delta, dq, s, scale));
+    with_config_for<attention_bwd_configs, D>("attention_bwd", [&](auto cfg) {
+      constexpr launch_config t = decltype(cfg)::value;
+      out.push_back(launch<attention_bwd_preprocess_kernel<T, D, t.bm, t.waves>>(
+          grid(cdiv(s, t.bm), bh), o, dout, delta, s));
+      out.push_back(launch<attention_bwd_dkdv_kernel<T, D, t.bm, t.bn, C, t.waves>>(
+          grid(cdiv(s, t.bn), bh), q, k, v, dout, lse, delta, dk, dv, s, scale));
+      out.push_back(launch<attention_bwd_dq_kernel<T, D, t.bm, t.bn, C, t.waves>>(
+          grid(cdiv(s, t.bm), bh), q, k, v, dout, lse, delta, dq, s, scale));
+    });
     return 0;
   });
   return out;

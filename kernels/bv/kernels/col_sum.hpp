@@ -3,6 +3,7 @@
 // and walks the G rows in BG-row tiles, so no two programs touch the same output.
 #pragma once
 #include "bv/bv.hpp"
+#include "bv/launch_config.hpp"
 
 namespace bv::kernels {
 
@@ -18,14 +19,29 @@ BV_KERNEL void col_sum_kernel(program<W> p, ptr<const float> partial, ptr<O> out
   store(out + cols, sum<0>(acc), cols < n);
 }
 
+// Launch configurations (bv/launch_config.hpp): BG rows (bm) by BN columns (bn) a step, 4 waves.
+// On AMD, 256 columns: the 256-element store fills a quarter of 4 waves of 64 lanes with 16-byte
+// vectors (128 columns left 12%, which the coalescing check rightly reports as low utilisation).
+// On sm_90's 32-lane warps the GPU launcher's 32 x 128 tiles.
+struct col_sum_configs {
+  // clang-format off
+  static constexpr launch_config table[] = {
+      // targets                     waves        rows a step  columns
+      {.targets = only(target::sm_90), .waves = 4, .bm = 32, .bn = 128},
+      {.targets = amd_targets,         .waves = 4, .bm = 16, .bn = 256},
+  };
+  // clang-format on
+};
+
 #if !BV_GPU
-// out[j] = sum_i partial[i, j]. 256 columns per program: the 256-element store fills a quarter
-// of 4 waves of 64 lanes with 16-byte vectors (128 columns left 12%, which the coalescing check
-// rightly reports as low utilisation).
+// out[j] = sum_i partial[i, j].
 template <class O>
 launch_result col_sum(const tensor<float>& partial, tensor<O>& out) {
   const int g = static_cast<int>(partial.size(0)), n = static_cast<int>(partial.size(1));
-  return launch<col_sum_kernel<O, 16, 256>>(grid(cdiv(n, 256)), partial, out, g, n);
+  return with_config<col_sum_configs>(n, "col_sum", [&](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    return launch<col_sum_kernel<O, k.bm, k.bn, k.waves>>(grid(cdiv(n, k.bn)), partial, out, g, n);
+  });
 }
 #endif
 

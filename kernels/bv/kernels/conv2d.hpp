@@ -30,8 +30,8 @@ BV_KERNEL void conv2d_kernel(program<W> p, ptr<const T> x, ptr<const T> w, ptr<c
     auto wt = load(w + (roc.col() * ktot + kk.row()), (roc.col() < oc) & (kk.row() < ktot), 0.0f);
     auto iy = out_y.row() * sh - ph + ky.col();
     auto ix = out_x.row() * sw - pw + kx.col();
-    auto in_mask = (kk.col() < ktot) & (rp.row() < npix) & (iy >= 0) & (iy < h) & (ix >= 0) &
-                   (ix < wd);
+    auto in_mask =
+        (kk.col() < ktot) & (rp.row() < npix) & (iy >= 0) & (iy < h) & (ix >= 0) & (ix < wd);
     auto patch = load(x + (n * c_in * h * wd + c.col() * (h * wd) + iy * wd + ix), in_mask, 0.0f);
     acc = dot(wt, patch, acc);
   }
@@ -39,6 +39,14 @@ BV_KERNEL void conv2d_kernel(program<W> p, ptr<const T> x, ptr<const T> w, ptr<c
   store(out + (n * oc * npix + roc.col() * npix + rp.row()), acc,
         (roc.col() < oc) & (rp.row() < npix));
 }
+
+// Launch configurations (bv/launch_config.hpp): BOC (bm) output channels by BP (bn) output
+// pixels a program, BK (bk) deep slices of the reduction, 4 waves, on every target.
+struct conv2d_configs {
+  static constexpr launch_config table[] = {
+      {.waves = 4, .bm = 32, .bn = 64, .bk = 32},
+  };
+};
 
 #if !BV_GPU
 struct conv2d_params {
@@ -50,9 +58,8 @@ inline int64_t conv2d_out_size(int64_t in, int64_t k, int stride, int pad) {
 
 // out [N, OC, OH, OW] = conv2d(x [N, C, H, W], w [OC, C, KH, KW]) + bias [OC]; all contiguous.
 template <class T>
-launch_result conv2d(const tensor<T>& x, const tensor<T>& w, const tensor<T>& bias,
-                     tensor<T>& out, conv2d_params prm = {}) {
-  constexpr int BOC = 32, BP = 64, BK = 32;
+launch_result conv2d(const tensor<T>& x, const tensor<T>& w, const tensor<T>& bias, tensor<T>& out,
+                     conv2d_params prm = {}) {
   const int n = detail::i32(x.size(0)), c = detail::i32(x.size(1)), h = detail::i32(x.size(2)),
             wd = detail::i32(x.size(3));
   const int oc = detail::i32(w.size(0)), kh = detail::i32(w.size(2)), kw = detail::i32(w.size(3));
@@ -61,9 +68,12 @@ launch_result conv2d(const tensor<T>& x, const tensor<T>& w, const tensor<T>& bi
       oh != conv2d_out_size(h, kh, prm.stride_h, prm.pad_h) ||
       ow != conv2d_out_size(wd, kw, prm.stride_w, prm.pad_w))
     throw std::invalid_argument("conv2d: shapes of x, w and out do not agree");
-  return launch<conv2d_kernel<T, BOC, BP, BK>>(grid(cdiv(oh * ow, BP), cdiv(oc, BOC), n), x, w,
-                                               bias, out, c, h, wd, oc, kh, kw, oh, ow,
-                                               prm.stride_h, prm.stride_w, prm.pad_h, prm.pad_w);
+  return with_config<conv2d_configs>(oh * ow, "conv2d", [&](auto cfg) {
+    constexpr launch_config k = decltype(cfg)::value;
+    return launch<conv2d_kernel<T, k.bm, k.bn, k.bk, k.waves>>(
+        grid(cdiv(oh * ow, k.bn), cdiv(oc, k.bm), n), x, w, bias, out, c, h, wd, oc, kh, kw, oh, ow,
+        prm.stride_h, prm.stride_w, prm.pad_h, prm.pad_w);
+  });
 }
 #endif
 

@@ -1,6 +1,7 @@
 // Copy: the lecture's first example. out[i] = x[i] for i < n, BLOCK per program.
 #pragma once
 #include "bv/bv.hpp"
+#include "bv/launch_config.hpp"
 
 namespace bv::kernels {
 
@@ -11,12 +12,21 @@ BV_KERNEL void copy_kernel(program<W> p, ptr<const T> x, ptr<T> out, int n) {
   store(out + offs, load(x + offs, mask), mask);
 }
 
+// Launch configurations (bv/launch_config.hpp): as add's.
+struct copy_configs {
+  static constexpr launch_config table[] = {
+      {.block = 2048, .waves = 4},
+  };
+};
+
 #if !BV_GPU
 template <class T>
 launch_result copy(const tensor<T>& x, tensor<T>& out) {
-  constexpr int B = 1024;
   const int n = static_cast<int>(out.numel());
-  return launch<copy_kernel<T, B>>(grid(cdiv(n, B)), x, out, n);
+  return with_config<copy_configs>(n, "copy", [&](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    return launch<copy_kernel<T, k.block, k.waves>>(grid(cdiv(n, k.block)), x, out, n);
+  });
 }
 #endif
 

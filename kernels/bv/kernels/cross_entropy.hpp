@@ -52,16 +52,26 @@ BV_KERNEL void cross_entropy_bwd_kernel(program<W> p, ptr<const T> x, ptr<const 
   }
 }
 
-#if !BV_GPU
-inline constexpr int cross_entropy_block = 1024;  // the interpreter's fast block size (launch_util.hpp)
+// Launch configurations (bv/launch_config.hpp): the vocabulary in 2048-wide chunks, 8 waves, on
+// every target (the GPU launcher's choice: one program streams a whole row, so it takes many
+// lanes).
+struct cross_entropy_configs {
+  static constexpr launch_config table[] = {
+      {.block = 2048, .waves = 8},
+  };
+};
 
+#if !BV_GPU
 // loss [M] and lse [M] (fp32) from logits x [M, V] and targets [M] (i32).
 template <class T>
 launch_result cross_entropy_fwd(const tensor<T>& x, const tensor<int32_t>& target,
                                 tensor<float>& loss, tensor<float>& lse) {
   const int m = detail::i32(x.size(0)), v = detail::i32(x.size(1));
-  return launch<cross_entropy_fwd_kernel<T, cross_entropy_block>>(
-      grid(m), x, target, loss, lse, detail::i32(x.stride(0)), v);
+  return with_config<cross_entropy_configs>(v, "cross_entropy_fwd", [&](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    return launch<cross_entropy_fwd_kernel<T, k.block, k.waves>>(grid(m), x, target, loss, lse,
+                                                                 detail::i32(x.stride(0)), v);
+  });
 }
 
 // dx [M, V] from dloss [M] (the gradient of each row's loss; 1/M for a mean).
@@ -70,9 +80,11 @@ launch_result cross_entropy_bwd(const tensor<T>& x, const tensor<int32_t>& targe
                                 const tensor<float>& lse, const tensor<float>& dloss,
                                 tensor<T>& dx) {
   const int m = detail::i32(x.size(0)), v = detail::i32(x.size(1));
-  return launch<cross_entropy_bwd_kernel<T, cross_entropy_block>>(
-      grid(m), x, target, lse, dloss, dx, detail::i32(x.stride(0)), detail::i32(dx.stride(0)),
-      v);
+  return with_config<cross_entropy_configs>(v, "cross_entropy_bwd", [&](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    return launch<cross_entropy_bwd_kernel<T, k.block, k.waves>>(
+        grid(m), x, target, lse, dloss, dx, detail::i32(x.stride(0)), detail::i32(dx.stride(0)), v);
+  });
 }
 #endif
 

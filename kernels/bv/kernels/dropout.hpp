@@ -45,15 +45,24 @@ BV_KERNEL void dropout_kernel(program<W> p, ptr<const T> x, ptr<T> out, int n, f
   store(out + offs, where(u >= prob, xv * (1.0f / (1.0f - prob)), 0.0f), mask);
 }
 
-#if !BV_GPU
-inline constexpr int dropout_block = 1024;
+// Launch configurations (bv/launch_config.hpp): 2048 elements a program, 4 waves, on every
+// target (the GPU launcher's choice). The mask is a function of (seed, element index) alone, so
+// the block width never changes the result.
+struct dropout_configs {
+  static constexpr launch_config table[] = {
+      {.block = 2048, .waves = 4},
+  };
+};
 
+#if !BV_GPU
 // out = dropout(x, p, seed) over every element of a contiguous tensor; p in [0, 1).
 template <class T>
 launch_result dropout(const tensor<T>& x, tensor<T>& out, float p, int seed) {
   const int n = detail::i32(x.numel());
-  return launch<dropout_kernel<T, dropout_block>>(grid(cdiv(n, dropout_block)), x, out, n, p,
-                                                  seed);
+  return with_config<dropout_configs>(n, "dropout", [&](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    return launch<dropout_kernel<T, k.block, k.waves>>(grid(cdiv(n, k.block)), x, out, n, p, seed);
+  });
 }
 // dx = dy * mask / (1 - p) with the forward's mask (same seed).
 template <class T>

@@ -16,10 +16,9 @@ namespace bv::kernels {
 
 // One reduction for both statistics: the sums of d = x - x[row, 0] and of d^2 give
 // mean = x[row, 0] + sum(d) / n and var = sum(d^2) / n - (sum(d) / n)^2. Shifting by an element
-// of the row (the shifted-data variance) keeps the cancellation small when |mean| >> std. On the
-// GPU the two sums travel together (sum2: one trip through the lanes and LDS, two barriers instead
-// of the four of two sum() calls; docs/PERFORMANCE.md has the figures); the interpreter computes
-// the same two sums one after the other.
+// of the row (the shifted-data variance) keeps the cancellation small when |mean| >> std. The two
+// sums travel together (sum2): on the GPU one trip through the lanes and LDS, two barriers instead
+// of the four of two sum() calls (docs/PERFORMANCE.md has the figures).
 template <class T, int BLOCK, int W = 4>
 BV_KERNEL void layernorm_fwd_kernel(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T> b,
                                     ptr<T> y, ptr<float> mean, ptr<float> rstd, int sx, int sy,
@@ -39,12 +38,8 @@ BV_KERNEL void layernorm_fwd_kernel(program<W> p, ptr<const T> x, ptr<const T> w
   auto bv_ = load(b + cols, mask, 0.0f);
   // Masked lanes must add nothing to either sum.
   auto d = where(mask, xs.to(f32) - shift, 0.0f);
-#if BV_GPU
   const auto s = sum2(d, d * d);
   const float s1 = s.first, s2 = s.second;
-#else
-  const float s1 = sum(d), s2 = sum(d * d);
-#endif
   const float dm = s1 / n;
   const float var = s2 / n - dm * dm;
   const float r = rsqrt((var > 0.0f ? var : 0.0f) + eps);
@@ -59,8 +54,8 @@ template <class T, int BLOCK, int W = 4>
 BV_KERNEL void layernorm_bwd_lock_kernel(program<W> p, ptr<const T> dy, ptr<const T> x,
                                          ptr<const T> w, ptr<const float> mean,
                                          ptr<const float> rstd, ptr<T> dx, ptr<float> dw_partial,
-                                         ptr<float> db_partial, ptr<int32_t> locks, int sdy,
-                                         int sx, int sdx, int n, int groups) {
+                                         ptr<float> db_partial, ptr<int32_t> locks, int sdy, int sx,
+                                         int sdx, int n, int groups) {
   const int row = p.id(0);
   auto cols = arange<BLOCK>(p);
   auto mask = cols < n;
@@ -95,8 +90,8 @@ template <class T, int BLOCK, int W = 4>
 BV_KERNEL void layernorm_bwd_twostage_kernel(program<W> p, ptr<const T> dy, ptr<const T> x,
                                              ptr<const T> w, ptr<const float> mean,
                                              ptr<const float> rstd, ptr<T> dx,
-                                             ptr<float> dw_partial, ptr<float> db_partial,
-                                             int sdy, int sx, int sdx, int m, int n) {
+                                             ptr<float> dw_partial, ptr<float> db_partial, int sdy,
+                                             int sx, int sdx, int m, int n) {
   const int pid = p.id(0), programs = p.num_programs(0);
   auto cols = arange<BLOCK>(p);
   auto mask = cols < n;
@@ -118,20 +113,48 @@ BV_KERNEL void layernorm_bwd_twostage_kernel(program<W> p, ptr<const T> dy, ptr<
   store(db_partial + pid * n + cols, db, mask);
 }
 
+// Launch configurations (bv/launch_config.hpp) of the three kernels above, by row length: as
+// RMSNorm's (rmsnorm.hpp), one program per row, the smallest block that holds it, 2 to 16 waves;
+// the two-stage backward runs at most 256 programs. The GPU's choice, measured on an H100 at
+// 8192 x 8192 f16 (docs/PERFORMANCE.md): 16 warps 0.161 ms, 8 warps 0.266, 4 warps 0.219.
+struct layernorm_configs {
+  static constexpr const char* key = "row length";
+  // clang-format off
+  static constexpr launch_config table[] = {
+      // row length up to   block           waves        two-stage programs (at most)
+      {.up_to = 256,        .block = 256,   .waves = 2,  .programs = 256},
+      {.up_to = 1024,       .block = 1024,  .waves = 4,  .programs = 256},
+      {.up_to = 4096,       .block = 4096,  .waves = 8,  .programs = 256},
+      {.up_to = 8192,       .block = 8192,  .waves = 16, .programs = 256},
+  };
+  // clang-format on
+};
+
+enum class reduction { lock, two_stage };
+
+// Partial rows of the backward's dw/db for rows x n on target t: the lock's groups (the
+// tutorial's GROUP_SIZE_M: more groups, less contention, more partial rows to sum), or one per
+// program of the two-stage reduction; never more than rows.
+inline int layernorm_bwd_partials(target t, reduction how, int64_t rows, int64_t n) {
+  const int cap = how == reduction::lock
+                      ? (n <= 1024 ? 64 : (n <= 4096 ? 32 : 16))
+                      : config_for<layernorm_configs>(t, n, "layernorm_bwd").programs;
+  return static_cast<int>(rows < cap ? rows : cap);
+}
+
 #if !BV_GPU
 template <class T>
 launch_result layernorm_fwd(const tensor<T>& x, const tensor<T>& w, const tensor<T>& b,
                             tensor<T>& y, tensor<float>& mean, tensor<float>& rstd,
                             float eps = 1e-5f) {
   const int m = detail::i32(x.size(0)), n = detail::i32(x.size(1));
-  return detail::with_row_block(n, "layernorm_fwd", [&](auto blk) {
-    return launch<layernorm_fwd_kernel<T, decltype(blk)::value>>(
-        grid(m), x, w, b, y, mean, rstd, detail::i32(x.stride(0)), detail::i32(y.stride(0)), n,
-        eps);
+  return with_config<layernorm_configs>(n, "layernorm_fwd", [&](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    return launch<layernorm_fwd_kernel<T, k.block, k.waves>>(grid(m), x, w, b, y, mean, rstd,
+                                                             detail::i32(x.stride(0)),
+                                                             detail::i32(y.stride(0)), n, eps);
   });
 }
-
-enum class reduction { lock, two_stage };
 
 // dx, dw, db from dy and the forward's saved statistics. Two launches: rows, then col_sum of dw
 // and db (a third launch).
@@ -141,22 +164,22 @@ std::vector<launch_result> layernorm_bwd(const tensor<T>& dy, const tensor<T>& x
                                          const tensor<float>& rstd, tensor<T>& dx, tensor<T>& dw,
                                          tensor<T>& db, reduction how = reduction::lock) {
   const int m = detail::i32(x.size(0)), n = detail::i32(x.size(1));
-  // The tutorial's GROUP_SIZE_M: more groups, less lock contention, more partial rows to sum.
-  const int groups = n <= 1024 ? 64 : (n <= 4096 ? 32 : 16);
-  const int g = how == reduction::lock ? (m < groups ? m : groups) : (m < 64 ? m : 64);
+  const int g = layernorm_bwd_partials(launch_target(), how, m, n);
   auto dw_partial = tensor<float>::empty("dw_partial", {g, n});
   auto db_partial = tensor<float>::empty("db_partial", {g, n});
   std::vector<launch_result> out;
   if (how == reduction::lock) {
     auto locks = tensor<int32_t>::zeros("locks", {2 * g});
-    out.push_back(detail::with_row_block(n, "layernorm_bwd", [&](auto blk) {
-      return launch<layernorm_bwd_lock_kernel<T, decltype(blk)::value>>(
+    out.push_back(with_config<layernorm_configs>(n, "layernorm_bwd", [&](auto c) {
+      constexpr launch_config k = decltype(c)::value;
+      return launch<layernorm_bwd_lock_kernel<T, k.block, k.waves>>(
           grid(m), dy, x, w, mean, rstd, dx, dw_partial, db_partial, locks,
           detail::i32(dy.stride(0)), detail::i32(x.stride(0)), detail::i32(dx.stride(0)), n, g);
     }));
   } else {
-    out.push_back(detail::with_row_block(n, "layernorm_bwd", [&](auto blk) {
-      return launch<layernorm_bwd_twostage_kernel<T, decltype(blk)::value>>(
+    out.push_back(with_config<layernorm_configs>(n, "layernorm_bwd", [&](auto c) {
+      constexpr launch_config k = decltype(c)::value;
+      return launch<layernorm_bwd_twostage_kernel<T, k.block, k.waves>>(
           grid(g), dy, x, w, mean, rstd, dx, dw_partial, db_partial, detail::i32(dy.stride(0)),
           detail::i32(x.stride(0)), detail::i32(dx.stride(0)), m, n);
     }));

@@ -2,6 +2,7 @@
 // B columns they read, for L2 reuse), masked ragged edges and fp32 accumulation.
 #pragma once
 #include "bv/bv.hpp"
+#include "bv/launch_config.hpp"
 
 namespace bv::kernels {
 
@@ -41,17 +42,42 @@ BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O
   store(c + (rm.col() * scm + rn.row() * scn), acc, (rm.col() < M) & (rn.row() < N));
 }
 
+// Launch configurations (bv/launch_config.hpp), by the inputs' element size. 16-bit inputs on
+// sm_90: one warpgroup (4 warps) over 128x128x64 tiles, a and b through block-pointer rings of 2
+// stages, wgmma on sm_90a (3.20 ms at 8192^3 on an H100; 3 stages 3.33, 256x128x64 with 8 warps
+// 3.42, 128x256x64 with 8 warps 3.96). Everything else, and AMD: 4 waves over 64x64x32 tiles
+// with 3 stages (128x128 spills on gfx940/gfx942 for now; docs/isa_report.md).
+struct matmul_configs {
+  static constexpr const char* key = "element size in bytes";
+  // clang-format off
+  static constexpr launch_config table[] = {
+      // targets                        bytes up to  waves       BM          BN          BK         GROUP_M        stages
+      {.targets = only(target::sm_90), .up_to = 2, .waves = 4, .bm = 128, .bn = 128, .bk = 64, .group_m = 8, .stages = 2},
+      {                                             .waves = 4, .bm = 64,  .bn = 64,  .bk = 32, .group_m = 8, .stages = 3},
+  };
+  // clang-format on
+};
+
 #if !BV_GPU
-// c = a @ b for 2-D tensors (any strides); c's dtype may differ from the inputs'.
-template <int BM = 64, int BN = 64, int BK = 32, int GROUP_M = 8, class T, class O>
+// c = a @ b for 2-D tensors (any strides) with tiles given here; c's dtype may differ from the
+// inputs'.
+template <int BM, int BN, int BK, int GROUP_M = 8, int W = 4, class T, class O>
 launch_result matmul(const tensor<T>& a, const tensor<T>& b, tensor<O>& c) {
   const int M = static_cast<int>(a.size(0)), K = static_cast<int>(a.size(1));
   const int N = static_cast<int>(b.size(1));
   const int programs = cdiv(M, BM) * cdiv(N, BN);
-  return launch<matmul_kernel<T, O, BM, BN, BK, GROUP_M>>(
+  return launch<matmul_kernel<T, O, BM, BN, BK, GROUP_M, W>>(
       grid(programs), a, b, c, M, N, K, static_cast<int>(a.stride(0)),
       static_cast<int>(a.stride(1)), static_cast<int>(b.stride(0)), static_cast<int>(b.stride(1)),
       static_cast<int>(c.stride(0)), static_cast<int>(c.stride(1)));
+}
+// c = a @ b in the configuration declared for the launch's target.
+template <class T, class O>
+launch_result matmul(const tensor<T>& a, const tensor<T>& b, tensor<O>& c) {
+  return with_config_for<matmul_configs, sizeof(T)>("matmul", [&](auto cfg) {
+    constexpr launch_config k = decltype(cfg)::value;
+    return matmul<k.bm, k.bn, k.bk, k.group_m, k.waves>(a, b, c);
+  });
 }
 #endif
 

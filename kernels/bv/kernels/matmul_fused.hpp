@@ -7,9 +7,9 @@
 //    products (small M*N, large K); C must be fp32 and is zeroed by a first launch.
 #pragma once
 #include "bv/bv.hpp"
-#include "bv/kernels/matmul.hpp"
 #include "bv/kernels/act_mul.hpp"
 #include "bv/kernels/launch_util.hpp"
+#include "bv/kernels/matmul.hpp"
 
 namespace bv::kernels {
 
@@ -65,8 +65,8 @@ BV_KERNEL void zero_kernel(program<4> p, ptr<float> out, int n) {
 // Program (tile, s) multiplies A[:, ks:ke] @ B[ks:ke, :] for its K slice and adds into C.
 template <class T, int BM, int BN, int BK, int W = 4>
 BV_KERNEL void matmul_splitk_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<float> c,
-                                    int M, int N, int K, int k_per_split, int sam, int sak,
-                                    int sbk, int sbn, int scm, int scn) {
+                                    int M, int N, int K, int k_per_split, int sam, int sak, int sbk,
+                                    int sbn, int scm, int scn) {
   const int num_pid_n = cdiv(N, BN);
   const int pid_m = p.id(0) / num_pid_n, pid_n = p.id(0) % num_pid_n;
   const int k_begin = p.id(1) * k_per_split;
@@ -87,34 +87,57 @@ BV_KERNEL void matmul_splitk_kernel(program<W> p, ptr<const T> a, ptr<const T> b
   atomic_add(c + (rm.col() * scm + rn.row() * scn), acc, (rm.col() < M) & (rn.row() < N));
 }
 
+// Launch configurations (bv/launch_config.hpp), on every target: 64x64x32 tiles, 4 waves, GROUP_M
+// 8 for the fused epilogue (the plain matmul's AMD configuration; neither variant has been tuned
+// on a GPU yet).
+struct matmul_bias_act_configs {
+  static constexpr launch_config table[] = {
+      {.waves = 4, .bm = 64, .bn = 64, .bk = 32, .group_m = 8},
+  };
+};
+struct matmul_splitk_configs {
+  static constexpr launch_config table[] = {
+      {.waves = 4, .bm = 64, .bn = 64, .bk = 32},
+  };
+};
+
+// K per slice for `splits` slices of BK steps each (only the last slice has a ragged end).
+BV_HD constexpr int splitk_slice(int K, int splits, int BK) {
+  return cdiv(cdiv(K, splits), BK) * BK;
+}
+
 #if !BV_GPU
 // c = act(a @ b + bias); bias [N]; c's dtype may differ from the inputs'.
-template <epilogue E, int BM = 64, int BN = 64, int BK = 32, int GROUP_M = 8, class T, class O>
+template <epilogue E, class T, class O>
 launch_result matmul_bias_act(const tensor<T>& a, const tensor<T>& b, const tensor<T>& bias,
                               tensor<O>& c) {
   const int M = detail::i32(a.size(0)), K = detail::i32(a.size(1)), N = detail::i32(b.size(1));
-  return launch<matmul_bias_act_kernel<T, O, E, BM, BN, BK, GROUP_M>>(
-      grid(cdiv(M, BM) * cdiv(N, BN)), a, b, bias, c, M, N, K, detail::i32(a.stride(0)),
-      detail::i32(a.stride(1)), detail::i32(b.stride(0)), detail::i32(b.stride(1)),
-      detail::i32(c.stride(0)), detail::i32(c.stride(1)));
+  return with_config<matmul_bias_act_configs>(M, "matmul_bias_act", [&](auto cfg) {
+    constexpr launch_config k = decltype(cfg)::value;
+    return launch<matmul_bias_act_kernel<T, O, E, k.bm, k.bn, k.bk, k.group_m, k.waves>>(
+        grid(cdiv(M, k.bm) * cdiv(N, k.bn)), a, b, bias, c, M, N, K, detail::i32(a.stride(0)),
+        detail::i32(a.stride(1)), detail::i32(b.stride(0)), detail::i32(b.stride(1)),
+        detail::i32(c.stride(0)), detail::i32(c.stride(1)));
+  });
 }
 
 // c = a @ b with K split `splits` ways; two launches (zero c, then the split products).
-template <int BM = 64, int BN = 64, int BK = 32, class T>
+template <class T>
 std::vector<launch_result> matmul_splitk(const tensor<T>& a, const tensor<T>& b, tensor<float>& c,
                                          int splits) {
   const int M = detail::i32(a.size(0)), K = detail::i32(a.size(1)), N = detail::i32(b.size(1));
   if (!c.is_contiguous()) throw std::invalid_argument("matmul_splitk: c must be contiguous");
-  // Each slice a whole number of BK steps, so only the last slice has a ragged end.
-  const int k_per_split = cdiv(cdiv(K, splits), BK) * BK;
-  const int used_splits = cdiv(K, k_per_split);
   std::vector<launch_result> out;
   const int n = detail::i32(c.numel());
   out.push_back(launch<zero_kernel>(grid(cdiv(n, 1024)), c, n));
-  out.push_back(launch<matmul_splitk_kernel<T, BM, BN, BK>>(
-      grid(cdiv(M, BM) * cdiv(N, BN), used_splits), a, b, c, M, N, K, k_per_split,
-      detail::i32(a.stride(0)), detail::i32(a.stride(1)), detail::i32(b.stride(0)),
-      detail::i32(b.stride(1)), detail::i32(c.stride(0)), detail::i32(c.stride(1))));
+  out.push_back(with_config<matmul_splitk_configs>(K, "matmul_splitk", [&](auto cfg) {
+    constexpr launch_config k = decltype(cfg)::value;
+    const int k_per_split = splitk_slice(K, splits, k.bk);
+    return launch<matmul_splitk_kernel<T, k.bm, k.bn, k.bk, k.waves>>(
+        grid(cdiv(M, k.bm) * cdiv(N, k.bn), cdiv(K, k_per_split)), a, b, c, M, N, K, k_per_split,
+        detail::i32(a.stride(0)), detail::i32(a.stride(1)), detail::i32(b.stride(0)),
+        detail::i32(b.stride(1)), detail::i32(c.stride(0)), detail::i32(c.stride(1)));
+  }));
   return out;
 }
 #endif

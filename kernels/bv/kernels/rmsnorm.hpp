@@ -50,8 +50,8 @@ BV_KERNEL void add_rmsnorm_fwd_kernel(program<W> p, ptr<const T> x, ptr<const T>
 // keeps its share of dw = sum_rows dy * x * rstd in registers, written once as partial row pid.
 template <class T, int BLOCK, int W = 4>
 BV_KERNEL void rmsnorm_bwd_kernel(program<W> p, ptr<const T> dy, ptr<const T> x, ptr<const T> w,
-                                  ptr<const float> rstd, ptr<T> dx, ptr<float> dw_partial,
-                                  int sdy, int sx, int sdx, int m, int n) {
+                                  ptr<const float> rstd, ptr<T> dx, ptr<float> dw_partial, int sdy,
+                                  int sx, int sdx, int m, int n) {
   const int pid = p.id(0), programs = p.num_programs(0);
   auto cols = arange<BLOCK>(p);
   auto mask = cols < n;
@@ -69,14 +69,41 @@ BV_KERNEL void rmsnorm_bwd_kernel(program<W> p, ptr<const T> dy, ptr<const T> x,
   store(dw_partial + pid * n + cols, dw, mask);
 }
 
+// Launch configurations (bv/launch_config.hpp) of the three kernels above, by row length: one
+// program per row, the whole row in registers, the smallest block that holds it, with 2 to 16
+// waves (4 to 16 elements a thread on 32-lane warps). The backward's first stage runs at most 256
+// programs (two per SM on an H100), each walking every 256th row. The GPU's choice, measured on
+// an H100 at 8192 x 8192 f16 (docs/PERFORMANCE.md): 16 warps 0.121 ms, 8 warps 0.193, 4 warps
+// 0.154. The same on AMD, where 16 waves of 64 lanes are 1024 threads, the workgroup limit.
+struct rmsnorm_configs {
+  static constexpr const char* key = "row length";
+  // clang-format off
+  static constexpr launch_config table[] = {
+      // row length up to   block           waves        backward programs (at most)
+      {.up_to = 256,        .block = 256,   .waves = 2,  .programs = 256},
+      {.up_to = 1024,       .block = 1024,  .waves = 4,  .programs = 256},
+      {.up_to = 4096,       .block = 4096,  .waves = 8,  .programs = 256},
+      {.up_to = 8192,       .block = 8192,  .waves = 16, .programs = 256},
+  };
+  // clang-format on
+};
+
+// Programs of the backward's first stage for rows x n on target t: the declared cap, never more
+// than rows.
+inline int norm_bwd_programs(target t, int64_t rows, int64_t n) {
+  const int cap = config_for<rmsnorm_configs>(t, n, "rmsnorm_bwd").programs;
+  return static_cast<int>(rows < cap ? rows : cap);
+}
+
 #if !BV_GPU
 // y = rmsnorm(x) * w over the last dimension of a 2-D x; rstd [rows] (fp32) for the backward.
 template <class T>
-launch_result rmsnorm_fwd(const tensor<T>& x, const tensor<T>& w, tensor<T>& y,
-                          tensor<float>& rstd, float eps = 1e-6f) {
+launch_result rmsnorm_fwd(const tensor<T>& x, const tensor<T>& w, tensor<T>& y, tensor<float>& rstd,
+                          float eps = 1e-6f) {
   const int m = detail::i32(x.size(0)), n = detail::i32(x.size(1));
-  return detail::with_row_block(n, "rmsnorm_fwd", [&](auto b) {
-    return launch<rmsnorm_fwd_kernel<T, decltype(b)::value>>(
+  return with_config<rmsnorm_configs>(n, "rmsnorm_fwd", [&](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    return launch<rmsnorm_fwd_kernel<T, k.block, k.waves>>(
         grid(m), x, w, y, rstd, detail::i32(x.stride(0)), detail::i32(y.stride(0)), n, eps);
   });
 }
@@ -84,30 +111,27 @@ launch_result rmsnorm_fwd(const tensor<T>& x, const tensor<T>& w, tensor<T>& y,
 // h = x + res; y = rmsnorm(h) * w (seed 002's fused residual add + RMSNorm).
 template <class T>
 launch_result add_rmsnorm_fwd(const tensor<T>& x, const tensor<T>& res, const tensor<T>& w,
-                              tensor<T>& h, tensor<T>& y, tensor<float>& rstd,
-                              float eps = 1e-6f) {
+                              tensor<T>& h, tensor<T>& y, tensor<float>& rstd, float eps = 1e-6f) {
   const int m = detail::i32(x.size(0)), n = detail::i32(x.size(1));
-  return detail::with_row_block(n, "add_rmsnorm_fwd", [&](auto b) {
-    return launch<add_rmsnorm_fwd_kernel<T, decltype(b)::value>>(
+  return with_config<rmsnorm_configs>(n, "add_rmsnorm_fwd", [&](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    return launch<add_rmsnorm_fwd_kernel<T, k.block, k.waves>>(
         grid(m), x, res, w, h, y, rstd, detail::i32(x.stride(0)), detail::i32(res.stride(0)),
         detail::i32(h.stride(0)), detail::i32(y.stride(0)), n, eps);
   });
 }
 
-// Programs of the backward's first stage: enough to fill a GPU, never more than rows.
-inline int norm_bwd_programs(int64_t rows) { return static_cast<int>(rows < 64 ? rows : 64); }
-
 // dx and dw from dy, x, w and the forward's rstd. Two launches: rows, then the dw column sums.
 template <class T>
-std::vector<launch_result> rmsnorm_bwd(const tensor<T>& dy, const tensor<T>& x,
-                                       const tensor<T>& w, const tensor<float>& rstd,
-                                       tensor<T>& dx, tensor<T>& dw) {
+std::vector<launch_result> rmsnorm_bwd(const tensor<T>& dy, const tensor<T>& x, const tensor<T>& w,
+                                       const tensor<float>& rstd, tensor<T>& dx, tensor<T>& dw) {
   const int m = detail::i32(x.size(0)), n = detail::i32(x.size(1));
-  const int g = norm_bwd_programs(m);
+  const int g = norm_bwd_programs(launch_target(), m, n);
   auto partial = tensor<float>::empty("dw_partial", {g, n});
   std::vector<launch_result> out;
-  out.push_back(detail::with_row_block(n, "rmsnorm_bwd", [&](auto b) {
-    return launch<rmsnorm_bwd_kernel<T, decltype(b)::value>>(
+  out.push_back(with_config<rmsnorm_configs>(n, "rmsnorm_bwd", [&](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    return launch<rmsnorm_bwd_kernel<T, k.block, k.waves>>(
         grid(g), dy, x, w, rstd, dx, partial, detail::i32(dy.stride(0)), detail::i32(x.stride(0)),
         detail::i32(dx.stride(0)), m, n);
   }));

@@ -52,6 +52,14 @@ BV_KERNEL void rope_merge_kernel(program<W> p, ptr<const T> src, ptr<T> dst, ptr
   store(row + HALF + i, x2 * c + x1 * sn);
 }
 
+// Launch configurations (bv/launch_config.hpp): one wave per (position, head) on every target;
+// the head's D elements are the block, so D alone fixes its width.
+struct rope_configs {
+  static constexpr launch_config table[] = {
+      {.waves = 1},
+  };
+};
+
 #if !BV_GPU
 // cos and sin tables [S, D/2] of angle pos * base^(-2i/D), computed in double.
 struct rope_tables {
@@ -67,21 +75,26 @@ struct rope_tables {
   }
 };
 
-// dst [.., H, S, D] (contiguous) = rope(src[:, col0 : col0 + H * D]) (sign +1), its inverse (-1) or a copy (0).
+// dst [.., H, S, D] (contiguous) = rope(src[:, col0 : col0 + H * D]) (sign +1), its inverse (-1) or
+// a copy (0).
 template <int D, class T>
-launch_result rope_split(const tensor<T>& src, int64_t col0, tensor<T>& dst,
-                         const rope_tables& t, float sign) {
+launch_result rope_split(const tensor<T>& src, int64_t col0, tensor<T>& dst, const rope_tables& t,
+                         float sign) {
   const int h = detail::i32(dst.size(dst.dim() - 3)), s = detail::i32(dst.size(dst.dim() - 2));
-  return launch<rope_split_kernel<T, D>>(grid(s, h), src, dst, t.cos, t.sin, s,
-                                         detail::i32(src.stride(0)), detail::i32(col0), sign);
+  return with_config<rope_configs>(D, "rope_split", [&](auto c) {
+    return launch<rope_split_kernel<T, D, decltype(c)::value.waves>>(
+        grid(s, h), src, dst, t.cos, t.sin, s, detail::i32(src.stride(0)), detail::i32(col0), sign);
+  });
 }
 // dst[:, col0 : col0 + H * D] = rope(src [.., H, S, D]) with the same signs.
 template <int D, class T>
-launch_result rope_merge(const tensor<T>& src, tensor<T>& dst, int64_t col0,
-                         const rope_tables& t, float sign) {
+launch_result rope_merge(const tensor<T>& src, tensor<T>& dst, int64_t col0, const rope_tables& t,
+                         float sign) {
   const int h = detail::i32(src.size(src.dim() - 3)), s = detail::i32(src.size(src.dim() - 2));
-  return launch<rope_merge_kernel<T, D>>(grid(s, h), src, dst, t.cos, t.sin, s,
-                                         detail::i32(dst.stride(0)), detail::i32(col0), sign);
+  return with_config<rope_configs>(D, "rope_merge", [&](auto c) {
+    return launch<rope_merge_kernel<T, D, decltype(c)::value.waves>>(
+        grid(s, h), src, dst, t.cos, t.sin, s, detail::i32(dst.stride(0)), detail::i32(col0), sign);
+  });
 }
 #endif
 

@@ -2,6 +2,7 @@
 // rows take two passes with an online max and sum.
 #pragma once
 #include "bv/bv.hpp"
+#include "bv/launch_config.hpp"
 
 namespace bv::kernels {
 
@@ -36,26 +37,38 @@ BV_KERNEL void softmax_looped_kernel(program<W> p, ptr<const T> x, ptr<T> out, i
   }
 }
 
-#if !BV_GPU
-namespace detail {
-template <class T, int B>
-launch_result softmax_fit(const tensor<T>& x, tensor<T>& out) {
-  const int rows = static_cast<int>(x.size(0)), cols = static_cast<int>(x.size(1));
-  return launch<softmax_kernel<T, B>>(grid(rows), x, out, static_cast<int>(x.stride(0)),
-                                      static_cast<int>(out.stride(0)), cols);
-}
-}  // namespace detail
+// Launch configurations (bv/launch_config.hpp), by row length: the smallest block that holds the
+// row, one pass, with 2 to 16 waves (4 to 16 elements a thread on 32-lane warps); longer rows take
+// the looped kernel (variant 1) over 4096-wide chunks with 8 waves. The GPU's choice on every
+// target: 16 warps of 512 threads at 8192 columns run two programs per SM, whose barriers overlap
+// each other's memory traffic (1.5x over one, bv/gpu/runtime.hpp).
+struct softmax_configs {
+  static constexpr const char* key = "row length";
+  // clang-format off
+  static constexpr launch_config table[] = {
+      // columns up to  kernel             block           waves
+      {.up_to = 256,                      .block = 256,   .waves = 2},
+      {.up_to = 1024,                     .block = 1024,  .waves = 4},
+      {.up_to = 4096,                     .block = 4096,  .waves = 8},
+      {.up_to = 8192,                     .block = 8192,  .waves = 16},
+      {.up_to = 0,     .variant = 1,      .block = 4096,  .waves = 8},  // looped, any length
+  };
+  // clang-format on
+};
 
+#if !BV_GPU
 // softmax over the last dimension of a 2-D tensor.
 template <class T>
 launch_result softmax(const tensor<T>& x, tensor<T>& out) {
   const int rows = static_cast<int>(x.size(0)), cols = static_cast<int>(x.size(1));
-  if (cols <= 64) return detail::softmax_fit<T, 64>(x, out);
-  if (cols <= 256) return detail::softmax_fit<T, 256>(x, out);
-  if (cols <= 1024) return detail::softmax_fit<T, 1024>(x, out);
-  if (cols <= 4096) return detail::softmax_fit<T, 4096>(x, out);
-  return launch<softmax_looped_kernel<T, 1024>>(grid(rows), x, out, static_cast<int>(x.stride(0)),
-                                                static_cast<int>(out.stride(0)), cols);
+  const int sx = static_cast<int>(x.stride(0)), so = static_cast<int>(out.stride(0));
+  return with_config<softmax_configs>(cols, "softmax", [&](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    if constexpr (k.variant == 1)
+      return launch<softmax_looped_kernel<T, k.block, k.waves>>(grid(rows), x, out, sx, so, cols);
+    else
+      return launch<softmax_kernel<T, k.block, k.waves>>(grid(rows), x, out, sx, so, cols);
+  });
 }
 #endif
 

@@ -1,0 +1,216 @@
+// Launch configurations (bv/launch_config.hpp): a library launch under each target runs the
+// configuration its kernel declares for that target and problem size (the kernel's template
+// arguments, waves, threads), the pick follows the table's rows in order, and only distinct
+// configurations are instantiated.
+#include <bv/testing.hpp>
+#include <string>
+
+#include "bv/kernels/add.hpp"
+#include "bv/kernels/attention.hpp"
+#include "bv/kernels/col_sum.hpp"
+#include "bv/kernels/cross_entropy.hpp"
+#include "bv/kernels/layernorm.hpp"
+#include "bv/kernels/matmul.hpp"
+#include "bv/kernels/rmsnorm.hpp"
+#include "bv/kernels/softmax.hpp"
+
+using namespace bv;
+using namespace bv::testing;
+
+namespace {
+
+// Runs the test body under target t and restores the previous one.
+struct target_scope {
+  target saved = config().tgt;
+  explicit target_scope(target t) { set_target(t); }
+  ~target_scope() { set_target(saved); }
+};
+
+std::string args(std::initializer_list<int> v) {
+  std::string s;
+  for (int x : v) s += ", " + std::to_string(x);
+  return s + ">";
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+void check_ran(const launch_result& r, target t, int waves) {
+  CHECK(r.ok());
+  CHECK(r.tgt == t);
+  CHECK(r.waves == waves);
+  CHECK(r.threads_per_program == waves * wave_size_of(t));
+}
+
+// A table whose rows differ by target, to pin down the rule: first row whose targets include the
+// launch's and whose up_to holds the key.
+struct probe_configs {
+  static constexpr const char* key = "probe size";
+  static constexpr launch_config table[] = {
+      {.targets = only(target::sm_90), .up_to = 100, .block = 1, .waves = 1},
+      {.up_to = 100, .block = 2, .waves = 2},
+      {.targets = amd_targets, .up_to = 1000, .block = 3, .waves = 4},
+      {.targets = only(target::gfx90a), .block = 2, .waves = 2},  // the same launch as row 1
+  };
+};
+
+}  // namespace
+
+TEST_CASE("launch_config: the first row for the target that holds the key") {
+  CHECK(find_config<probe_configs>(target::sm_90, 50) == 0);
+  CHECK(find_config<probe_configs>(target::gfx942, 50) == 1);
+  CHECK(find_config<probe_configs>(target::gfx942, 100) == 1);
+  CHECK(find_config<probe_configs>(target::gfx942, 101) == 2);
+  CHECK(find_config<probe_configs>(target::sm_90, 101) == -1);
+  CHECK(find_config<probe_configs>(target::gfx942, 1001) == -1);
+  CHECK(find_config<probe_configs>(target::gfx90a, 1001) == 3);
+
+  // Rows 1 and 3 launch the same thing: one instantiation serves both.
+  std::vector<int> seen;
+  auto pick = [&](target t, int64_t key) {
+    return with_config<probe_configs>(t, key, "probe", [&](auto c) {
+      seen.push_back(decltype(c)::index);
+      return decltype(c)::value.block;
+    });
+  };
+  CHECK(pick(target::sm_90, 7) == 1);
+  CHECK(pick(target::gfx90a, 7) == 2);
+  CHECK(pick(target::gfx90a, 5000) == 2);
+  CHECK(pick(target::gfx942, 500) == 3);
+  CHECK(seen == std::vector<int>{0, 1, 1, 2});
+  static_assert(detail::canonical<probe_configs, runtime_key, any_target.bits>(3) == 1);
+
+  // A key no row holds is an error that names the kernel, the key and the target.
+  try {
+    pick(target::sm_90, 101);
+    FAIL("expected an error");
+  } catch (const std::invalid_argument& e) {
+    const std::string m = e.what();
+    CHECK(m.find("probe: probe size 101") != std::string::npos);
+    CHECK(m.find("sm_90") != std::string::npos);
+    CHECK(m.find("at most 100") != std::string::npos);
+  }
+}
+
+TEST_CASE("launch_config: row kernels run the declared block and waves on every target") {
+  const int sizes[] = {1, 200, 256, 257, 1000, 1024, 1025, 3000, 4096, 5000, 8192};
+  for (target t : all_targets) {
+    CAPTURE(target_name(t));
+    target_scope scope(t);
+    for (int n : sizes) {
+      CAPTURE(n);
+      const launch_config c = config_for<kernels::rmsnorm_configs>(t, n);
+      CHECK(c.block >= n);
+      auto x = tensor<float>::randn("x", {3, n}, 1);
+      auto w = tensor<float>::randn("w", {n}, 2);
+      auto y = tensor<float>::empty("y", {3, n});
+      auto rstd = tensor<float>::empty("rstd", {3});
+      auto r = kernels::rmsnorm_fwd(x, w, y, rstd);
+      check_ran(r, t, c.waves);
+      CHECK(r.kernel == "bv::kernels::rmsnorm_fwd_kernel<float" + args({c.block, c.waves}));
+
+      const launch_config s = config_for<kernels::softmax_configs>(t, n);
+      auto so = kernels::softmax(x, y);
+      check_ran(so, t, s.waves);
+      CHECK(so.kernel == "bv::kernels::softmax_kernel<float" + args({s.block, s.waves}));
+
+      const launch_config l = config_for<kernels::layernorm_configs>(t, n);
+      auto mean = tensor<float>::empty("mean", {3});
+      auto ln = kernels::layernorm_fwd(x, w, w, y, mean, rstd);
+      check_ran(ln, t, l.waves);
+      CHECK(ln.kernel == "bv::kernels::layernorm_fwd_kernel<float" + args({l.block, l.waves}));
+    }
+  }
+}
+
+TEST_CASE("launch_config: the declared values, as written in the tables") {
+  auto x = tensor<float>::randn("x", {2, 1000}, 3);
+  auto w = tensor<float>::randn("w", {1000}, 4);
+  auto y = tensor<float>::empty("y", {2, 1000});
+  auto rstd = tensor<float>::empty("rstd", {2});
+  auto wide = tensor<float>::randn("wide", {2, 5000}, 5);
+  auto wide_w = tensor<float>::randn("wide_w", {5000}, 6);
+  auto wide_y = tensor<float>::empty("wide_y", {2, 5000});
+  auto long_rows = tensor<float>::randn("long", {2, 9000}, 7);
+  auto long_y = tensor<float>::empty("long_y", {2, 9000});
+  for (target t : all_targets) {
+    CAPTURE(target_name(t));
+    target_scope scope(t);
+    CHECK(kernels::rmsnorm_fwd(x, w, y, rstd).kernel ==
+          "bv::kernels::rmsnorm_fwd_kernel<float, 1024, 4>");
+    auto r = kernels::rmsnorm_fwd(wide, wide_w, wide_y, rstd);
+    CHECK(r.kernel == "bv::kernels::rmsnorm_fwd_kernel<float, 8192, 16>");
+    CHECK(r.threads_per_program == (t == target::sm_90 ? 512 : 1024));
+    CHECK(kernels::softmax(long_rows, long_y).kernel ==
+          "bv::kernels::softmax_looped_kernel<float, 4096, 8>");
+    CHECK_THROWS_AS(
+        kernels::rmsnorm_fwd(long_rows, tensor<float>::randn("lw", {9000}, 8), long_y, rstd),
+        std::invalid_argument);
+
+    auto a = tensor<float>::randn("a", {3000}, 9), b = tensor<float>::randn("b", {3000}, 10);
+    auto out = tensor<float>::empty("out", {3000});
+    auto add = kernels::add(a, b, out);
+    CHECK(add.kernel == "bv::kernels::add_kernel<float, 2048, 4>");
+    CHECK(add.programs == 2);
+
+    // col_sum: 32 x 128 on sm_90's 32-lane warps, 16 x 256 on AMD's 64-lane waves.
+    auto partial = tensor<float>::randn("partial", {5, 300}, 11);
+    auto sums = tensor<float>::empty("sums", {300});
+    auto cs = kernels::col_sum(partial, sums);
+    CHECK(cs.kernel == (t == target::sm_90 ? "bv::kernels::col_sum_kernel<float, 32, 128, 4>"
+                                           : "bv::kernels::col_sum_kernel<float, 16, 256, 4>"));
+    CHECK(cs.programs == (t == target::sm_90 ? 3 : 2));
+
+    // matmul: 16-bit inputs on sm_90 take the warpgroup's 128x128x64 tiles; f32 the 64x64x32.
+    auto ha = tensor<half>::randn("ha", {70, 40}, 12), hb = tensor<half>::randn("hb", {40, 50}, 13);
+    auto hc = tensor<float>::empty("hc", {70, 50});
+    auto mm = kernels::matmul(ha, hb, hc);
+    CHECK(mm.ok());
+    CHECK(
+        ends_with(mm.kernel, t == target::sm_90 ? ", 128, 128, 64, 8, 4>" : ", 64, 64, 32, 8, 4>"));
+    CHECK(mm.programs == (t == target::sm_90 ? 1 : 2));
+    auto fa = tensor<float>::randn("fa", {70, 40}, 14),
+         fb = tensor<float>::randn("fb", {40, 50}, 15);
+    CHECK(ends_with(kernels::matmul(fa, fb, hc).kernel, ", 64, 64, 32, 8, 4>"));
+
+    // attention forward at D = 64: 128 query rows x 64 keys, 8 waves.
+    auto q = tensor<half>::randn("q", {1, 1, 130, 64}, 16);
+    auto o = tensor<half>::empty("o", {1, 1, 130, 64});
+    auto lse = tensor<float>::empty("lse", {1, 130});
+    auto at = kernels::attention_fwd(q, q, q, o, lse, true);
+    CHECK(ends_with(at.kernel, ", 64, 128, 64, true, 8>"));
+    check_ran(at, t, 8);
+    CHECK(at.programs == 2);
+
+    auto logits = tensor<float>::randn("logits", {2, 3000}, 17);
+    auto tg = tensor<int32_t>::zeros("tg", {2});
+    auto loss = tensor<float>::empty("loss", {2}), lse2 = tensor<float>::empty("lse2", {2});
+    CHECK(kernels::cross_entropy_fwd(logits, tg, loss, lse2).kernel ==
+          "bv::kernels::cross_entropy_fwd_kernel<float, 2048, 8>");
+
+    // The norms' backward: at most 256 programs in the first stage.
+    CHECK(kernels::norm_bwd_programs(t, 1000, 1000) == 256);
+    CHECK(kernels::norm_bwd_programs(t, 10, 1000) == 10);
+  }
+}
+
+TEST_CASE("launch_config: instantiations are the distinct configurations, not rows x targets") {
+  // Every target here (the interpreter's build) and a runtime key: the four row blocks.
+  constexpr unsigned all = any_target.bits;
+  auto count = []<class D, int64_t K>() {
+    int n = 0;
+    for (int i = 0; i < config_count<D>; ++i) n += detail::canonical<D, K, all>(i) == i;
+    return n;
+  };
+  CHECK(count.operator()<kernels::rmsnorm_configs, runtime_key>() == 4);
+  CHECK(count.operator()<kernels::softmax_configs, runtime_key>() == 5);
+  CHECK(count.operator()<kernels::col_sum_configs, runtime_key>() == 2);
+  // A compile-time key: f32 matmul reaches one row on every target, f16 two.
+  CHECK(count.operator()<kernels::matmul_configs, 4>() == 1);
+  CHECK(count.operator()<kernels::matmul_configs, 2>() == 2);
+  CHECK(count.operator()<kernels::attention_fwd_configs, 64>() == 1);
+  // An NVIDIA build (sm_90 only) instantiates sm_90's col_sum alone.
+  CHECK(detail::canonical<kernels::col_sum_configs, runtime_key, only(target::sm_90).bits>(1) ==
+        -1);
+}
