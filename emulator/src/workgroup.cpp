@@ -1,9 +1,10 @@
 // The emulator's scheduler: a workgroup's lanes run on fibers, one OS thread per workgroup. A lane
 // runs until it reaches a wave operation (ds_bpermute, MFMA), the barrier, or its end; when every
 // lane is stopped, each wave whose lanes all wait at the same wave operation performs it on all
-// their operands at once (lockstep, as the hardware does), and when every lane still running
-// waits at the barrier, the barrier opens. Anything else is a kernel that would hang or compute
-// garbage on the device, and is reported.
+// their operands at once (lockstep, as the hardware does), and when every lane waits at the same
+// barrier, the barrier opens. A workgroup that can go on neither way would hang or compute
+// garbage on the device: it is reported (which lanes wait where, at which source lines) and
+// ended, and the launch goes on with the next workgroup.
 #include <atomic>
 #include <boost/context/fiber.hpp>
 #include <cstdlib>
@@ -11,7 +12,6 @@
 #include <exception>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -19,13 +19,16 @@
 #include "bv/emu/mfma.hpp"
 #include "bv/emu/runtime.hpp"
 #include "fiber.hpp"
+#include "state.hpp"
 
 namespace bv::emu {
+namespace detail {
+thread_local workgroup* t_wg = nullptr;
+thread_local lane* t_lane = nullptr;
+}  // namespace detail
+
 namespace {
-
-constexpr int wave_size = 64;
-
-enum class wait : uint8_t { none, bpermute, mfma, barrier };
+using namespace detail;
 
 const char* wait_name(wait w) {
   switch (w) {
@@ -40,44 +43,9 @@ const char* wait_name(wait w) {
   }
 }
 
-struct lane {
-  detail::fiber_slot* fiber = nullptr;
-  unsigned tid = 0;
-  bool done = false;
-  wait at = wait::none;
-  // The operands of the wave operation it waits at, and its result.
-  int perm_addr = 0, perm_value = 0, perm_out = 0;
-  mfma_op op = mfma_op::f32_32x32x8f16;
-  alignas(16) unsigned char a[8] = {}, b[8] = {};
-  float c[16] = {}, d[16] = {};
-};
-
-// What every workgroup of a launch shares: the dispatch packet and the static LDS map.
-struct launch_state {
-  launch_desc desc;
-  // hsa_kernel_dispatch_packet_t: u16 workgroup_size_{x,y,z} at byte 4, u32 grid_size_{x,y,z}
-  // (work-items) at byte 12; the rest is not read.
-  alignas(64) unsigned char packet[64] = {};
-  std::mutex lds_mu;
-  std::map<const void*, std::size_t> lds_offsets;
-  std::size_t lds_used = 0, lds_capacity = 0;
-};
-
-struct workgroup {
-  launch_state* launch = nullptr;
-  unsigned id[3] = {0, 0, 0};
-  std::vector<lane> lanes;
-  unsigned char* lds = nullptr;
-  void (*body)(void*) = nullptr;
-  void* ctx = nullptr;
-  std::exception_ptr failure;
-};
-
-thread_local workgroup* t_wg = nullptr;
-thread_local lane* t_lane = nullptr;
-
 std::atomic<int> g_target{static_cast<int>(target::gfx942)};
-std::atomic<std::size_t> g_last_lds{0};
+thread_local std::size_t t_last_lds = 0;
+thread_local launch_report t_last_report;
 
 lane& current() {
   if (!t_lane)
@@ -87,16 +55,17 @@ lane& current() {
   return *t_lane;
 }
 
-std::string where(const workgroup& wg) {
-  return std::string("kernel ") + wg.launch->desc.kernel + ", workgroup (" +
-         std::to_string(wg.id[0]) + "," + std::to_string(wg.id[1]) + "," +
-         std::to_string(wg.id[2]) + ")";
-}
-
-// Stop this lane until the scheduler has done what it waits at.
-void wait_at(lane& l, wait w) {
+// Stop this lane until the scheduler has done what it waits at. `pc` is the kernel's call site.
+void wait_at(lane& l, wait w, uintptr_t pc) {
   l.at = w;
-  detail::fiber_yield(l.fiber);
+  l.wait_pc = pc;
+  for (;;) {
+    detail::fiber_yield(l.fiber);
+    if (!l.want_where) return;
+    // The scheduler asks where this lane waits, for a report: found on the lane's own stack.
+    l.where = where_here();
+    l.want_where = false;
+  }
 }
 
 void lane_main(void* p) {
@@ -105,24 +74,28 @@ void lane_main(void* p) {
     t_wg->body(t_wg->ctx);
   } catch (const boost::context::detail::forced_unwind&) {
     throw;
+  } catch (const end_workgroup&) {
+    t_wg->ended = true;
   } catch (...) {
     if (!t_wg->failure) t_wg->failure = std::current_exception();
   }
   l.done = true;
 }
 
-// Lanes [lo, hi) of a wave as "lanes 3-17" for messages.
-std::string lane_list(const std::vector<int>& ls) {
-  std::string s;
-  for (size_t i = 0; i < ls.size();) {
-    size_t j = i;
-    while (j + 1 < ls.size() && ls[j + 1] == ls[j] + 1) ++j;
-    if (!s.empty()) s += ",";
-    s += std::to_string(ls[i]);
-    if (j > i) s += "-" + std::to_string(ls[j]);
-    i = j + 1;
+// Where a waiting lane is in the source (it is resumed only to look at its own stack).
+const source_where& where_of(lane& l) {
+  if (!l.done && l.at != wait::none && l.where.file.empty()) {
+    l.want_where = true;
+    t_lane = &l;
+    detail::fiber_resume(l.fiber);
+    t_lane = nullptr;
+    l.want_where = false;
   }
-  return s;
+  return l.where;
+}
+
+std::string at_text(const source_where& w) {
+  return w.file.empty() ? std::string() : " (" + w.file + ":" + std::to_string(w.line) + ")";
 }
 
 void run_mfma(lane* w) {
@@ -154,60 +127,108 @@ void run_mfma(lane* w) {
   for (int l = 0; l < wave_size; ++l) std::memcpy(w[l].d, d[l], sizeof d[l]);
 }
 
-// Performs the wave operation wave `wi` waits at, if all its running lanes wait at the same one.
-// Returns whether it did; throws if the wave's lanes disagree in a way that cannot resolve.
+// Performs the wave operation wave `wi` waits at, if every lane of it waits at the same one.
 bool step_wave(workgroup& wg, int wi) {
   lane* w = wg.lanes.data() + wi * wave_size;
-  wait kind = wait::none;
-  std::vector<int> done, other;
-  for (int l = 0; l < wave_size; ++l) {
-    if (w[l].done) {
-      done.push_back(l);
-      continue;
-    }
-    if (kind == wait::none) kind = w[l].at;
-  }
+  const wait kind = w[0].at;
   if (kind != wait::bpermute && kind != wait::mfma) return false;
   for (int l = 0; l < wave_size; ++l)
-    if (!w[l].done && (w[l].at != kind || (kind == wait::mfma && w[l].op != w[0].op)))
-      other.push_back(l);
-  if (!other.empty()) {
-    // Lanes at a barrier may still be waiting for the rest of the workgroup; the scheduler
-    // reports the wave only if nothing else can move.
-    return false;
-  }
-  if (!done.empty())
-    throw error("blockvec emulator: " + where(wg) + ", wave " + std::to_string(wi) + ": lanes " +
-                lane_list(done) + " ended while the others reached " + wait_name(kind) +
-                "; a wave operation needs every lane of the wave");
+    if (w[l].done || w[l].at != kind || w[l].wait_pc != w[0].wait_pc ||
+        (kind == wait::mfma && w[l].op != w[0].op))
+      return false;
+  counters& n = wg.launch->counts;
   if (kind == wait::bpermute) {
     int v[wave_size];
     for (int l = 0; l < wave_size; ++l) v[l] = w[l].perm_value;
     // ds_bpermute_b32: lane l reads lane (addr / 4) mod 64 of its own wave.
     for (int l = 0; l < wave_size; ++l) w[l].perm_out = v[(w[l].perm_addr >> 2) & (wave_size - 1)];
+    ++n.bpermutes;
   } else {
     run_mfma(w);
+    ++n.mfma;
   }
+  ++n.wave_instructions;
+  n.active_lanes += wave_size;
   for (int l = 0; l < wave_size; ++l) w[l].at = wait::none;
   return true;
 }
 
-[[noreturn]] void report_stuck(const workgroup& wg) {
-  std::string msg = "blockvec emulator: " + where(wg) + " cannot go on:";
-  const int waves = static_cast<int>(wg.lanes.size()) / wave_size;
-  for (int wi = 0; wi < waves; ++wi) {
-    std::map<std::string, std::vector<int>> by;
-    for (int l = 0; l < wave_size; ++l) {
-      const lane& x = wg.lanes[wi * wave_size + l];
-      by[x.done ? std::string("ended") : std::string("at ") + wait_name(x.at)].push_back(l);
+// The lanes of [begin, end) grouped by what they do: ended, or waiting at a meeting (kind, call
+// site and MFMA form).
+struct lane_group {
+  bool done;
+  wait at;
+  uintptr_t pc;
+  mfma_op op;
+  std::vector<int> tids;
+};
+std::vector<lane_group> group_lanes(workgroup& wg, int begin, int end) {
+  std::vector<lane_group> gs;
+  for (int t = begin; t < end; ++t) {
+    const lane& l = wg.lanes[t];
+    lane_group* g = nullptr;
+    for (auto& x : gs)
+      if (x.done == l.done &&
+          (l.done || (x.at == l.at && x.pc == l.wait_pc && (l.at != wait::mfma || x.op == l.op))))
+        g = &x;
+    if (!g) {
+      gs.push_back({l.done, l.at, l.wait_pc, l.op, {}});
+      g = &gs.back();
     }
-    msg += " wave " + std::to_string(wi) + ":";
-    for (auto& [what, ls] : by) msg += " lanes " + lane_list(ls) + " " + what + ";";
+    g->tids.push_back(t);
   }
-  msg +=
-      " (every lane of a wave must reach the same wave operation, and every running lane of the "
-      "workgroup the barrier)";
-  throw error(msg);
+  return gs;
+}
+
+std::string describe(workgroup& wg, const lane_group& g) {
+  if (g.done) return "lanes " + lane_list(g.tids) + " ended";
+  return "lanes " + lane_list(g.tids) + " wait at " + wait_name(g.at) +
+         at_text(where_of(wg.lanes[g.tids[0]]));
+}
+
+// Nothing can move: report why and end the workgroup. A wave whose lanes are split between a
+// wave operation and anything else is a divergent wave operation; otherwise every running lane
+// waits at a barrier, and the workgroup's lanes are split between barriers or ended.
+void report_stuck(workgroup& wg) {
+  launch_state& L = *wg.launch;
+  const int waves = static_cast<int>(wg.lanes.size()) / wave_size;
+  bool any = false;
+  for (int wi = 0; wi < waves; ++wi) {
+    auto gs = group_lanes(wg, wi * wave_size, (wi + 1) * wave_size);
+    if (gs.size() < 2) continue;
+    for (const auto& g : gs) {
+      if (g.done || (g.at != wait::bpermute && g.at != wait::mfma)) continue;
+      std::string others;
+      for (const auto& o : gs)
+        if (&o != &g) others += (others.empty() ? "" : "; ") + describe(wg, o);
+      report(L, wg, wi, g.tids, "wave-divergence", severity::error, g.pc,
+             std::string(g.at == wait::mfma ? "An MFMA" : "A shuffle (ds_bpermute)") +
+                 " reached by " + std::to_string(g.tids.size()) + " of 64 lanes of wave " +
+                 std::to_string(wi),
+             where_of(wg.lanes[g.tids[0]]), "In the same wave: " + others + ".",
+             "a wave operation needs every lane of the wave at the same instruction; keep it out "
+             "of lane-dependent branches and early returns");
+      any = true;
+    }
+  }
+  if (!any) {
+    auto gs = group_lanes(wg, 0, static_cast<int>(wg.lanes.size()));
+    const lane_group* first = nullptr;
+    for (const auto& g : gs)
+      if (!g.done && (!first || g.tids.size() > first->tids.size())) first = &g;
+    std::string others;
+    for (const auto& o : gs)
+      if (&o != first) others += (others.empty() ? "" : "; ") + describe(wg, o);
+    std::vector<int> tids = first->tids;
+    report(L, wg, tids[0] / wave_size, tids, "barrier-divergence", severity::error, first->pc,
+           "A barrier reached by " + std::to_string(tids.size()) + " of " +
+               std::to_string(wg.lanes.size()) + " lanes of the workgroup",
+           where_of(wg.lanes[tids[0]]),
+           "The rest of the workgroup: " + others + ". The workgroup was ended there.",
+           "every lane of the workgroup must reach the same barrier; keep barriers out of "
+           "lane- or wave-dependent branches and early returns");
+  }
+  L.deadlocked = true;
 }
 
 void discard_all(workgroup& wg) {
@@ -223,10 +244,16 @@ void run_workgroup(workgroup& wg, std::size_t stack_bytes) {
   const int n = static_cast<int>(wg.lanes.size());
   for (int i = 0; i < n; ++i) {
     lane& l = wg.lanes[i];
-    l = lane{};
+    l.fiber = nullptr;
+    l.done = false;
+    l.at = wait::none;
+    l.want_where = false;
+    l.where = {};
+    l.log.clear();
     l.tid = static_cast<unsigned>(i);
     l.fiber = detail::fiber_create(stack_bytes, lane_main, &l);
   }
+  wg.ended = false;
   struct guard {
     workgroup& wg;
     ~guard() {
@@ -242,18 +269,29 @@ void run_workgroup(workgroup& wg, std::size_t stack_bytes) {
       if (detail::fiber_resume(l.fiber)) l.fiber = nullptr;  // finished (the fiber is parked)
       t_lane = nullptr;
       if (wg.failure) std::rethrow_exception(wg.failure);
+      if (wg.ended) return;
     }
+    flush_logs(wg);
     bool moved = false;
     for (int wi = 0; wi < n / wave_size; ++wi) moved = step_wave(wg, wi) || moved;
     if (moved) continue;
-    bool any_running = false, all_at_barrier = true;
-    for (auto& l : wg.lanes)
-      if (!l.done) {
-        any_running = true;
-        all_at_barrier = all_at_barrier && l.at == wait::barrier;
+    bool any_running = false, any_done = false, one_barrier = true;
+    uintptr_t pc = 0;
+    for (auto& l : wg.lanes) {
+      if (l.done) {
+        any_done = true;
+        continue;
       }
+      if (!any_running) pc = l.wait_pc;
+      any_running = true;
+      one_barrier = one_barrier && l.at == wait::barrier && l.wait_pc == pc;
+    }
     if (!any_running) return;
-    if (!all_at_barrier) report_stuck(wg);
+    if (!one_barrier || any_done) {
+      report_stuck(wg);
+      return;
+    }
+    lds_barrier(*wg.launch);
     for (auto& l : wg.lanes) l.at = wait::none;
   }
 }
@@ -287,48 +325,33 @@ int bpermute(int byte_addr, int value) {
   lane& l = current();
   l.perm_addr = byte_addr;
   l.perm_value = value;
-  wait_at(l, wait::bpermute);
+  wait_at(l, wait::bpermute, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
   return l.perm_out;
 }
-void barrier() { wait_at(current(), wait::barrier); }
+void barrier() {
+  wait_at(current(), wait::barrier, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
+}
 void* lds_static(const void* key, std::size_t bytes) {
   current();
-  launch_state& L = *t_wg->launch;
-  std::size_t off;
-  {
-    std::lock_guard lk(L.lds_mu);
-    auto it = L.lds_offsets.find(key);
-    if (it == L.lds_offsets.end()) {
-      off = (L.lds_used + 15) / 16 * 16;
-      if (off + bytes > L.lds_capacity)
-        throw error("blockvec emulator: " + where(*t_wg) + " needs " + std::to_string(off + bytes) +
-                    " bytes of static LDS, more than the " + std::to_string(L.lds_capacity) +
-                    " a workgroup has on " + target_name(L.desc.tgt));
-      L.lds_used = off + bytes;
-      L.lds_offsets.emplace(key, off);
-    } else {
-      off = it->second;
-    }
-  }
-  return t_wg->lds + off;
+  return lds_buffer_for(key, bytes);
 }
 void wave_mfma(mfma_op op, const void* a, const void* b, const float* c, float* d, int cbsz,
                int abid, int blgp) {
   lane& l = current();
   if (cbsz != 0 || abid != 0 || blgp != 0)
-    throw error("blockvec emulator: " + where(*t_wg) +
+    throw error(std::string("blockvec emulator: ") + t_wg->launch->desc.kernel +
                 ": MFMA with CBSZ/ABID/BLGP other than 0 is not emulated");
   const std::size_t in = op == mfma_op::f32_32x32x2f32 ? 4 : 8;
   l.op = op;
   std::memcpy(l.a, a, in);
   std::memcpy(l.b, b, in);
   std::memcpy(l.c, c, sizeof l.c);
-  wait_at(l, wait::mfma);
+  wait_at(l, wait::mfma, reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
   std::memcpy(d, l.d, sizeof l.d);
 }
 
 // ---- The host's side (bv/emu/runtime.hpp). -----------------------------------------------------
-void run(const launch_desc& d, void (*body)(void*), void* ctx) {
+launch_report run(const launch_desc& d, void (*body)(void*), void* ctx) {
   if (t_lane) throw error("blockvec emulator: a launch from inside a kernel is not supported");
   if (d.waves < 1 || d.waves > 16)
     throw error(std::string("blockvec emulator: ") + d.kernel +
@@ -342,32 +365,53 @@ void run(const launch_desc& d, void (*body)(void*), void* ctx) {
   const std::size_t stack = stack_bytes_from_env();
   auto L = std::make_unique<launch_state>();
   L->desc = d;
-  L->lds_capacity = static_cast<std::size_t>(lds_bytes_of(d.tgt));
   const uint16_t wg_size[3] = {static_cast<uint16_t>(d.waves * wave_size), 1, 1};
   const uint32_t grid_size[3] = {static_cast<uint32_t>(d.grid[0]) * wg_size[0],
                                  static_cast<uint32_t>(d.grid[1]),
                                  static_cast<uint32_t>(d.grid[2])};
   std::memcpy(L->packet + 4, wg_size, sizeof wg_size);
   std::memcpy(L->packet + 12, grid_size, sizeof grid_size);
-  // LDS starts as NaN bytes (0xff: NaN as f32, f16 and bf16, -1 as an integer) in every
-  // workgroup, so a read before a write shows.
-  std::unique_ptr<unsigned char[]> lds(new unsigned char[L->lds_capacity]);
+  lds_launch_init(*L);
   workgroup wg;
   wg.launch = L.get();
   wg.lanes.resize(static_cast<std::size_t>(d.waves) * wave_size);
-  wg.lds = lds.get();
   wg.body = body;
   wg.ctx = ctx;
   for (int z = 0; z < d.grid[2]; ++z)
     for (int y = 0; y < d.grid[1]; ++y)
       for (int x = 0; x < d.grid[0]; ++x) {
-        std::memset(lds.get(), 0xff, L->lds_capacity);
+        lds_workgroup_reset(*L);
         wg.id[0] = static_cast<unsigned>(x);
         wg.id[1] = static_cast<unsigned>(y);
         wg.id[2] = static_cast<unsigned>(z);
         run_workgroup(wg, stack);
       }
-  g_last_lds = L->lds_used;
+  launch_report r;
+  r.counts = L->counts;
+  r.deadlocked = L->deadlocked;
+  r.memory_checked = d.instrumented;
+  for (auto& p : L->diags) {
+    diagnostic& dg = p.d;
+    if (p.count > 1)
+      dg.detail += (dg.detail.empty() ? "" : " ") + std::string("(") + std::to_string(p.count) +
+                   " reports of this check at this instruction in the launch; the lanes are the "
+                   "first workgroup's and wave's)";
+    (dg.sev == severity::error ? r.errors : r.warnings) += 1;
+    r.diagnostics.push_back(std::move(dg));
+  }
+  if (L->dropped > 0) {
+    diagnostic dg;
+    dg.kind = "too-many-reports";
+    dg.sev = severity::warning;
+    dg.headline = std::to_string(L->dropped) + " more reports at other instructions were dropped";
+    dg.kernel = d.kernel;
+    dg.has_pid = false;
+    ++r.warnings;
+    r.diagnostics.push_back(std::move(dg));
+  }
+  t_last_lds = L->lds_dev_used;
+  t_last_report = r;
+  return r;
 }
 
 target current_target() { return static_cast<target>(g_target.load()); }
@@ -377,6 +421,7 @@ void set_target(target t) {
                 target_name(t));
   g_target = static_cast<int>(t);
 }
-std::size_t last_lds_bytes() { return g_last_lds; }
+std::size_t last_lds_bytes() { return t_last_lds; }
+const launch_report& last_report() { return t_last_report; }
 
 }  // namespace bv::emu

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -21,6 +22,19 @@
 #include "bv/random.hpp"
 
 namespace bv {
+namespace emu {
+// An emulated launch's result: the backends' launch_result (diagnostics, errors, deadlocked)
+// with the launch's counters.
+struct result : launch_result {
+  counters counts;
+  bool memory_checked = false;  // the memory checks and counters ran (launch_report)
+};
+// Whether launches print their diagnostics to stderr (not when BV_EMU_QUIET=1).
+inline bool print_diagnostics() {
+  const char* q = std::getenv("BV_EMU_QUIET");
+  return !(q && q[0] == '1');
+}
+}  // namespace emu
 namespace gpu {
 // Its own inline namespace: a program may link emulated and GPU-compiled translation units.
 inline namespace emu_host {
@@ -153,12 +167,18 @@ struct emu_call {
   }
 };
 
+template <class A>
+void add_global(emu::launch_desc& d, const A& a) {
+  if constexpr (is_device_tensor<std::remove_cvref_t<A>>)
+    if (a.numel() > 0) d.globals.push_back({a.data(), a.bytes()});
+}
+
 template <auto K, class... P, class... A>
-launch_result launch_impl(std::tuple<P...>*, grid g, A&&... args) {
+emu::result launch_impl(std::tuple<P...>*, grid g, A&&... args) {
   static_assert(rules::launch_arity<sizeof...(P), sizeof...(A)>());
   static constexpr auto name = kernel_name_of<K>();
   static const std::string name_str(name);
-  launch_result r;
+  emu::result r;
   r.kernel = name_str;
   r.programs = g.count();
   r.waves = kernel_traits<K>::waves;
@@ -171,15 +191,29 @@ launch_result launch_impl(std::tuple<P...>*, grid g, A&&... args) {
   d.grid[0] = g.x, d.grid[1] = g.y, d.grid[2] = g.z;
   d.waves = kernel_traits<K>::waves;
   d.tgt = r.tgt;
-  emu::run(d, &emu_call<K, P...>::run, &call);
+  (add_global(d, args), ...);
+#if BV_EMU_INSTRUMENTED
+  d.instrumented = true;
+#endif
+  emu::launch_report rep = emu::run(d, &emu_call<K, P...>::run, &call);
+  r.counts = rep.counts;
+  r.memory_checked = rep.memory_checked;
+  r.errors = rep.errors;
+  r.warnings = rep.warnings;
+  r.deadlocked = rep.deadlocked;
+  r.diagnostics = std::move(rep.diagnostics);
+  if (emu::print_diagnostics())
+    for (const auto& dg : r.diagnostics) std::fprintf(stderr, "%s", dg.text().c_str());
   return r;
 }
 }  // namespace detail
 
-// launch<kernel>(grid, args...): runs the kernel in the emulator and returns when it is done.
-// Device tensors become pointers to their host memory.
+// launch<kernel>(grid, args...): runs the kernel in the emulator and returns when it is done,
+// with what its checks found (diagnostics, also printed to stderr unless BV_EMU_QUIET=1) and its
+// counters. Device tensors become pointers to their host memory; accesses inside them count as
+// global memory traffic.
 template <auto K, class... A>
-launch_result launch(grid g, A&&... args) {
+emu::result launch(grid g, A&&... args) {
   using params = typename detail::kernel_traits<K>::params;
   return detail::launch_impl<K>(static_cast<params*>(nullptr), g, std::forward<A>(args)...);
 }
