@@ -4,8 +4,8 @@
 #include <mutex>
 
 #include "bv/cpu/check.hpp"
+#include "bv/cpu/lane_map.hpp"
 #include "bv/cpu/runtime.hpp"
-#include "bv/layout.hpp"
 
 namespace bv::detail {
 
@@ -117,19 +117,13 @@ void atomic_unlock(const void* addr) {
   g_atomic_locks[(reinterpret_cast<uintptr_t>(addr) >> 3) & 255].unlock();
 }
 
-// Which wavefront holds each element of a block, from the layout the GPU backend would use.
+// Which wavefront holds each element of a block: the target's layout map, the one the GPU
+// lowering places the block with.
 std::vector<int> waves_of_lanes(const access& a, const std::vector<int>& lanes) {
-  const int ebytes = a.alloc ? a.alloc->elem_bytes : 4;
-  const auto L = layout::default_blocked(a.rows, a.cols, ebytes, a.waves, config().wave_size);
-  std::vector<int> owner(static_cast<size_t>(a.rows) * a.cols, -1);
-  for (int w = 0; w < L.waves(); ++w)
-    for (int l = 0; l < L.wave_size(); ++l)
-      for (int r = 0; r < L.regs(); ++r) {
-        int& o = owner[static_cast<size_t>(L.flat(w, l, r))];
-        if (o < 0) o = w;
-      }
+  const layout::block_map L = lane_map(a);
   std::vector<int> out;
-  for (int e : lanes) out.push_back(e < static_cast<int>(owner.size()) ? owner[e] : 0);
+  out.reserve(lanes.size());
+  for (int e : lanes) out.push_back(e >= 0 && e < L.size() ? L.holder(e).wave : 0);
   return out;
 }
 

@@ -197,6 +197,7 @@ access make_access(access_kind kind, const ptr_block<T, S, W>& p, const bool* ma
   a.lanes = S::size;
   a.rows = S::rows;
   a.cols = S::cols;
+  a.rank = S::rank;
   a.waves = W;
   const affine& f = p.form();
   a.rows_contiguous = f.known && f.ac == 1;

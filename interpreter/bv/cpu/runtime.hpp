@@ -142,6 +142,7 @@ struct access {
   bool has_other = false;
   int lanes = 1;  // elements in the block (1 for a scalar access)
   int rows = 1, cols = 1, waves = 1;
+  int rank = 2;  // the block's: 1-D blocks (N) and 2-D ones (R, C) have different GPU layouts
   const std::source_location* loc = nullptr;
   const char* op = "load";
   // Stores and atomics: per-lane class of the value written (value_class below), or null when

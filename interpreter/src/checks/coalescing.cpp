@@ -1,19 +1,20 @@
 // coalescing: per wavefront, how many 64-byte segments an access touches against the fewest its
 // active lanes could touch, and how many (lane, register) slots of the program do useful work.
-// Which wave holds which element comes from layout::default_blocked for the access's shape, its
-// element size, the program's waves and config().wave_size: the layout the GPU backend uses.
+// Which wave holds which element, and how many registers the block takes, come from the running
+// target's layout map (lane_map: the flat map for 1-D blocks, the factorised one for 2-D), the
+// one the GPU lowering uses.
 // Warnings, one per memory op (source line) per launch, from the first 8 executions of that op
 // (a sample keeps the cost flat): "uncoalesced" when touched/ideal >= 2, "low-utilisation" when
 // fewer than 20% of the slots hold an active element (blocks far smaller than the program's
-// lanes, masks that switch most lanes off; a 256-element block on 4 waves of 64 with 16-byte
-// vectors is exactly 25% and passes). Scalar accesses are not judged.
+// lanes, or tiles smaller than the target's tile, whose lanes hold copies; masks that switch
+// most lanes off). Scalar accesses are not judged.
 #include <algorithm>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <tuple>
 
-#include "bv/layout.hpp"
+#include "bv/cpu/lane_map.hpp"
 #include "checks/common.hpp"
 
 namespace bv::detail {
@@ -28,11 +29,11 @@ struct layout_map {
   int waves = 1;
 };
 
-const layout_map& layout_for(int rows, int cols, int eb, int waves, int wave_size) {
+const layout_map& layout_for(const access& a, target t) {
   using key = std::tuple<int, int, int, int, int>;
   static std::mutex mu;
   static std::map<key, std::unique_ptr<layout_map>> cache;
-  const key k{rows, cols, eb, waves, wave_size};
+  const key k{static_cast<int>(t), a.rank, a.rows, a.cols, a.waves};
   thread_local key last_key{-1, -1, -1, -1, -1};
   thread_local const layout_map* last = nullptr;
   if (last && k == last_key) return *last;
@@ -40,16 +41,11 @@ const layout_map& layout_for(int rows, int cols, int eb, int waves, int wave_siz
   auto& m = cache[k];
   if (!m) {
     m = std::make_unique<layout_map>();
-    const auto L = layout::default_blocked(rows, cols, eb, waves, wave_size);
-    m->owner.assign(static_cast<size_t>(rows) * cols, -1);
+    const layout::block_map L = lane_map(a, t);
+    m->owner.resize(static_cast<size_t>(L.size()));
+    for (int e = 0; e < L.size(); ++e) m->owner[static_cast<size_t>(e)] = L.holder(e).wave;
     m->waves = L.waves();
-    m->slots = int64_t(L.waves()) * L.wave_size() * L.regs();
-    for (int w = 0; w < L.waves(); ++w)
-      for (int l = 0; l < L.wave_size(); ++l)
-        for (int r = 0; r < L.regs(); ++r) {
-          int& o = m->owner[static_cast<size_t>(L.flat(w, l, r))];
-          if (o < 0) o = w;
-        }
+    m->slots = int64_t(L.slots());
   }
   last_key = k;
   last = m.get();
@@ -115,20 +111,18 @@ struct coalescing_check final : observer {
       return;
 
     const int eb = a.alloc->elem_bytes;
-    const layout_map& lm = layout_for(a.rows, a.cols, eb, a.waves, config().wave_size);
+    const target tgt = config().tgt;
+    const layout_map& lm = layout_for(a, tgt);
     // A tile of contiguous rows with every lane performed (most accesses) touches segments
     // determined by its shape, row stride and where its first row starts within a segment:
     // measured once per such pattern, not per execution.
     const bool tile = a.rows_contiguous && !perform && a.cols > 0 && a.all_active;
-    using tile_key = std::tuple<int, int, int, int, int, int64_t, int64_t>;
+    using tile_key = std::tuple<int, int, int, int, int, int, int64_t, int64_t>;
     thread_local std::map<tile_key, wave_counts> tiles;
-    const tile_key tk{a.rows,
-                      a.cols,
-                      eb,
-                      a.waves,
-                      config().wave_size,
-                      a.row_stride,
-                      ((a.base + (tile ? a.off.first() : 0)) * eb) % k_segment};
+    const tile_key tk{a.rows,       a.cols,
+                      a.rank,       eb,
+                      a.waves,      static_cast<int>(tgt),
+                      a.row_stride, ((a.base + (tile ? a.off.first() : 0)) * eb) % k_segment};
     if (tile) {
       if (auto it = tiles.find(tk); it != tiles.end()) {
         record(*st, it->second, a.lanes, lm.slots, s, a);
