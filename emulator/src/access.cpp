@@ -103,7 +103,7 @@ void lds_launch_init(launch_state& L) {
   std::memset(L.arena.get(), 0xff, L.arena_bytes);
   L.lds_base = L.arena.get() + k_guard;
   L.written.assign(host, 0);
-  L.words.assign(host / 4, {});
+  L.words.assign(host / 2, {});
   L.globals = L.desc.globals;
   L.global_lo = UINTPTR_MAX;
   L.global_hi = 0;
@@ -256,12 +256,13 @@ void lds_access(launch_state& L, lane& l, uintptr_t a, std::size_t size, bool wr
                     "writes it");
   }
 
-  // Races between waves: per 4-byte word, the last writer wave and its barrier epoch, and the
-  // waves that read it in the current epoch.
+  // Races between waves: per 2-byte half-word (16-bit elements of neighbouring waves share a
+  // 4-byte word without racing), the last writer wave and its barrier epoch, and the waves that
+  // read it in the current epoch.
   const int w = static_cast<int>(l.tid) / wave_size;
   const uint32_t e = L.epoch;
   bool reported = false;
-  for (std::size_t wi = uoff / 4; wi <= (uoff + size - 1) / 4; ++wi) {
+  for (std::size_t wi = uoff / 2; wi <= (uoff + size - 1) / 2; ++wi) {
     auto& s = L.words[wi];
     int other = -1;
     const char* what = nullptr;
@@ -285,13 +286,13 @@ void lds_access(launch_state& L, lane& l, uintptr_t a, std::size_t size, bool wr
         // Decided when the lane stops (check_pending_writes): only if the value changed.
         if (!L.diag_index.count(key_of("lds-race", pc)) && !L.where_cache.count(pc))
           L.where_cache.emplace(pc, where_here());
-        uint32_t old;
-        std::memcpy(&old, L.lds_base + wi * 4, 4);
+        uint16_t old;
+        std::memcpy(&old, L.lds_base + wi * 2, 2);
         L.pending.push_back({wi, old, pc, static_cast<int>(l.tid), other, what[0] == 'w',
-                             wi * 4 - b->host_offset + b->dev_offset, size});
+                             wi * 2 - b->host_offset + b->dev_offset, size});
       } else {
         report_race(L, wg, static_cast<int>(l.tid), other, false, true, pc,
-                    wi * 4 - b->host_offset + b->dev_offset, size, nullptr);
+                    wi * 2 - b->host_offset + b->dev_offset, size, nullptr);
       }
     }
   }
@@ -372,8 +373,8 @@ int64_t bank_conflicts(wave_instr& g) {
 void check_pending_writes(workgroup& wg) {
   launch_state& L = *wg.launch;
   for (const auto& p : L.pending) {
-    uint32_t now;
-    std::memcpy(&now, L.lds_base + p.word * 4, 4);
+    uint16_t now;
+    std::memcpy(&now, L.lds_base + p.word * 2, 2);
     if (now == p.old) continue;  // the same value again: no race
     auto it = L.where_cache.find(p.pc);
     report_race(L, wg, p.tid, p.other, true, p.after_write, p.pc, p.dev, p.size,

@@ -88,7 +88,7 @@ struct launch_state {
   unsigned char* lds_base = nullptr;  // arena + front guard: host offset 0
   // Per byte of the arena past the front guard: written in this workgroup.
   std::vector<uint8_t> written;
-  // Per 4-byte word: the last writer wave and its barrier epoch; the waves that read it in
+  // Per 2-byte half-word: the last writer wave and its barrier epoch; the waves that read it in
   // the epoch `read_epoch`.
   struct word_state {
     uint32_t write_epoch = 0, read_epoch = 0;
@@ -103,8 +103,8 @@ struct launch_state {
   // A write that met another wave's access in its epoch: a race only if it changed the word
   // (replicated layouts have several waves store the same value), known once the lane has run.
   struct pending_write {
-    std::size_t word;  // host word index
-    uint32_t old;      // the word before the write
+    std::size_t word;  // host half-word index
+    uint16_t old;      // the half-word before the write
     uintptr_t pc;
     int tid, other;
     bool after_write;  // the other wave wrote the word (else it read it)
