@@ -236,7 +236,7 @@ struct block_map {
   BV_HD constexpr int wave_size() const { return rank == 1 ? m1.wave_size : m2.wave_size(); }
   BV_HD constexpr int regs() const { return rank == 1 ? m1.regs() : m2.regs(); }
   // (lane, register) slots of the whole program, copies included.
-  BV_HD constexpr int slots() const { return waves() * wave_size() * regs(); }
+  BV_HD constexpr int slot_count() const { return waves() * wave_size() * regs(); }
   BV_HD constexpr int replication() const {
     return rank == 1 ? m1.replication() : m2.replication();
   }

@@ -88,7 +88,7 @@ TEST_CASE("every target's maps hold each element, copies only as documented, fir
         REQUIRE(outside == 0);
         const int repl = documented_replication(t, s, waves);
         CHECK(L.replication() == repl);
-        CHECK(L.slots() == n * repl);
+        CHECK(L.slot_count() == n * repl);
         int wrong_count = 0, wrong_holder = 0;
         for (int e = 0; e < n; ++e) {
           wrong_count += count[static_cast<size_t>(e)] != repl;

@@ -32,17 +32,16 @@ void block_picture::fill_layout() {
   const size_t n = static_cast<size_t>(rows) * cols;
   wave.assign(n, 0);
   lane.assign(n, 0);
-  const auto L = bv::layout::default_blocked(rows, cols, elem_bytes, waves, wave_size);
-  std::vector<uint8_t> seen(n, 0);
-  for (int w = 0; w < L.waves(); ++w)
-    for (int l = 0; l < L.wave_size(); ++l)
-      for (int r = 0; r < L.regs(); ++r) {
-        const int f = L.flat(w, l, r);
-        if (f < 0 || static_cast<size_t>(f) >= n || seen[static_cast<size_t>(f)]) continue;
-        seen[static_cast<size_t>(f)] = 1;
-        wave[static_cast<size_t>(f)] = w;
-        lane[static_cast<size_t>(f)] = l;
-      }
+  bv::target t = wave_size == 32 ? bv::target::sm_90 : bv::default_target;
+  bv::parse_target(target.c_str(), t);
+  const auto L = bv::layout::map_for(t, rank, rows, cols, waves);
+  wave_size = L.wave_size();
+  if (static_cast<size_t>(L.size()) == n)
+    for (int e = 0; e < L.size(); ++e) {
+      const bv::layout::slot h = L.holder(e);
+      wave[static_cast<size_t>(e)] = h.wave;
+      lane[static_cast<size_t>(e)] = h.lane;
+    }
   active_lanes = 0;
   std::vector<std::set<int64_t>> segs(static_cast<size_t>(std::max(waves, 1)));
   std::vector<int> per_wave(segs.size(), 0);
@@ -151,6 +150,8 @@ void op_inspector::refresh() {
   pic_.cols = o->cols;
   pic_.waves = o->waves;
   pic_.wave_size = doc_->launch()->launch.wave_size;
+  pic_.target = doc_->launch()->launch.target;
+  pic_.rank = o->rank;
   pic_.elem_bytes = t ? t->elem_bytes : 4;
   pic_.numel = t ? t->numel : 0;
   pic_.store = o->kind != bvt::op_kind::load;

@@ -2,6 +2,7 @@
 #pragma once
 #include <QPlainTextEdit>
 #include <QWidget>
+#include <string>
 #include <vector>
 
 #include "document.hpp"
@@ -13,9 +14,12 @@ class QCheckBox;
 namespace bvv {
 
 // A block as the op inspector and live mode draw it: lanes laid out rows x cols, each with its
-// address, whether it was active, and which wave and lane hold it (from lang/bv/layout.hpp).
+// address, whether it was active, and which wave and lane hold it (the layout map of
+// lang/bv/layout.hpp for the trace's target and the block's rank, as the GPU build places it).
 struct block_picture {
   int rows = 0, cols = 0, waves = 1, wave_size = 64, elem_bytes = 4;
+  int rank = 1;
+  std::string target = "gfx942";  // a target name (bv::parse_target); unknown: by wave_size
   bool store = false;
   int64_t numel = 0;
   std::vector<int64_t> addr;

@@ -220,6 +220,8 @@ void live_panel::run(const QString& kernel, const QString& size_text, const QStr
       pic.cols = a->cols;
       pic.waves = a->waves;
       pic.wave_size = bv::config().wave_size;
+      pic.target = bv::target_name(bv::config().tgt);
+      pic.rank = a->rank;
       pic.elem_bytes = a->alloc ? a->alloc->elem_bytes : 4;
       pic.numel = a->alloc ? a->alloc->numel : 0;
       pic.store = a->kind != bv::detail::access_kind::load;

@@ -52,6 +52,9 @@ bool get_varint(const std::string& b, size_t& at, uint64_t& v) {
 const char* op_cols =
     "id,launch_id,program,seq,kind,site_id,tensor_id,rows,cols,waves,lanes,active,oob,"
     "has_other,first,lo,hi,mask,addrs";
+// ops.rank came after the first traces: without it, a one-row block is taken for a 1-D one (the
+// common case; a 1xN 2-D block is rare).
+const char* op_rank_default = "CASE WHEN rows=1 THEN 1 ELSE 2 END";
 
 op_info read_op(sqlite3_stmt* s) {
   op_info o;
@@ -74,11 +77,14 @@ op_info read_op(sqlite3_stmt* s) {
   o.hi = i64(s, 16);
   o.mask = blob(s, 17);
   o.addrs = blob(s, 18);
+  o.rank = clamp_int(i64(s, 19, 2), 1, 2);
   // A block's shape and its lane count must agree; the views index rows x cols.
   if (static_cast<int64_t>(o.rows) * o.cols != o.lanes) {
     o.rows = 1;
     o.cols = o.lanes;
+    o.rank = 1;
   }
+  if (o.rank == 1 && o.rows != 1) o.rank = 2;
   return o;
 }
 }  // namespace
@@ -242,6 +248,16 @@ void trace_db::check() {
       throw trace_error("the trace '" + path_ + "' lacks its '" + table +
                         "' table: it was not written completely");
   }
+  op_cols_ = std::string(op_cols) + "," + (has_column("ops", "rank") ? "rank" : op_rank_default);
+  launch_target_ = has_column("launches", "target") ? "target" : "'gfx942'";
+}
+
+bool trace_db::has_column(const char* table, const char* column) {
+  stmt q(prepare("SELECT count(*) FROM pragma_table_info(?) WHERE name=?"));
+  sqlite3_bind_text(q, 1, table, -1, SQLITE_STATIC);
+  sqlite3_bind_text(q, 2, column, -1, SQLITE_STATIC);
+  if (sqlite3_step(q) != SQLITE_ROW) fail("listing the columns of its tables");
+  return sqlite3_column_int(q, 0) > 0;
 }
 
 std::string trace_db::meta(const std::string& key) {
@@ -263,9 +279,11 @@ std::string trace_db::meta(const std::string& key) {
   }
 
 std::vector<launch_info> trace_db::launches() {
-  stmt s(prepare(
+  const std::string sql =
       "SELECT id,kernel,grid_x,grid_y,grid_z,waves,wave_size,schedule,programs,ops,accesses,"
-      "seconds,errors,warnings FROM launches ORDER BY id"));
+      "seconds,errors,warnings," +
+      launch_target_ + " FROM launches ORDER BY id";
+  stmt s(prepare(sql.c_str()));
   std::vector<launch_info> out;
   BVT_ROWS(s, "reading launches", {
     launch_info l;
@@ -281,6 +299,7 @@ std::vector<launch_info> trace_db::launches() {
     l.seconds = sqlite3_column_double(s, 11);
     l.errors = clamp_int(i64(s, 12), 0, 1 << 30);
     l.warnings = clamp_int(i64(s, 13), 0, 1 << 30);
+    l.target = text(s, 14);
     out.push_back(std::move(l));
   })
   return out;
@@ -362,7 +381,7 @@ std::vector<program_info> trace_db::programs(int64_t launch) {
 
 std::vector<op_info> trace_db::ops_of_program(int64_t launch, int64_t program, int64_t offset,
                                               int64_t limit) {
-  const std::string sql = std::string("SELECT ") + op_cols +
+  const std::string sql = "SELECT " + op_cols_ +
                           " FROM ops WHERE launch_id=? AND program=? ORDER BY seq LIMIT ? OFFSET ?";
   stmt s(prepare(sql.c_str()));
   sqlite3_bind_int64(s, 1, launch);
@@ -375,7 +394,7 @@ std::vector<op_info> trace_db::ops_of_program(int64_t launch, int64_t program, i
 }
 
 bool trace_db::op_by_id(int64_t id, op_info& out) {
-  const std::string sql = std::string("SELECT ") + op_cols + " FROM ops WHERE id=?";
+  const std::string sql = "SELECT " + op_cols_ + " FROM ops WHERE id=?";
   stmt s(prepare(sql.c_str()));
   sqlite3_bind_int64(s, 1, id);
   const int rc = sqlite3_step(s);
@@ -389,8 +408,8 @@ bool trace_db::op_by_id(int64_t id, op_info& out) {
 
 void trace_db::for_each_op_of_tensor(int64_t tensor, int64_t program,
                                      const std::function<bool(const op_info&)>& f) {
-  const std::string sql = std::string("SELECT ") + op_cols + " FROM ops WHERE tensor_id=?" +
-                          (program >= 0 ? " AND program=?" : "");
+  const std::string sql =
+      "SELECT " + op_cols_ + " FROM ops WHERE tensor_id=?" + (program >= 0 ? " AND program=?" : "");
   stmt s(prepare(sql.c_str()));
   sqlite3_bind_int64(s, 1, tensor);
   if (program >= 0) sqlite3_bind_int64(s, 2, program);

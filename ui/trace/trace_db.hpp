@@ -29,6 +29,9 @@ struct launch_info {
   std::string kernel, schedule;
   int grid[3] = {1, 1, 1};
   int waves = 1, wave_size = 64;
+  // The GPU target the interpreter ran ("gfx942", "gfx90a", "sm_90"): it picks the layout map
+  // that places block elements on waves and lanes. Traces written before the column: "gfx942".
+  std::string target = "gfx942";
   int64_t programs = 0, ops = 0, accesses = 0;
   double seconds = 0;
   int errors = 0, warnings = 0;
@@ -63,6 +66,7 @@ struct op_info {
   op_kind kind = op_kind::load;
   int64_t site_id = 0, tensor_id = -1;
   int rows = 1, cols = 1, waves = 1, lanes = 1, active = 1, oob = 0;
+  int rank = 1;  // the block's rank (1: N, 2: R x C); older traces: 1 when rows == 1
   bool has_other = false;
   int64_t first = 0, lo = 0, hi = 0;
   std::string mask, addrs;  // the raw blobs; decode with lane_active() / addresses()
@@ -128,10 +132,13 @@ class trace_db {
   void check();
   [[noreturn]] void fail(const std::string& what);
   sqlite3_stmt* prepare(const char* sql);
+  bool has_column(const char* table, const char* column);
 
   sqlite3* db_ = nullptr;
   std::string path_;
   int version_ = 0;
+  std::string op_cols_;        // the ops columns read_op reads, with defaults for older traces
+  std::string launch_target_;  // launches.target, or the default for older traces
 };
 
 }  // namespace bvt

@@ -45,7 +45,7 @@ const layout_map& layout_for(const access& a, target t) {
     m->owner.resize(static_cast<size_t>(L.size()));
     for (int e = 0; e < L.size(); ++e) m->owner[static_cast<size_t>(e)] = L.holder(e).wave;
     m->waves = L.waves();
-    m->slots = int64_t(L.slots());
+    m->slots = int64_t(L.slot_count());
   }
   last_key = k;
   last = m.get();

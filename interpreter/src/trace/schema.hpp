@@ -1,4 +1,6 @@
-// The trace database's schema, version 1 (docs/trace-format.md documents every column).
+// The trace database's schema, version 1 (docs/trace-format.md documents every column). Columns
+// added within a version (launches.target, ops.rank) have defaults a reader assumes when a trace
+// lacks them.
 #pragma once
 
 namespace bv::detail::trace {
@@ -11,7 +13,7 @@ CREATE TABLE launches(
   id INTEGER PRIMARY KEY, kernel TEXT NOT NULL,
   grid_x INTEGER NOT NULL, grid_y INTEGER NOT NULL, grid_z INTEGER NOT NULL,
   waves INTEGER NOT NULL, wave_size INTEGER NOT NULL, schedule TEXT NOT NULL,
-  checks INTEGER NOT NULL, seed INTEGER NOT NULL,
+  checks INTEGER NOT NULL, seed INTEGER NOT NULL, target TEXT NOT NULL,
   programs INTEGER, ops INTEGER, accesses INTEGER, seconds REAL,
   errors INTEGER, warnings INTEGER);
 CREATE TABLE sources(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, text TEXT);
@@ -31,7 +33,7 @@ CREATE TABLE programs(
 CREATE TABLE ops(
   id INTEGER PRIMARY KEY, launch_id INTEGER NOT NULL, program INTEGER NOT NULL,
   seq INTEGER NOT NULL, kind INTEGER NOT NULL, site_id INTEGER NOT NULL, tensor_id INTEGER,
-  rows INTEGER NOT NULL, cols INTEGER NOT NULL, waves INTEGER NOT NULL,
+  rows INTEGER NOT NULL, cols INTEGER NOT NULL, waves INTEGER NOT NULL, rank INTEGER NOT NULL,
   lanes INTEGER NOT NULL, active INTEGER NOT NULL, oob INTEGER NOT NULL,
   has_other INTEGER NOT NULL, first INTEGER NOT NULL, lo INTEGER, hi INTEGER,
   mask BLOB, addrs BLOB NOT NULL);

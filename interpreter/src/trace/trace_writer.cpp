@@ -28,7 +28,7 @@ namespace {
 struct op_row {
   int64_t launch, program, seq;
   int kind, site, tensor;  // tensor 0: none (NULL)
-  int rows, cols, waves, lanes, active, oob, has_other;
+  int rows, cols, waves, rank, lanes, active, oob, has_other;
   int64_t first, lo, hi;
   size_t mask_at, mask_len, addr_at, addr_len;  // into the batch's arena
 };
@@ -191,8 +191,8 @@ class database {
     sqlite3_stmt* ins_ev = nullptr;
     sqlite3_prepare_v2(db_,
                        "INSERT INTO ops(launch_id,program,seq,kind,site_id,tensor_id,rows,cols,"
-                       "waves,lanes,active,oob,has_other,first,lo,hi,mask,addrs) "
-                       "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                       "waves,lanes,active,oob,has_other,first,lo,hi,mask,addrs,rank) "
+                       "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                        -1, &ins_op, nullptr);
     sqlite3_prepare_v2(db_,
                        "INSERT INTO events(launch_id,program,after_seq,kind,site_id,name,text) "
@@ -256,6 +256,7 @@ class database {
       // A zero-length blob, not NULL, for a one-lane op: addrs is NOT NULL.
       sqlite3_bind_blob(ins_op, 18, r.addr_len ? b.arena.data() + r.addr_at : "",
                         static_cast<int>(r.addr_len), SQLITE_STATIC);
+      sqlite3_bind_int(ins_op, 19, r.rank);
       if (sqlite3_step(ins_op) != SQLITE_DONE) return fail("inserting an op");
     }
     for (const event_row& e : b.events) {
@@ -314,11 +315,12 @@ class trace_observer final : public observer {
     auto b = std::make_unique<batch>();
     const launch_desc& d = *L.desc;
     b->misc.push_back([id = launch_, k = L.kernel, g = d.g, w = d.waves, ws = o.wave_size,
-                       sch = schedule_name(o.sched), chk = o.enabled, seed = o.seed](sqlite3* db) {
+                       sch = schedule_name(o.sched), chk = o.enabled, seed = o.seed,
+                       tgt = target_name(o.tgt)](sqlite3* db) {
       sqlite3_stmt* st = nullptr;
       sqlite3_prepare_v2(db,
                          "INSERT INTO launches(id,kernel,grid_x,grid_y,grid_z,waves,wave_size,"
-                         "schedule,checks,seed) VALUES(?,?,?,?,?,?,?,?,?,?)",
+                         "schedule,checks,seed,target) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
                          -1, &st, nullptr);
       sqlite3_bind_int64(st, 1, id);
       sqlite3_bind_text(st, 2, k.c_str(), -1, SQLITE_TRANSIENT);
@@ -330,6 +332,7 @@ class trace_observer final : public observer {
       sqlite3_bind_text(st, 8, sch, -1, SQLITE_STATIC);
       sqlite3_bind_int64(st, 9, chk);
       sqlite3_bind_int64(st, 10, static_cast<int64_t>(seed));
+      sqlite3_bind_text(st, 11, tgt, -1, SQLITE_STATIC);
       sqlite3_step(st);
       sqlite3_finalize(st);
     });
@@ -358,6 +361,7 @@ class trace_observer final : public observer {
     r.rows = a.rows;
     r.cols = a.cols;
     r.waves = a.waves;
+    r.rank = a.rank;
     r.lanes = a.lanes;
     r.has_other = a.has_other;
     r.first = a.base + a.off[0];
