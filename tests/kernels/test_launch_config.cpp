@@ -183,6 +183,15 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     check_ran(at, t, 8);
     CHECK(at.programs == 2);
 
+    // D = 128: 64x64 on sm_90; 32x32 on AMD, whose 64 KiB of LDS a 64x64 tile pass overflows.
+    auto q2 = tensor<half>::randn("q2", {1, 1, 70, 128}, 18);
+    auto o2 = tensor<half>::empty("o2", {1, 1, 70, 128});
+    auto lse3 = tensor<float>::empty("lse3", {1, 70});
+    auto at2 = kernels::attention_fwd(q2, q2, q2, o2, lse3, false);
+    CHECK(ends_with(at2.kernel,
+                    t == target::sm_90 ? ", 128, 64, 64, false, 4>" : ", 128, 32, 32, false, 4>"));
+    CHECK(at2.programs == (t == target::sm_90 ? 2 : 3));
+
     auto logits = tensor<float>::randn("logits", {2, 3000}, 17);
     auto tg = tensor<int32_t>::zeros("tg", {2});
     auto loss = tensor<float>::empty("loss", {2}), lse2 = tensor<float>::empty("lse2", {2});
@@ -210,6 +219,7 @@ TEST_CASE("launch_config: instantiations are the distinct configurations, not ro
   CHECK(count.operator()<kernels::matmul_configs, 4>() == 1);
   CHECK(count.operator()<kernels::matmul_configs, 2>() == 2);
   CHECK(count.operator()<kernels::attention_fwd_configs, 64>() == 1);
+  CHECK(count.operator()<kernels::attention_fwd_configs, 128>() == 2);
   // An NVIDIA build (sm_90 only) instantiates sm_90's col_sum alone.
   CHECK(detail::canonical<kernels::col_sum_configs, runtime_key, only(target::sm_90).bits>(1) ==
         -1);

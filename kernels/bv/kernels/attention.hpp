@@ -136,19 +136,21 @@ BV_KERNEL void attention_bwd_dq_kernel(program<W> p, ptr<const T> q, ptr<const T
   store(dq + q_offs, dq_acc * scale, rm.col() < s);
 }
 
-// Launch configurations (bv/launch_config.hpp), by head dimension D; the same on every target.
-// Forward, D = 64: BM = 128 query rows x BN = 64 keys a step, 8 waves, registers capped for 2
-// programs per SM. Measured at 4x16x4096x64 f16 on an H100 (docs/PERFORMANCE.md): 128x64 with 8
-// warps 4.59 ms against 5.91 for 64x64 with 4, and 1.55-1.58 ms with 2 programs per SM against
-// 2.40 with 1 (the loop is latency-bound). D = 128: 64x64, 4 waves (the [BM, 128] fp32
-// accumulator stays at 64 registers a thread).
+// Launch configurations (bv/launch_config.hpp), by head dimension D. Forward, D = 64, every
+// target: BM = 128 query rows x BN = 64 keys a step, 8 waves, registers capped for 2 programs per
+// SM. Measured at 4x16x4096x64 f16 on an H100 (docs/PERFORMANCE.md): 128x64 with 8 warps 4.59 ms
+// against 5.91 for 64x64 with 4, and 1.55-1.58 ms with 2 programs per SM against 2.40 with 1 (the
+// loop is latency-bound). D = 128 on sm_90: 64x64, 4 warps (the [BM, 128] fp32 accumulator stays
+// at 64 registers a thread). D = 128 on AMD: 32x32, because 64x64 needs 79488 bytes of LDS
+// (clang-19, gfx942) and a workgroup has 65536.
 struct attention_fwd_configs {
   static constexpr const char* key = "head dimension";
   // clang-format off
   static constexpr launch_config table[] = {
-      // D up to      waves        BM           BN          programs per SM (GPU)
-      {.up_to = 64,  .waves = 8,  .bm = 128,  .bn = 64,  .min_programs = 2},
-      {.up_to = 128, .waves = 4,  .bm = 64,   .bn = 64},
+      // targets                        D up to        waves        BM          BN         programs per SM (GPU)
+      {                                .up_to = 64,   .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2},
+      {.targets = only(target::sm_90), .up_to = 128,  .waves = 4,  .bm = 64,  .bn = 64},
+      {.targets = amd_targets,         .up_to = 128,  .waves = 4,  .bm = 32,  .bn = 32},
   };
   // clang-format on
 };
