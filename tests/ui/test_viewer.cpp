@@ -13,6 +13,8 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include "bv/kernels/add.hpp"
 #include <random>
 #include <set>
 
@@ -387,10 +389,12 @@ class test_viewer : public QObject {
     bvv::live_panel live;
     QObject::connect(&live, &bvv::live_panel::trace_ready, &w, &bvv::main_window::open_live_trace);
     QSignalSpy ready(&live, &bvv::live_panel::trace_ready);
-    live.run("add", 3000, "=1", 0);
+    // add's declared block (kernels/bv/kernels/add.hpp); three programs, the last one ragged.
+    constexpr int B = bv::kernels::add_configs::table[0].block;
+    live.run("add", 2 * B + B / 3, "=1", 0);
     QTRY_VERIFY_WITH_TIMEOUT(live.stopped() && live.stops() == 1, 20000);
-    QCOMPARE(live.picture().addr.size(), size_t(1024));
-    QCOMPARE(live.picture().addr[0], int64_t(1024));  // program 1's first lane
+    QCOMPARE(live.picture().addr.size(), size_t(B));
+    QCOMPARE(live.picture().addr[0], int64_t(B));  // program 1's first lane
     live.resume_with(1);                              // step to the next memory op
     QTRY_VERIFY_WITH_TIMEOUT(live.stopped() && live.stops() == 2, 20000);
     live.resume_with(0);
