@@ -182,6 +182,99 @@ int run_gpu_command(const kernel_entry& k, const std::vector<int64_t>& size, uin
   }
   return ok ? 0 : 1;
 }
+// --backend amd-emu: the kernel's AMD lowering in the emulator and the interpreter on the same
+// inputs, each compared with the reference and with each other; the emulator's diagnostics and
+// counters after.
+int run_amd_emu_command(const kernel_entry& k, const std::vector<int64_t>& size, uint64_t seed,
+                        const run_request& r) {
+  const target t = config().tgt;
+  if (t == target::sm_90) {
+    fmt::print(stderr,
+               "blockvec run: --backend amd-emu emulates AMD GPUs; target {} is not one (use "
+               "--target gfx942 or gfx90a)\n",
+               target_name(t));
+    return 2;
+  }
+  if (!k.run_amd_emu) {
+    fmt::print(stderr,
+               "blockvec run: no AMD emulator entry for {}; --backend amd-emu runs:", k.name);
+    for (const auto& e : registry())
+      if (e.run_amd_emu) fmt::print(stderr, " {}", e.name);
+    fmt::print(stderr, "\n");
+    return 1;
+  }
+  emu_outcome e;
+  try {
+    e = k.run_amd_emu(size, seed, t);
+  } catch (const std::exception& ex) {
+    fmt::print(stderr, "blockvec run: {} in the AMD emulator failed: {}\n", k.name, ex.what());
+    return 1;
+  }
+  const totals te = sum_up(e.emu), tc = sum_up(e.cpu);
+  const bool emu_clean = te.errors == 0 && !te.deadlocked;
+  const bool ok = e.emu.match && e.cpu.match && e.agree && emu_clean && tc.errors == 0 &&
+                  !tc.deadlocked && !tc.quit;
+  const auto& c = e.counts;
+  if (r.json) {
+    json diags = json::array();
+    for (const auto* d : te.diags) diags.push_back(d->text());
+    json j{{"kernel", k.name},
+           {"size", size},
+           {"seed", seed},
+           {"backend", r.backend},
+           {"target", target_name(t)},
+           {"amd_emu",
+            {{"max_abs_error", e.emu.max_abs_err},
+             {"rel_error", e.emu.rel_err},
+             {"match", e.emu.match},
+             {"errors", te.errors},
+             {"warnings", te.warnings},
+             {"deadlocked", te.deadlocked},
+             {"diagnostics", diags},
+             {"counters",
+              {{"memory_checked", c.memory_checked},
+               {"mfma", c.mfma},
+               {"global_read_bytes", c.global_read_bytes},
+               {"global_write_bytes", c.global_write_bytes},
+               {"lds_read_bytes", c.lds_read_bytes},
+               {"lds_write_bytes", c.lds_write_bytes},
+               {"lds_bank_conflicts", c.lds_bank_conflicts},
+               {"active_lane_fraction", c.active_lane_fraction()}}}}},
+           {"cpu",
+            {{"seconds", seconds(e.cpu)},
+             {"max_abs_error", e.cpu.max_abs_err},
+             {"rel_error", e.cpu.rel_err},
+             {"match", e.cpu.match},
+             {"errors", tc.errors}}},
+           {"emu_vs_cpu_max_abs_diff", e.max_abs_diff},
+           {"agree", e.agree},
+           {"ok", ok}};
+    fmt::print("{}\n", j.dump(2));
+    return ok ? 0 : 1;
+  }
+  fmt::print("kernel      {} ({})\n", k.name, k.description);
+  fmt::print("size        {}   seed {} (rerun with --seed {})\n", size_text(size), seed, seed);
+  fmt::print("target      {} (AMD emulator, waves of 64 lanes)\n", target_name(t));
+  fmt::print("emulator    {} launch(es), {} error diagnostic(s), {} warning(s){}\n",
+             e.emu.launches.size(), te.errors, te.warnings, te.deadlocked ? ", DEADLOCKED" : "");
+  if (c.memory_checked)
+    fmt::print(
+        "counters    MFMA {}, global read {} B, global write {} B, LDS read {} B, LDS write {} B, "
+        "LDS bank conflicts {}, active lanes {:.1f}%\n",
+        c.mfma, c.global_read_bytes, c.global_write_bytes, c.lds_read_bytes, c.lds_write_bytes,
+        c.lds_bank_conflicts, 100 * c.active_lane_fraction());
+  else
+    fmt::print("counters    MFMA {} (memory checks and counters off in this build)\n", c.mfma);
+  print_side("emu result", e.emu);
+  fmt::print("interpreter {} programs, {} ms, {} error diagnostic(s)\n", tc.programs,
+             ms(seconds(e.cpu)), tc.errors);
+  print_side("cpu result", e.cpu);
+  fmt::print("emu vs cpu  max abs difference {:.3g} (allowed {:.3g}): {}\n", e.max_abs_diff,
+             e.diff_tolerance, e.agree ? "agree" : "DISAGREE");
+  for (const auto* d : te.diags) fmt::print("\n{}", d->text());
+  for (const auto* d : tc.diags) fmt::print("\n{}", d->text());
+  return ok ? 0 : 1;
+}
 }  // namespace
 
 int run_command(const run_request& r) {
@@ -200,6 +293,11 @@ int run_command(const run_request& r) {
   }
   uint64_t seed = r.seed;
   if (!r.seed_given) seed = std::random_device{}() % 1000000;
+  if (r.backend == "amd-emu") {
+    config().quiet = true;
+    config().progress = false;
+    return run_amd_emu_command(*k, size, seed, r);
+  }
   if (r.backend != "cpu") return run_gpu_command(*k, size, seed, r);
   config().quiet = true;
   config().progress = !r.json;

@@ -56,8 +56,10 @@ int main(int argc, char** argv) {
   run->add_option("--check", check_arg, "all | none | default | a list such as bounds,race")
       ->check(CLI::Validator(check_list, "CHECKS"));
   run->add_option("--backend", req.backend,
-                  "cpu (the interpreter), gpu, or both (compared with each other)")
-      ->check(CLI::IsMember({"cpu", "gpu", "both"}));
+                  "cpu (the interpreter), gpu, both (compared with each other), or amd-emu "
+                  "(the AMD lowering in the emulator, compared with the interpreter; "
+                  "--target gfx942 or gfx90a)")
+      ->check(CLI::IsMember({"cpu", "gpu", "both", "amd-emu"}));
   run->add_option("--trace", trace_arg, "Record a trace (SQLite) for blockvec-viewer");
   add_target_option(run, target_arg);
   run->add_flag("--json", req.json, "Print one JSON object");
@@ -101,7 +103,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr,
                "usage: blockvec list | run KERNEL [--size N[,M]] [--seed N] "
                "[--schedule sequential|shuffled|parallel] [--threads N] "
-               "[--check all|none|LIST] [--trace FILE] [--backend cpu|gpu|both] "
+               "[--check all|none|LIST] [--trace FILE] [--backend cpu|gpu|both|amd-emu] "
                "[--target gfx942|gfx90a|sm_90] [--json]\n"
                "       | bench [KERNEL...] [--backend cpu|gpu] [--repeat N] [--per-check] "
                "[--target T] [--json] | demo [--target T] [--json]\n"

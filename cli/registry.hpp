@@ -8,13 +8,14 @@
 #include <vector>
 
 #include "bv/bv.hpp"
+#include "emu/emu_runner.hpp"
 
 namespace bv::cli {
 
 struct outcome {
   double max_abs_err = 0;
-  double rel_err = 0;     // relative L2 error against the reference
-  double tolerance = 0;   // what rel_err must stay within
+  double rel_err = 0;    // relative L2 error against the reference
+  double tolerance = 0;  // what rel_err must stay within
   bool match = false;
   std::vector<launch_result> launches;
   std::string note;  // e.g. "f16 inputs"
@@ -22,12 +23,22 @@ struct outcome {
 
 struct gpu_outcome {
   outcome gpu;
-  outcome cpu;              // when the interpreter ran too
+  outcome cpu;  // when the interpreter ran too
   bool cpu_ran = false;
   double gpu_ms = 0;        // device time of the kernel
   double max_abs_diff = 0;  // GPU against interpreter, element by element
   double diff_tolerance = 0;
   bool agree = true;
+};
+
+// --backend amd-emu: the emulator's run and the interpreter's on the same inputs.
+struct emu_outcome {
+  outcome emu;  // its launches carry the emulator's diagnostics
+  outcome cpu;
+  double max_abs_diff = 0;  // emulator against interpreter, element by element
+  double diff_tolerance = 0;
+  bool agree = true;
+  amd_emu::counts counts;
 };
 
 struct kernel_entry {
@@ -46,10 +57,12 @@ struct kernel_entry {
   // The same kernel on the GPU backend (empty when the kernel has no GPU entry yet): make the
   // same inputs as `run`, run them on the GPU (and, with `cpu`, on the interpreter too), compare
   // each with the reference and with each other.
-  std::function<gpu_outcome(const std::vector<int64_t>& size, uint64_t seed, bool cpu)>
-      run_gpu;
+  std::function<gpu_outcome(const std::vector<int64_t>& size, uint64_t seed, bool cpu)> run_gpu;
+  // The kernel's AMD lowering in the emulator for target t (empty when it has no emulated
+  // runner): the same inputs as `run`, on the emulator and on the interpreter, each compared with
+  // the reference and with each other.
+  std::function<emu_outcome(const std::vector<int64_t>& size, uint64_t seed, target t)> run_amd_emu;
 };
-
 
 std::vector<kernel_entry>& registry();
 const kernel_entry* find_kernel(const std::string& name);

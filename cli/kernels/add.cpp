@@ -2,6 +2,7 @@
 
 #include "bv/gpu/host_api.hpp"
 #include "bv/kernels/ref/add.hpp"
+#include "emu/emu_compare.hpp"
 #include "gpu_compare.hpp"
 #include "outcome.hpp"
 
@@ -39,6 +40,13 @@ registrar reg{{
           poison(out);
           const double ms = gpu::add(gpu::dtype_id::f32, x.data(), y.data(), out.data(), s[0]);
           return finish_gpu(out, ms, kernels::ref::add(x, y), 1e-6, cpu, 0.0,
+                            [&](tensor<float>& o) { return kernels::add(x, y, o); });
+        },
+    .run_amd_emu =
+        [](const std::vector<int64_t>& s, uint64_t seed, target t) {
+          auto x = tensor<float>::randn("x", {s[0]}, seed);
+          auto y = tensor<float>::randn("y", {s[0]}, seed + 1);
+          return finish_emu("add", t, {&x, &y}, {s[0]}, kernels::ref::add(x, y), 1e-6, 0.0,
                             [&](tensor<float>& o) { return kernels::add(x, y, o); });
         },
 }};

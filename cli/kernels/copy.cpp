@@ -4,6 +4,7 @@
 
 #include "bv/gpu/host_api.hpp"
 #include "bv/kernels/ref/copy.hpp"
+#include "emu/emu_compare.hpp"
 #include "gpu_compare.hpp"
 #include "outcome.hpp"
 
@@ -36,6 +37,12 @@ registrar reg{{
           poison(out);
           const double ms = gpu::copy(gpu::dtype_id::f32, x.data(), out.data(), s[0]);
           return finish_gpu(out, ms, kernels::ref::copy(x), 0.0, cpu, 0.0,
+                            [&](tensor<float>& o) { return kernels::copy(x, o); });
+        },
+    .run_amd_emu =
+        [](const std::vector<int64_t>& s, uint64_t seed, target t) {
+          auto x = tensor<float>::randn("x", {s[0]}, seed);
+          return finish_emu("copy", t, {&x}, {s[0]}, kernels::ref::copy(x), 0.0, 0.0,
                             [&](tensor<float>& o) { return kernels::copy(x, o); });
         },
 }};

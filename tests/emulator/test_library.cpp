@@ -11,6 +11,7 @@
 #include <cstdlib>
 
 #include "bv/bv.hpp"
+#include "bv/emu/library.hpp"
 #include "bv/kernels/act_mul.hpp"
 #include "bv/kernels/add.hpp"
 #include "bv/kernels/attention.hpp"
@@ -179,23 +180,13 @@ std::vector<std::vector<float>> run_emu(runs& r, const std::string& name,
   if (name == "add") {
     auto x = input<float>(in[0]), y = input<float>(in[1]);
     auto o = output<float>(x.shape());
-    const int n = static_cast<int>(o.numel());
-    r.add(with_config<k::add_configs>(n, "add", [&](auto c) {
-      constexpr launch_config cf = decltype(c)::value;
-      return bv::launch<k::add_kernel<float, cf.block, cf.waves>>(grid(bv::cdiv(n, cf.block)), x, y,
-                                                                  o, n);
-    }));
+    r.add(bv::emu::lib::add(x, y, o));
     return {values(o)};
   }
   if (name == "copy") {
     auto x = input<float>(in[0]);
     auto o = output<float>(x.shape());
-    const int n = static_cast<int>(o.numel());
-    r.add(with_config<k::copy_configs>(n, "copy", [&](auto c) {
-      constexpr launch_config cf = decltype(c)::value;
-      return bv::launch<k::copy_kernel<float, cf.block, cf.waves>>(grid(bv::cdiv(n, cf.block)), x,
-                                                                   o, n);
-    }));
+    r.add(bv::emu::lib::copy(x, o));
     return {values(o)};
   }
   if (name == "softmax" || name == "softmax_looped") {

@@ -1,0 +1,48 @@
+// The blockvec command's side of --backend amd-emu: library kernels run through their AMD
+// lowering in the emulator (cli/emu/emu_runner.cpp, an emulated translation unit in its own
+// library). Values cross as plain floats and shapes, never as either backend's tensor types, since
+// the command's own translation units are the interpreter's.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bv/launch_result.hpp"
+#include "bv/target.hpp"
+
+namespace bv::cli::amd_emu {
+
+// One tensor's values and shape.
+struct array {
+  std::vector<int64_t> shape;
+  std::vector<float> values;
+};
+
+// The emulator's counters, summed over a run's launches.
+struct counts {
+  int64_t mfma = 0;
+  int64_t global_read_bytes = 0, global_write_bytes = 0;
+  int64_t lds_read_bytes = 0, lds_write_bytes = 0;
+  int64_t lds_bank_conflicts = 0;
+  int64_t wave_instructions = 0, active_lanes = 0;
+  bool memory_checked = false;  // the memory checks and counters ran in every launch
+  double active_lane_fraction() const {
+    return wave_instructions ? static_cast<double>(active_lanes) / (64.0 * wave_instructions) : 0;
+  }
+};
+
+struct run_result {
+  std::vector<array> outputs;           // in the order the kernel's entry documents
+  std::vector<launch_result> launches;  // with the emulator's diagnostics
+  counts totals;
+};
+
+// Whether kernel `name` (a `blockvec list` name) has an emulated runner.
+bool has(const std::string& name);
+// The kernels that have one, in `blockvec list` order of their runner table.
+std::vector<std::string> names();
+// Runs `name` on `inputs` for AMD target t (gfx942 or gfx90a); outputs start as NaN bytes, so an
+// element the kernel does not write fails its comparison. Throws on unknown names or bad inputs.
+run_result run(const std::string& name, target t, const std::vector<array>& inputs);
+
+}  // namespace bv::cli::amd_emu
