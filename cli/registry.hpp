@@ -52,8 +52,6 @@ struct kernel_entry {
   // One run of a single-threaded native C++/Eigen implementation of the same computation on
   // inputs of `size`; returns its seconds (inputs made outside the timed part).
   std::function<double(const std::vector<int64_t>& size, uint64_t seed)> native;
-  // A TRITON_INTERPRET figure from DESIGN.md at bench_size (seconds), or 0 if none.
-  double triton_interpret_seconds = 0;
   // The same kernel on the GPU backend (empty when the kernel has no GPU entry yet): make the
   // same inputs as `run`, run them on the GPU (and, with `cpu`, on the interpreter too), compare
   // each with the reference and with each other.

@@ -31,7 +31,6 @@ registrar reg{{
           using V = Eigen::Map<Eigen::ArrayXf>;
           return time_it([&] { V(out.data(), s[0]) = V(x.data(), s[0]) + V(y.data(), s[0]); });
         },
-    .triton_interpret_seconds = 0.741,
     .run_gpu =
         [](const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
           auto x = tensor<float>::randn("x", {s[0]}, seed);

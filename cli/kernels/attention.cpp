@@ -80,7 +80,6 @@ registrar reg_fwd{{
     .run = [](const std::vector<int64_t>& s, uint64_t seed) { return run_fwd(s, seed, false); },
     .native = [](const std::vector<int64_t>& s,
                  uint64_t seed) { return native_fwd(s, seed, false); },
-    .triton_interpret_seconds = 0.124,
     .run_gpu = [](const std::vector<int64_t>& s, uint64_t seed,
                   bool cpu) { return run_fwd_gpu(s, seed, cpu, false); },
 }};

@@ -34,7 +34,6 @@ registrar reg_f32{{
             M(c.data(), s[0], s[1]).noalias() = M(a.data(), s[0], s[2]) * M(b.data(), s[2], s[1]);
           });
         },
-    .triton_interpret_seconds = 0.239,
     .run_gpu =
         [](const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
           auto a = tensor<float>::randn("a", {s[0], s[2]}, seed);

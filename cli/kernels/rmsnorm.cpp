@@ -44,7 +44,6 @@ registrar reg_fwd{{
             }
           });
         },
-    .triton_interpret_seconds = 0.332,
     .run_gpu =
         [](const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
           auto x = tensor<float>::randn("x", {s[0], s[1]}, seed);
