@@ -179,7 +179,7 @@ class test_viewer : public QObject {
        "parallel_speedup":1.67,"triton_interpret_s":0,"match":true},
       {"kernel":"softmax","size":[512,1024],"programs":512,"native_s":0.002,"checks_off_s":0.005,
        "checks_all_s":0.012,"parallel_s":0.003,"off_over_native":2.5,"all_over_native":6.0,
-       "parallel_speedup":1.6,"triton_interpret_s":0,"match":true},
+       "parallel_speedup":1.6,"triton_interpret_s":0,"match":false},
       {"kernel":"matmul","size":[256,256,256],"programs":64,"native_s":0.01,"checks_off_s":0.012,
        "checks_all_s":0.02,"parallel_s":0.008,"off_over_native":1.2,"all_over_native":2.0,
        "parallel_speedup":1.5,"triton_interpret_s":0,"match":true}]})");
@@ -197,24 +197,18 @@ class test_viewer : public QObject {
     QCOMPARE(m->index(1, 5).data(Qt::UserRole).toDouble(), 2.5);
     QCOMPARE(m->index(1, 6).data(Qt::UserRole).toDouble(), 6.0);
     QCOMPARE(m->index(0, 2).data().toString(), QString("1.00"));  // native ms
-    QVERIFY(m->index(1, 5).data(Qt::ForegroundRole).isValid());   // 2.5x misses the 2x target
+    QVERIFY(m->index(1, 5).data(Qt::ForegroundRole).isValid());  // softmax did not match
     QVERIFY(!m->index(0, 5).data(Qt::ForegroundRole).isValid());
-    QVERIFY(w.charts()->message(bvv::charts_view::bench_page).contains("1 miss a target"));
-    // The chart: grouped bars (two sets of three) and the two target lines at 2x and 4x.
+    QVERIFY(w.charts()->message(bvv::charts_view::bench_page).contains("1 did not match"));
+    // The chart: grouped bars (two sets of three), no lines: the ratios are not graded.
     QChart* c = w.charts()->bench_chart();
-    QCOMPARE(c->series().size(), qsizetype(3));
+    QCOMPARE(c->series().size(), qsizetype(1));
     auto* bars = qobject_cast<QBarSeries*>(c->series()[0]);
     QVERIFY(bars);
     QCOMPARE(bars->count(), 2);
     QCOMPARE(bars->barSets()[0]->count(), 3);
     QCOMPARE(bars->barSets()[0]->at(2), 1.2);
     QCOMPARE(bars->barSets()[1]->at(1), 6.0);
-    auto* t2 = qobject_cast<QLineSeries*>(c->series()[1]);
-    auto* t4 = qobject_cast<QLineSeries*>(c->series()[2]);
-    QVERIFY(t2 && t4);
-    QCOMPARE(t2->count(), 2);
-    QCOMPARE(t2->at(0).y(), 2.0);
-    QCOMPARE(t4->at(1).y(), 4.0);
     QVERIFY(colours(w.charts()->chart_view(bvv::charts_view::bench_page)) > 5);
   }
 

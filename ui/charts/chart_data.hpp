@@ -24,9 +24,6 @@ struct bench_data {
   int cores = 0;
   std::vector<bench_row> rows;
 };
-// The targets `blockvec bench` checks (DESIGN.md): interpreter with no checks within 2x of
-// native, with every check within 4x.
-inline constexpr double k_off_target = 2.0, k_all_target = 4.0;
 
 struct error_run {
   QString kernel, size, schedule, backend;
