@@ -12,6 +12,8 @@
 #include <thread>
 
 #include "bv/gpu/host_api.hpp"
+#include "bv/sarif.hpp"
+#include "junit.hpp"
 #include "outcome.hpp"
 #include "registry.hpp"
 #include "table.hpp"
@@ -32,7 +34,7 @@ std::string ratio(double a, double b) { return b > 0 ? fmt::format("{:.2f}x", a 
 
 struct totals {
   int64_t programs = 0;
-  int errors = 0, warnings = 0;
+  int errors = 0, warnings = 0, notes = 0;
   bool deadlocked = false, quit = false;
   std::vector<const diagnostic*> diags;
 };
@@ -42,6 +44,7 @@ totals sum_up(const outcome& o) {
     t.programs += l.programs;
     t.errors += l.errors;
     t.warnings += l.warnings;
+    t.notes += l.notes;
     t.deadlocked |= l.deadlocked;
     t.quit |= l.quit;
     for (const auto& d : l.diagnostics) t.diags.push_back(&d);
@@ -112,6 +115,30 @@ int list_command() {
 }
 
 namespace {
+// --sarif / --junit: what the run found, filled by whichever backend ran it.
+case_report* g_case = nullptr;
+
+std::string failure_of(bool match, const totals& t) {
+  std::string why = match ? "" : "the result does not match the reference";
+  auto add = [&](const std::string& w) { why += (why.empty() ? "" : "; ") + w; };
+  if (t.errors) add(fmt::format("{} error diagnostic(s)", t.errors));
+  if (t.deadlocked) add("deadlocked");
+  if (t.quit) add("quit at a breakpoint");
+  return why;
+}
+void record(const totals& t, bool ok, double secs, const std::string& why) {
+  if (!g_case) return;
+  g_case->passed = g_case->passed && ok;
+  g_case->seconds += secs;
+  if (!ok && g_case->failure.empty()) g_case->failure = why.empty() ? "failed" : why;
+  for (const auto* d : t.diags) g_case->diags.push_back(*d);
+}
+void record_error(const std::string& what) {
+  if (!g_case) return;
+  g_case->passed = false;
+  g_case->error = what;
+}
+
 void print_side(const char* name, const outcome& o) {
   fmt::print("{:<11} max abs error {:.3g}, rel L2 error {:.3g} (tolerance {:.0e}): {}\n", name,
              o.max_abs_err, o.rel_err, o.tolerance,
@@ -139,10 +166,15 @@ int run_gpu_command(const kernel_entry& k, const std::vector<int64_t>& size, uin
     g = k.run_gpu(size, seed, r.backend == "both");
   } catch (const std::exception& e) {
     fmt::print(stderr, "blockvec run: {} on the GPU failed: {}\n", k.name, e.what());
+    record_error(e.what());
     return 1;
   }
   const totals t = g.cpu_ran ? sum_up(g.cpu) : totals{};
   const bool ok = g.gpu.match && (!g.cpu_ran || (g.cpu.match && g.agree && t.errors == 0));
+  record(t, ok, g.gpu_ms * 1e-3,
+         !g.gpu.match ? "the GPU's result does not match the reference"
+         : !g.agree   ? "the GPU and the interpreter disagree"
+                      : failure_of(g.cpu.match, t));
   if (r.json) {
     json j{{"kernel", k.name},
            {"size", size},
@@ -208,12 +240,18 @@ int run_amd_emu_command(const kernel_entry& k, const std::vector<int64_t>& size,
     e = k.run_amd_emu(size, seed, t);
   } catch (const std::exception& ex) {
     fmt::print(stderr, "blockvec run: {} in the AMD emulator failed: {}\n", k.name, ex.what());
+    record_error(ex.what());
     return 1;
   }
   const totals te = sum_up(e.emu), tc = sum_up(e.cpu);
   const bool emu_clean = te.errors == 0 && !te.deadlocked;
   const bool ok = e.emu.match && e.cpu.match && e.agree && emu_clean && tc.errors == 0 &&
                   !tc.deadlocked && !tc.quit;
+  record(te, emu_clean && e.emu.match, 0,
+         "the emulator: " + failure_of(e.emu.match, te));
+  record(tc, ok, seconds(e.cpu),
+         !e.agree ? "the emulator and the interpreter disagree"
+                  : "the interpreter: " + failure_of(e.cpu.match, tc));
   const auto& c = e.counts;
   if (r.json) {
     json diags = json::array();
@@ -277,7 +315,7 @@ int run_amd_emu_command(const kernel_entry& k, const std::vector<int64_t>& size,
 }
 }  // namespace
 
-int run_command(const run_request& r) {
+static int run_one(const run_request& r) {
   const kernel_entry* k = find_kernel(r.kernel);
   if (!k) {
     fmt::print(stderr, "blockvec run: unknown kernel '{}'. Known kernels:", r.kernel);
@@ -293,6 +331,7 @@ int run_command(const run_request& r) {
   }
   uint64_t seed = r.seed;
   if (!r.seed_given) seed = std::random_device{}() % 1000000;
+  if (g_case) g_case->size = size_text(size);
   if (r.backend == "amd-emu") {
     config().quiet = true;
     config().progress = false;
@@ -306,11 +345,13 @@ int run_command(const run_request& r) {
     o = k->run(size, seed);
   } catch (const std::exception& e) {
     fmt::print(stderr, "blockvec run: {} failed: {}\n", k->name, e.what());
+    record_error(e.what());
     return 1;
   }
   const totals t = sum_up(o);
   const bool ok = o.match && t.errors == 0 && !t.deadlocked && !t.quit;
   const double secs = seconds(o);
+  record(t, ok, secs, failure_of(o.match, t));
   if (r.json) {
     json j;
     j["kernel"] = k->name;
@@ -331,6 +372,7 @@ int run_command(const run_request& r) {
     j["match"] = o.match;
     j["errors"] = t.errors;
     j["warnings"] = t.warnings;
+    j["notes"] = t.notes;
     j["deadlocked"] = t.deadlocked;
     j["diagnostics"] = json::array();
     for (const auto* d : t.diags) j["diagnostics"].push_back(json::parse(d->json()));
@@ -356,16 +398,53 @@ int run_command(const run_request& r) {
     if (t.diags.empty()) {
       fmt::print("diagnostics none\n");
     } else {
-      fmt::print("diagnostics {} error(s), {} warning(s):\n\n", t.errors, t.warnings);
+      fmt::print("diagnostics {} error(s), {} warning(s), {} note(s):\n\n", t.errors, t.warnings,
+                 t.notes);
       for (const auto* d : t.diags) fmt::print("{}\n", d->text());
-      fmt::print("ERROR SUMMARY: {} error(s), {} warning(s)\n", t.errors, t.warnings);
+      fmt::print("ERROR SUMMARY: {} error(s), {} warning(s), {} note(s)\n", t.errors, t.warnings,
+                 t.notes);
     }
   }
   return ok ? 0 : 1;
 }
 
-int demo_command(bool json_out) {
+// --sarif FILE and --junit FILE: the run's findings for CI; a file that cannot be written is a
+// usage error (exit 2), so a CI job does not pass without its report.
+static int write_reports(const report_request& rq, const std::string& suite,
+                  const std::vector<case_report>& cases, int status) {
+  std::string err;
+  if (!rq.sarif.empty()) {
+    std::vector<diagnostic> all;
+    for (const auto& c : cases) all.insert(all.end(), c.diags.begin(), c.diags.end());
+    sarif_options o;
+    o.command_line = rq.command_line;
+    if (!write_sarif(rq.sarif, all, o, err)) {
+      fmt::print(stderr, "{}: {}\n", suite, err);
+      return 2;
+    }
+  }
+  if (!rq.junit.empty() && !write_junit(rq.junit, suite, cases, err)) {
+    fmt::print(stderr, "{}: {}\n", suite, err);
+    return 2;
+  }
+  return status;
+}
+
+int run_command(const run_request& r) {
+  case_report c;
+  c.kernel = r.kernel;
+  c.target = target_name(config().tgt);
+  c.backend = r.backend;
+  g_case = &c;
+  const int status = run_one(r);
+  g_case = nullptr;
+  if (status == 2) return status;  // a usage error: nothing ran
+  return write_reports(r.reports, "blockvec run", {c}, status);
+}
+
+int demo_command(bool json_out, const report_request& reports) {
   config().quiet = true;
+  std::vector<case_report> cases;
   table tab({"kernel", "size", "programs", "ms", "rel error", "diagnostics", "result"});
   json rows = json::array();
   int failed = 0;
@@ -380,9 +459,14 @@ int demo_command(bool json_out) {
     const totals t = sum_up(o);
     const bool ok = err.empty() && o.match && t.errors == 0 && !t.deadlocked;
     failed += !ok;
+    case_report c{k.name, size_text(k.default_size), target_name(config().tgt), "cpu",
+                  seconds(o),   ok, err.empty() ? failure_of(o.match, t) : "", err, {}};
+    for (const auto* d : t.diags) c.diags.push_back(*d);
+    cases.push_back(std::move(c));
     tab.add({k.name, size_text(k.default_size), std::to_string(t.programs), ms(seconds(o)),
              fmt::format("{:.2e}", o.rel_err),
-             t.diags.empty() ? "none" : fmt::format("{} err, {} warn", t.errors, t.warnings),
+             t.diags.empty() ? "none"
+                             : fmt::format("{} err, {} warn, {} note", t.errors, t.warnings, t.notes),
              ok ? "ok" : (err.empty() ? "FAILED" : "FAILED: " + err)});
     rows.push_back({{"kernel", k.name},
                     {"target", target_name(config().tgt)},
@@ -392,6 +476,7 @@ int demo_command(bool json_out) {
                     {"rel_error", o.rel_err},
                     {"errors", t.errors},
                     {"warnings", t.warnings},
+                    {"notes", t.notes},
                     {"ok", ok}});
   }
   if (json_out) {
@@ -405,7 +490,7 @@ int demo_command(bool json_out) {
     fmt::print("\n{} of {} kernels match their reference with no error diagnostics.\n",
                registry().size() - failed, registry().size());
   }
-  return failed ? 1 : 0;
+  return write_reports(reports, "blockvec demo", cases, failed ? 1 : 0);
 }
 
 namespace {

@@ -8,6 +8,12 @@
 
 namespace bv::cli {
 
+// --sarif FILE / --junit FILE on run and demo: reports for CI.
+struct report_request {
+  std::string sarif, junit;
+  std::string command_line;  // recorded in the SARIF log
+};
+
 struct run_request {
   std::string kernel;
   std::vector<int64_t> size;  // empty: the kernel's default
@@ -15,6 +21,7 @@ struct run_request {
   bool seed_given = false;
   bool json = false;
   std::string backend = "cpu";
+  report_request reports;
 };
 
 int list_command();
@@ -25,7 +32,7 @@ int bench_command(const std::vector<std::string>& kernels, bool json, int repeat
 // bench --backend gpu (cli/bench_gpu.cpp): median of `reps` device-timed launches after `warmup`.
 int bench_gpu_command(const std::vector<std::string>& kernels, bool json, int reps, int warmup,
                       bool variants);
-int demo_command(bool json);
+int demo_command(bool json, const report_request& reports = {});
 
 // "256,1024" or "256x1024" -> {256, 1024}; false with a message when malformed.
 bool parse_size(const std::string& text, std::vector<int64_t>& out, std::string& error);

@@ -63,6 +63,13 @@ int main(int argc, char** argv) {
   run->add_option("--trace", trace_arg, "Record a trace (SQLite) for blockvec-viewer");
   add_target_option(run, target_arg);
   run->add_flag("--json", req.json, "Print one JSON object");
+  run->add_option("--sarif", req.reports.sarif,
+                  "Write the diagnostics as a SARIF 2.1.0 log (for code-scanning services)");
+  run->add_option("--junit", req.reports.junit, "Write the result as JUnit XML");
+  bool notes = false;
+  run->add_flag("--notes", notes,
+                "Also report performance notes (uncoalesced accesses, low lane utilisation, "
+                "strided tensors), each once per kernel and line (BV_NOTES=1 does the same)");
 
   std::vector<std::string> bench_kernels;
   bool bench_json = false;
@@ -90,6 +97,10 @@ int main(int argc, char** argv) {
   bool demo_json = false;
   auto* demo = app.add_subcommand("demo", "Run every kernel and print a table");
   demo->add_flag("--json", demo_json, "Print JSON");
+  demo->add_flag("--notes", notes, "Also report performance notes, once per kernel and line");
+  bv::cli::report_request demo_reports;
+  demo->add_option("--sarif", demo_reports.sarif, "Write every kernel's diagnostics as SARIF 2.1.0");
+  demo->add_option("--junit", demo_reports.junit, "Write a JUnit XML test case per kernel");
   add_target_option(demo, target_arg);
 
   try {
@@ -104,9 +115,10 @@ int main(int argc, char** argv) {
                "usage: blockvec list | run KERNEL [--size N[,M]] [--seed N] "
                "[--schedule sequential|shuffled|parallel] [--threads N] "
                "[--check all|none|LIST] [--trace FILE] [--backend cpu|gpu|both|amd-emu] "
-               "[--target gfx942|gfx90a|sm_90] [--json]\n"
+               "[--target gfx942|gfx90a|sm_90] [--notes] [--sarif FILE] [--junit FILE] [--json]\n"
                "       | bench [KERNEL...] [--backend cpu|gpu] [--repeat N] [--per-check] "
-               "[--target T] [--json] | demo [--target T] [--json]\n"
+               "[--target T] [--json] | demo [--target T] [--notes] [--sarif FILE] [--junit FILE] "
+               "[--json]\n"
                "       blockvec --help and blockvec SUBCOMMAND --help say more\n");
     return 2;
   }
@@ -122,6 +134,7 @@ int main(int argc, char** argv) {
     bv::set_target(t);
   }
   if (!trace_arg.empty()) cfg.trace_path = trace_arg;
+  if (notes) bv::set_notes(true);
   if (!size_arg.empty() && !bv::cli::parse_size(size_arg, req.size, err)) {
     fmt::print(stderr, "blockvec run: {}\n", err);
     return 2;
@@ -129,11 +142,14 @@ int main(int argc, char** argv) {
   req.seed_given = run->count("--seed") > 0;
 
   if (*list) return bv::cli::list_command();
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+  req.reports.command_line = demo_reports.command_line = command_line;
   if (*run) return bv::cli::run_command(req);
   if (*bench && bench_backend == "gpu")
     return bv::cli::bench_gpu_command(
         bench_kernels, bench_json, bench->count("--repeat") ? repeat : 20, warmup, bench_variants);
   if (*bench) return bv::cli::bench_command(bench_kernels, bench_json, repeat, bench_per_check);
-  if (*demo) return bv::cli::demo_command(demo_json);
+  if (*demo) return bv::cli::demo_command(demo_json, demo_reports);
   return 2;
 }

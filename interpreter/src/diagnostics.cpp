@@ -1,10 +1,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "bv/cpu/runtime.hpp"
+#include "bv/sarif.hpp"
 
 namespace bv {
 
@@ -57,6 +59,16 @@ struct exit_hook {
                        error_count());
           std::_Exit(1);
         }
+      });
+    // BV_SARIF=FILE: every diagnostic of the process as a SARIF log at exit (registered after
+    // the hook above, so it runs first).
+    if (const char* s = std::getenv("BV_SARIF"); s && *s)
+      std::atexit([] {
+        std::string err;
+        sarif_options o;
+        o.command_line = "BV_SARIF";
+        if (!write_sarif(std::getenv("BV_SARIF"), diagnostics(), o, err))
+          std::fprintf(stderr, "blockvec: BV_SARIF: %s\n", err.c_str());
       });
   }
 } g_exit_hook;
@@ -132,6 +144,14 @@ std::string diagnostic::json() const {
 }
 
 namespace detail {
+// The notes said so far (kernel, kind, line, tensor), so each is said once.
+std::set<std::string> g_noted;
+
+bool first_note(const std::string& key) {
+  std::lock_guard lk(g_mu);
+  return g_noted.insert(key).second;
+}
+
 void publish(std::vector<diagnostic> ds) {
   std::lock_guard lk(g_mu);
   for (auto& d : ds) g_all.push_back(std::move(d));
@@ -142,6 +162,7 @@ const std::vector<diagnostic>& diagnostics() { return g_all; }
 void clear_diagnostics() {
   std::lock_guard lk(g_mu);
   g_all.clear();
+  detail::g_noted.clear();
 }
 int error_count() {
   std::lock_guard lk(g_mu);

@@ -34,7 +34,8 @@ const check_name check_names[] = {
     {"nan", checks::nan, "the first op that produced NaN or Inf (opt-in)"},
     {"masked", checks::masked, "use of masked-off lanes of a load without `other`"},
     {"deadlock", checks::deadlock, "every program waiting; device_assert failures"},
-    {"coalescing", checks::coalescing, "uncoalesced wavefront accesses, low lane utilisation"},
+    {"coalescing", checks::coalescing,
+     "performance notes: uncoalesced wavefront accesses, low lane utilisation (opt-in, --notes)"},
     {nullptr, 0, nullptr},
 };
 
@@ -111,6 +112,15 @@ options read_env() {
   }
   if (const char* s = std::getenv("BV_CHECK"); s && *s)
     if (!parse_checks(s, o.enabled, err)) bad_env("BV_CHECK", s, err);
+  if (const char* s = std::getenv("BV_NOTES"); s && *s) {
+    const std::string v(s);
+    if (v == "1" || v == "0") {
+      o.notes = v == "1";
+      if (o.notes) o.enabled |= checks::coalescing;
+    } else {
+      bad_env("BV_NOTES", s, "expected 1 (performance notes on) or 0");
+    }
+  }
   if (const char* s = std::getenv("BV_BREAK"); s && *s) o.break_cond = s;
   if (const char* s = std::getenv("BV_TRACE"); s && *s) o.trace_path = s;
   if (const char* s = std::getenv("BV_STACK"); s && *s) {
@@ -154,6 +164,11 @@ options& config() {
 void set_target(target t) {
   config().tgt = t;
   config().wave_size = wave_size_of(t);
+}
+
+void set_notes(bool on) {
+  config().notes = on;
+  if (on) config().enabled |= checks::coalescing;
 }
 
 }  // namespace bv

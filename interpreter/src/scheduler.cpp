@@ -19,6 +19,7 @@
 namespace bv::detail {
 
 void publish(std::vector<diagnostic> ds);
+bool first_note(const std::string& key);
 void debugger_launch_begin(launch_state& L);
 
 namespace {
@@ -443,6 +444,15 @@ void report(diagnostic d) {
 void report_in(launch_state& launch, diagnostic d) {
   launch_state* L = &launch;
   std::lock_guard lk(L->mu);
+  if (d.sev == severity::note) {
+    // Notes are opt-in, and said once per kernel, source line and tensor for the whole process
+    // (until clear_diagnostics): a kernel launched a thousand times says it once.
+    if (!config().notes) return;
+    const std::string& kernel = !L->kernel.empty() ? L->kernel : L->desc ? L->desc->name : d.kernel;
+    if (!first_note(kernel + '\n' + d.kind + '\n' + d.file + ':' + std::to_string(d.line) + '\n' +
+                    (d.has_tensor ? d.tensor.name : std::string())))
+      return;
+  }
   int& n = L->per_kind[d.kind];
   if (++n > config().max_reports_per_kind) {
     ++L->suppressed;
@@ -591,14 +601,16 @@ launch_result run_launch(launch_desc& desc) {
     if (d.kernel.empty()) d.kernel = res.kernel;
     res.errors += d.sev == severity::error;
     res.warnings += d.sev == severity::warning;
+    res.notes += d.sev == severity::note;
   }
   res.errors += L.per_kind["#errors-suppressed"];
   res.warnings += L.per_kind["#warnings-suppressed"];
   res.diagnostics = L.diags;
   if (!opt.quiet && (!L.diags.empty())) {
     for (auto& d : L.diags) std::fprintf(stderr, "%s\n", d.text().c_str());
-    std::fprintf(stderr, "ERROR SUMMARY: %d error(s), %d warning(s) in %s", res.errors,
-                 res.warnings, res.kernel.c_str());
+    std::fprintf(stderr, "ERROR SUMMARY: %d error(s), %d warning(s)", res.errors, res.warnings);
+    if (res.notes) std::fprintf(stderr, ", %d note(s)", res.notes);
+    std::fprintf(stderr, " in %s", res.kernel.c_str());
     if (L.suppressed) std::fprintf(stderr, " (%d more not printed)", L.suppressed);
     std::fprintf(stderr, "\n");
   }

@@ -21,6 +21,7 @@ struct launch_result {
   target tgt = default_target;  // the target whose configuration and layout the launch used
   double seconds = 0;           // on the GPU: filled by launches made with timing on
   int errors = 0, warnings = 0;
+  int notes = 0;  // performance notes reported (with notes on)
   bool deadlocked = false;
   bool quit = false;  // the user quit at a breakpoint
   std::vector<diagnostic> diagnostics;

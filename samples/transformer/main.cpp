@@ -9,7 +9,7 @@
 int main(int argc, char** argv) {
   using namespace bv::samples::transformer;
   block_config c;
-  bv::config().quiet = true;  // the summary below, not each launch's warnings
+  bv::config().quiet = true;  // the summary below, not each launch's diagnostics
   if (argc > 1) c.seq = std::atoll(argv[1]);
   if (argc > 2) c.heads = std::atoll(argv[2]);
   if (argc > 3) c.ffn = std::atoll(argv[3]);
@@ -18,15 +18,17 @@ int main(int argc, char** argv) {
               (long long)c.ffn);
   const auto rep = run_and_check(c, 2024);
   double secs = 0;
-  int errors = 0, warnings = 0;
+  int errors = 0, warnings = 0, notes = 0;
   for (auto& l : rep.launches) {
     secs += l.seconds;
     errors += l.errors;
     warnings += l.warnings;
+    notes += l.notes;
   }
-  std::printf("%zu kernel launches, %.1f ms on the interpreter, %d error / %d warning "
-              "diagnostics\n\n",
-              rep.launches.size(), secs * 1e3, errors, warnings);
+  std::printf("%zu kernel launches, %.1f ms on the interpreter, %d error / %d warning / %d note "
+              "diagnostics%s\n\n",
+              rep.launches.size(), secs * 1e3, errors, warnings, notes,
+              bv::config().notes ? "" : " (notes off: BV_NOTES=1 turns them on)");
   std::printf("%-14s %12s %12s\n", "tensor", "rel L2", "max abs");
   for (auto& o : rep.outputs)
     std::printf("%-14s %12.3e %12.3e%s\n", o.name.c_str(), o.rel_l2, o.max_abs,

@@ -106,10 +106,12 @@ inline const std::vector<run_config>& run_configs() {
   return c;
 }
 
-// Runs a case under every schedule with every check on (nan and coalescing included), and
-// compares what it reported with the expectation file.
+// Runs a case under every schedule with the given checks and performance notes on, and compares
+// what it reported with the expectation file.
 inline void run_case(const std::string& name, const std::string& source,
                      const std::function<void()>& body, uint32_t enabled) {
+  const bool notes = config().notes;
+  config().notes = true;
   for (const auto& rc : run_configs()) {
     auto exp = read_expect(name, source);
     testing::schedule_scope scope(rc.sched, rc.seed, rc.threads);
@@ -135,13 +137,14 @@ inline void run_case(const std::string& name, const std::string& source,
     }
     for (const auto& e : exp) CHECK_MESSAGE(e.hits > 0, "missing diagnostic: " << e.text);
   }
+  config().notes = notes;
   clear_diagnostics();
 }
 
 }  // namespace bv::diag
 
 // BV_DIAG_CASE(name) { ...launch kernels... }: a corpus case checked against cases/name.expect,
-// with every correctness check on (nan included). The wavefront warnings (coalescing) judge
+// with every correctness check on (nan included). The wavefront notes (coalescing) judge
 // performance, and the corpus's deliberately tiny kernels trip them: they are on for the cases
 // made for them and for the library's kernels (BV_DIAG_CASE_ALL).
 #define BV_DIAG_CASE_WITH(NAME, CHECKS)                                                      \

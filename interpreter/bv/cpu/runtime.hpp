@@ -17,7 +17,7 @@ namespace bv {
 enum class schedule { sequential, shuffled, parallel };
 
 // Every check the interpreter knows, as a bit. `all` is every one; the default leaves out the
-// opt-in ones (nan).
+// opt-in ones: nan, and coalescing, whose findings are performance notes (options::notes).
 namespace checks {
 enum : uint32_t {
   bounds = 1u << 0,      // out-of-bounds and misaligned accesses
@@ -28,10 +28,10 @@ enum : uint32_t {
   nan = 1u << 5,         // first op that produced NaN/Inf (opt-in)
   masked = 1u << 6,      // use of masked-off lanes of a load without `other`
   deadlock = 1u << 7,    // every program waiting; device_assert failures
-  coalescing = 1u << 8,  // uncoalesced wavefront accesses, low lane utilisation (warnings)
+  coalescing = 1u << 8,  // uncoalesced wavefront accesses, low lane utilisation (notes)
   all = (1u << 9) - 1,
   none = 0,
-  defaults = all & ~nan,
+  defaults = all & ~nan & ~coalescing,
 };
 }
 // "bounds" -> checks::bounds; nullptr-terminated table of names for parsing and help text.
@@ -61,16 +61,23 @@ struct options {
   bool interactive = false;  // breakpoints prompt on stdin (a terminal)
   bool progress = false;     // programs done of total, on stderr
   bool quiet = false;        // do not print diagnostics at the end of each launch
+  // BV_NOTES=1 / `--notes`: performance notes (uncoalesced accesses, low lane utilisation, strided
+  // tensor arguments) are reported, each once per kernel and source line; off, they are dropped
+  // and a correct kernel reports nothing. set_notes(true) also turns the coalescing check on.
+  bool notes = false;
   // BV_TRACE / `blockvec run --trace FILE`: every launch of the process is recorded in this SQLite
   // trace (docs/trace-format.md); the file is replaced by the first traced launch. Empty: off.
   std::string trace_path;
 };
-// The process-wide options, read from BV_SCHEDULE, BV_THREADS, BV_SEED, BV_CHECK, BV_BREAK,
-// BV_STACK, BV_TARGET, BV_WAVE_SIZE and BV_TRACE the first time they are needed. Bad values are reported once
+// The process-wide options, read from BV_SCHEDULE, BV_THREADS, BV_SEED, BV_CHECK, BV_NOTES,
+// BV_BREAK, BV_STACK, BV_TARGET, BV_WAVE_SIZE and BV_TRACE the first time they are needed. Bad values are reported once
 // on stderr and the default kept.
 options& config();
 // Makes t the target of every later launch (and its wave size); `blockvec --target` calls it.
 void set_target(target t);
+// Turns performance notes on or off for every later launch (`blockvec --notes` calls it); on also
+// enables the coalescing check, whose findings are notes.
+void set_notes(bool on);
 
 // The cores this process may run on: its CPU affinity mask (what `taskset` or a container's cpuset
 // leaves it), not every core of the machine; at least 1. The parallel schedule's default thread

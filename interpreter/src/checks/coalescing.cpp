@@ -191,7 +191,7 @@ struct coalescing_check final : observer {
       auto base = [&](const char* kind) {
         diagnostic d;
         d.kind = kind;
-        d.sev = severity::warning;
+        d.sev = severity::note;
         d.file = loc.file_name();
         d.line = static_cast<int>(loc.line());
         d.function = loc.function_name();
