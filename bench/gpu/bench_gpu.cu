@@ -1,4 +1,4 @@
-// GPU bench of the kernels in kernels/ on the shapes of ../shared/peers/triton_peer.py gpu:
+// GPU bench of the kernels in kernels/ on the shapes of bench/gpu/triton_peer.py:
 // add and copy 2^28 f32 against the device-to-device copy ceiling, softmax 8192x8192 f32, f16
 // matmul 8192^3 (f16 output). Median of 20 timed runs after warm-up, device events around each.
 // Prints a table and one JSON line (for docs/PERFORMANCE.md and the comparison with the peer).

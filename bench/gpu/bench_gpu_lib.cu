@@ -1,5 +1,5 @@
 // GPU bench of the library kernels on the shapes of the Triton peers (bench/gpu/run_device.sh
-// runs them back to back): RMSNorm f16 8192x8192 (../shared/peers/triton_peer.py gpu), LayerNorm
+// runs them back to back): RMSNorm f16 8192x8192 (bench/gpu/triton_peer.py), LayerNorm
 // forward f16 8192x8192 (bench/gpu/layernorm_peer.py), attention forward 4x16x4096x64 f16
 // (triton_peer.py's attn_fwd, non-causal; causal for the record). Median of 20 timed runs after
 // warm-up, device events around each launch; each result spot-checked against a double-precision

@@ -1,7 +1,7 @@
 """Triton LayerNorm forward peer for bench/gpu/bench_gpu_lib.cu: the forward kernel of Triton's
 layer-norm tutorial (_layer_norm_fwd_fused: one program per row, mean and rstd saved, the row
 walked in BLOCK_SIZE chunks, BLOCK_SIZE = min(65536 // element_size, next_pow2(N)), num_warps =
-min(max(BLOCK_SIZE // 256, 1), 8)), timed like ../shared/peers/triton_peer.py (median of 20,
+min(max(BLOCK_SIZE // 256, 1), 8)), timed like bench/gpu/triton_peer.py (median of 20,
 host clock around each call with a synchronize: `triton`, `torch`) and like blockvec bench
 --backend gpu times ours (CUDA events around each launch, median of 20 after 3 warm-up launches:
 `triton_events`, `torch_events`), against torch.nn.functional.layer_norm.

@@ -4,8 +4,9 @@
 # `blockvec run K --backend both` for every kernel), each step under its own time limit so that a
 # hang costs one step, not the call. Builds nothing: expects prebuilt binaries in the carried
 # folder $1 (default .gpu-carry): blockvec and bv_gpu_tests from gpu_backend/scripts/
-# build_cli_gpu.sh, optionally bv_gpu_bench / bv_gpu_libbench from build_nvcc.sh, and
-# triton_peer.py (a copy of ../shared/peers/triton_peer.py). Everything goes to $OUT/log.txt
+# build_cli_gpu.sh, optionally bv_gpu_bench / bv_gpu_libbench from build_nvcc.sh; the peers are
+# bench/gpu/triton_peer.py, bench/gpu/layernorm_peer.py and bench/interp_peer.py (step interp,
+# not in the default: the CPU interpreters side by side). Everything goes to $OUT/log.txt
 # (or ./gpu-out) as it happens, JSON beside it; what was written comes back even after a timeout.
 # Environment: BV_STEPS (default "bench lnpeer peer conformance tests runs"), BV_BENCH_ARGS (default
 # --variants), BV_TEST_MATCH (a grep -E pattern: only the test cases it matches), BV_TEST_TIMEOUT
@@ -29,9 +30,15 @@ if has lnpeer; then
   echo "== layernorm peer"
   PYTHONUNBUFFERED=1 timeout 90 python3 bench/gpu/layernorm_peer.py > "$O/ln_peer.json"; echo "ln peer rc=$?"
 fi
-if has peer && [ -f "$C/triton_peer.py" ]; then
+if has peer; then
   echo "== triton peer"
-  PYTHONUNBUFFERED=1 timeout 240 python3 "$C/triton_peer.py" gpu > "$O/peer.json"; echo "peer rc=$?"
+  PYTHONUNBUFFERED=1 timeout 240 python3 bench/gpu/triton_peer.py > "$O/peer.json"; echo "peer rc=$?"
+fi
+if has interp; then
+  # The CPU side on this machine: blockvec's interpreter beside Triton's, on one core.
+  echo "== interpreter peer (TRITON_INTERPRET=1)"
+  PYTHONUNBUFFERED=1 timeout 300 python3 bench/interp_peer.py --blockvec "$C/blockvec" --repeat 3 \
+    | tee "$O/interp_peer.txt"; echo "interp peer rc=$?"
 fi
 summary() {
 python3 - "$O" <<'PY'

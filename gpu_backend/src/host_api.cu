@@ -90,7 +90,7 @@ double matmul(dtype_id t, dtype_id out, const void* a, const void* b, void* c, i
 }
 
 // Device benchmarks (bv/gpu/host_bench.hpp) at the Triton peers' shapes
-// (../shared/peers/triton_peer.py gpu): add 2^28 f32, softmax 8192 x 8192 f32, matmul f16 8192^3.
+// (bench/gpu/triton_peer.py): add 2^28 f32, softmax 8192 x 8192 f32, matmul f16 8192^3.
 namespace {
 using namespace benchreg;
 const registrar bench_add{"add", [](int warm, int reps) {

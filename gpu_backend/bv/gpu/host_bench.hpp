@@ -9,7 +9,7 @@ namespace bv::gpu {
 
 // Benchmarks on the device (`blockvec bench --backend gpu`): inputs made on the device (random,
 // never zeros), `warmup` untimed launches, then the median of `reps` launches timed with device
-// events. Shapes are the Triton peers' where a peer exists (bench/gpu, ../shared/peers).
+// events. Shapes are the Triton peers' where a peer exists (bench/gpu/triton_peer.py).
 struct bench_figure {
   std::string kernel;   // the CLI's kernel name, or NAME@VARIANT for a launch-config variant
   std::string dtype;    // "f16", "f32", ...

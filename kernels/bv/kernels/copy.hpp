@@ -1,4 +1,4 @@
-// Copy: the lecture's first example. out[i] = x[i] for i < n, BLOCK per program.
+// Copy: the first kernel to write. out[i] = x[i] for i < n, BLOCK per program.
 #pragma once
 #include "bv/bv.hpp"
 #include "bv/launch_config.hpp"

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""The GPU peers of `blockvec bench --backend gpu`: compiled Triton and torch on the same shapes,
+measured now, on this GPU. Needs python3 with torch and triton and a CUDA GPU.
+
+    python3 bench/gpu/triton_peer.py     (prints JSON: median seconds per call, per kernel)
+
+Shapes: add 2^28 f32, softmax 8192x8192 f32, RMSNorm f16 8192x8192, matmul f16 8192^3 (128x128x64
+tiles, grouped ordering), attention forward 4x16x4096x64 f16 (non-causal, 64x64 tiles, online
+softmax), and the device-to-device copy bandwidth as the memory ceiling. Each Triton result is
+checked against torch before it is timed; timing is the median of 20 calls after one warm-up, by
+the host clock around each call and a synchronize (a few microseconds of launch overhead that
+matter only for the shortest kernels). bench/gpu/run_device.sh prints these beside ours.
+"""
+import json
+import sys
+import time
+
+try:
+    import torch
+    import triton
+    import triton.language as tl
+except Exception as e:  # no peer on this machine: say so, as JSON, and fail
+    print(json.dumps(dict(error="python3 cannot import torch and triton (%s)" % e)))
+    sys.exit(1)
+
+
+@triton.jit
+def add_kernel(x, y, o, n, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = i < n
+    tl.store(o + i, tl.load(x + i, mask=m) + tl.load(y + i, mask=m), mask=m)
+
+
+@triton.jit
+def softmax_kernel(x, o, stride, cols, BLOCK: tl.constexpr):
+    r = tl.program_id(0)
+    c = tl.arange(0, BLOCK)
+    v = tl.load(x + r * stride + c, mask=c < cols, other=-float("inf"))
+    e = tl.exp(v - tl.max(v, axis=0))
+    tl.store(o + r * stride + c, e / tl.sum(e, axis=0), mask=c < cols)
+
+
+@triton.jit
+def rmsnorm_kernel(x, w, y, stride, cols, eps, BLOCK: tl.constexpr):
+    r = tl.program_id(0)
+    c = tl.arange(0, BLOCK)
+    m = c < cols
+    v = tl.load(x + r * stride + c, mask=m, other=0.0).to(tl.float32)
+    s = 1.0 / tl.sqrt(tl.sum(v * v, axis=0) / cols + eps)
+    out = v * s * tl.load(w + c, mask=m, other=0.0).to(tl.float32)
+    tl.store(y + r * stride + c, out.to(y.dtype.element_ty), mask=m)
+
+
+@triton.jit
+def matmul_kernel(a, b, c, M, N, K, sam, sak, sbk, sbn, scm, scn,
+                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr):
+    pid = tl.program_id(0)
+    pm_count = tl.cdiv(M, BM)
+    pn_count = tl.cdiv(N, BN)
+    per_group = GROUP_M * pn_count
+    first_m = (pid // per_group) * GROUP_M
+    rows = tl.minimum(pm_count - first_m, GROUP_M)
+    pm = first_m + (pid % per_group) % rows
+    pn = (pid % per_group) // rows
+    rm = pm * BM + tl.arange(0, BM)
+    rn = pn * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    pa = a + rm[:, None] * sam + rk[None, :] * sak
+    pb = b + rk[:, None] * sbk + rn[None, :] * sbn
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        acc += tl.dot(tl.load(pa, mask=(rm[:, None] < M) & (rk[None, :] < K - k), other=0.0),
+                      tl.load(pb, mask=(rk[:, None] < K - k) & (rn[None, :] < N), other=0.0))
+        pa += BK * sak
+        pb += BK * sbk
+    tl.store(c + rm[:, None] * scm + rn[None, :] * scn, acc.to(c.dtype.element_ty),
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@triton.jit
+def attn_fwd(q, k, v, o, scale, S: tl.constexpr, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+    base = tl.program_id(1) * S * D
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rd = tl.arange(0, D)
+    qb = tl.load(q + base + rm[:, None] * D + rd[None, :])
+    m_i = tl.zeros((BM,), dtype=tl.float32) - float("inf")
+    l_i = tl.zeros((BM,), dtype=tl.float32)
+    acc = tl.zeros((BM, D), dtype=tl.float32)
+    for n0 in range(0, S, BN):
+        rn = n0 + tl.arange(0, BN)
+        qk = tl.dot(qb, tl.load(k + base + rn[None, :] * D + rd[:, None])) * scale
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.exp(qk - m_new[:, None])
+        alpha = tl.exp(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        vb = tl.load(v + base + rn[:, None] * D + rd[None, :])
+        acc = acc * alpha[:, None] + tl.dot(p.to(vb.dtype), vb)
+        m_i = m_new
+    tl.store(o + base + rm[:, None] * D + rd[None, :], (acc / l_i[:, None]).to(o.dtype.element_ty))
+
+
+def median_time(fn, reps=20):
+    fn()
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        torch.cuda.synchronize()
+        ts.append(time.perf_counter() - t)
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
+def rel_err(got, want):
+    return ((got.float() - want.float()).norm() / want.float().norm()).item()
+
+
+def check(name, got, want, tol):
+    e = rel_err(got, want)
+    if not e <= tol:
+        raise SystemExit("triton_peer.py: the Triton %s disagrees with torch (relative error %g)" % (name, e))
+    return e
+
+
+def main():
+    if not torch.cuda.is_available():
+        print(json.dumps(dict(error="no CUDA GPU: the GPU peers need one")))
+        sys.exit(1)
+    torch.manual_seed(0)
+    dev, res = "cuda", {}
+
+    n = 1 << 28
+    x, y = torch.randn(n, device=dev), torch.randn(n, device=dev)
+    o = torch.full_like(x, float("nan"))
+    f = lambda: add_kernel[(triton.cdiv(n, 1024),)](x, y, o, n, BLOCK=1024)
+    f()
+    check("add", o, x + y, 1e-6)
+    res["add"] = dict(n=n, triton=median_time(f), torch=median_time(lambda: torch.add(x, y, out=o)))
+    del x, y, o
+
+    R = C = 8192
+    x = torch.randn(R, C, device=dev)
+    o = torch.full_like(x, float("nan"))
+    f = lambda: softmax_kernel[(R,)](x, o, x.stride(0), C, BLOCK=triton.next_power_of_2(C))
+    f()
+    check("softmax", o, torch.softmax(x, -1), 1e-5)
+    res["softmax"] = dict(shape=[R, C], triton=median_time(f), torch=median_time(lambda: torch.softmax(x, -1)))
+
+    dt = torch.float16
+    x, w = torch.randn(R, C, device=dev, dtype=dt), torch.randn(C, device=dev, dtype=dt)
+    o = torch.full_like(x, float("nan"))
+    f = lambda: rmsnorm_kernel[(R,)](x, w, o, x.stride(0), C, 1e-6, BLOCK=triton.next_power_of_2(C))
+    ref = lambda: (x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-6) * w.float()).to(dt)
+    f()
+    check("rmsnorm", o, ref(), 1e-2)
+    res["rmsnorm"] = dict(shape=[R, C], dtype=str(dt), triton=median_time(f), torch_eager=median_time(ref))
+    del x, w, o
+
+    M = 8192
+    a, b = torch.randn(M, M, device=dev, dtype=dt), torch.randn(M, M, device=dev, dtype=dt)
+    c = torch.full((M, M), float("nan"), device=dev, dtype=dt)
+    BM, BN, BK = 128, 128, 64
+    grid = (triton.cdiv(M, BM) * triton.cdiv(M, BN),)
+    f = lambda: matmul_kernel[grid](a, b, c, M, M, M, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                                    c.stride(0), c.stride(1), BM=BM, BN=BN, BK=BK, GROUP_M=8)
+    f()
+    err = check("matmul", c, a.float() @ b.float(), 1e-2)
+    res["matmul"] = dict(M=M, dtype=str(dt), triton=median_time(f), torch=median_time(lambda: torch.matmul(a, b)),
+                         rel_err=err)
+    del a, b, c
+
+    B, H, S, D = 4, 16, 4096, 64
+    q = torch.randn(B, H, S, D, device=dev, dtype=dt)
+    k, v = torch.randn_like(q), torch.randn_like(q)
+    o = torch.full_like(q, float("nan"))
+    f = lambda: attn_fwd[(S // 64, B * H)](q, k, v, o, D ** -0.5, S, D=D, BM=64, BN=64)
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    f()
+    err = check("attention", o, sdpa(q.float(), k.float(), v.float()), 1e-2)
+    res["attn"] = dict(shape=[B, H, S, D], dtype=str(dt), triton=median_time(f),
+                       torch=median_time(lambda: sdpa(q, k, v)), rel_err=err)
+    del q, k, v, o
+
+    x = torch.empty(1 << 30, dtype=torch.uint8, device=dev)
+    y = torch.empty_like(x)
+    res["copy_ceiling_TBps"] = 2 * x.numel() / median_time(lambda: y.copy_(x)) / 1e12
+    print(json.dumps(dict(mode="gpu", device=torch.cuda.get_device_name(), triton=triton.__version__,
+                          torch=torch.__version__, results=res), indent=1))
+
+
+if __name__ == "__main__":
+    main()
