@@ -1,5 +1,5 @@
-// Gated activations of a [*, 2N] input (seed 002): y = act(gate) * up, gate = x[:, :N],
-// up = x[:, N:], with act SiLU or GELU's tanh approximation. The tanh is the seed's overflow-safe
+// Gated activations of a [*, 2N] input: y = act(gate) * up, gate = x[:, :N],
+// up = x[:, N:], with act SiLU or GELU's tanh approximation. The tanh is an overflow-safe
 // one (clamp to [-10, 10], then (e^2z - 1) / (e^2z + 1)): some ROCm builds lack tl.math.tanh, and
 // e^2z for large z is inf/inf = NaN without the clamp. Forward and backward; 2-D grid
 // (rows, column blocks), computing in fp32 and casting on store.
@@ -15,7 +15,7 @@ namespace detail {
 inline constexpr float gelu_k = 0.7978845608028654f;  // sqrt(2 / pi)
 inline constexpr float gelu_c = 0.044715f;
 
-// The seed's manual tanh. Past |z| = 10, tanh is 1 - 4e-9 from +-1: the clamp costs nothing.
+// A manual tanh. Past |z| = 10, tanh is 1 - 4e-9 from +-1: the clamp costs nothing.
 template <class B>
 BV_HD auto safe_tanh(const B& z) {
   auto e = exp(2.0f * maximum(minimum(z, 10.0f), -10.0f));

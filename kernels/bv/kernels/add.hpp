@@ -1,4 +1,4 @@
-// Vector add: the seed's first kernel. out = x + y over n elements, BLOCK per program.
+// Vector add: the first kernel of every GPU course. out = x + y over n elements, BLOCK per program.
 #pragma once
 #include "bv/bv.hpp"
 #include "bv/launch_config.hpp"

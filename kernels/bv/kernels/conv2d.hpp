@@ -1,4 +1,4 @@
-// Direct 2-D convolution, NCHW, with stride and zero padding (seed 003's educational kernel done
+// Direct 2-D convolution, NCHW, with stride and zero padding (the textbook kernel done
 // right): out[n, oc, oh, ow] = bias[oc] + sum_{c, kh, kw} w[oc, c, kh, kw] *
 // x[n, c, oh * sh - ph + kh, ow * sw - pw + kw]. Each program computes a BOC x BP tile (output
 // channels x output pixels of one image) as an implicit GEMM: the weights [OC, C*KH*KW] times the

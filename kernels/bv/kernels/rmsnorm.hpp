@@ -1,4 +1,4 @@
-// RMSNorm (seed 002): y = x * rstd * w with rstd = 1 / sqrt(mean(x^2) + eps), one program per row,
+// RMSNorm: y = x * rstd * w with rstd = 1 / sqrt(mean(x^2) + eps), one program per row,
 // computing in fp32 and casting on store. The forward saves rstd per row for the backward; the
 // fused variant adds a residual first and writes the sum too (one memory round trip saved).
 // Backward: dx per row, dw by a two-stage reduction (per-program partial rows, then col_sum).
@@ -108,7 +108,7 @@ launch_result rmsnorm_fwd(const tensor<T>& x, const tensor<T>& w, tensor<T>& y, 
   });
 }
 
-// h = x + res; y = rmsnorm(h) * w (seed 002's fused residual add + RMSNorm).
+// h = x + res; y = rmsnorm(h) * w (the fused residual add + RMSNorm of a decoder block).
 template <class T>
 launch_result add_rmsnorm_fwd(const tensor<T>& x, const tensor<T>& res, const tensor<T>& w,
                               tensor<T>& h, tensor<T>& y, tensor<float>& rstd, float eps = 1e-6f) {
