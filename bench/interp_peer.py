@@ -83,7 +83,7 @@ def triton_peer():
         tl.store(y + r * cols + c, v * s * tl.load(w + c, mask=m), mask=m)
 
     @triton.jit
-    def matmul_k(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    def matmul_k(a, b, c, M, N, K: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
         pm = tl.program_id(0)
         pn = tl.program_id(1)
         rm = pm * BM + tl.arange(0, BM)
@@ -99,7 +99,7 @@ def triton_peer():
         tl.store(c + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
     @triton.jit
-    def attn_k(q, k, v, o, scale, S, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+    def attn_k(q, k, v, o, scale, S: tl.constexpr, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
         base = tl.program_id(1) * S * D
         rm = tl.program_id(0) * BM + tl.arange(0, BM)
         rd = tl.arange(0, D)

@@ -38,7 +38,7 @@ if has interp; then
   # The CPU side on this machine: blockvec's interpreter beside Triton's, on one core.
   echo "== interpreter peer (TRITON_INTERPRET=1)"
   PYTHONUNBUFFERED=1 timeout 300 python3 bench/interp_peer.py --blockvec "$C/blockvec" --repeat 3 \
-    | tee "$O/interp_peer.txt"; echo "interp peer rc=$?"
+    > "$O/interp_peer.txt"; echo "interp peer rc=$?"; cat "$O/interp_peer.txt"
 fi
 summary() {
 python3 - "$O" <<'PY'
