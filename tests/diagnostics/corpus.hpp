@@ -1,6 +1,7 @@
 // The corpus runner. A case is a function that launches kernels; cases/NAME.expect lists the
 // diagnostics it must produce, one per line:
-//     KIND LINE PROGRAM TENSOR
+//     [SEVERITY] KIND LINE PROGRAM TENSOR
+// SEVERITY error, warning or note (the corpus's files all give it; it is checked when given);
 // KIND as in diagnostic::kind; LINE a source line number of the case's file, `@marker` for the
 // line carrying the comment `// @marker`, `-` for none, or `*` for any (a report from inside a
 // library kernel, whose header's lines move as it is edited); PROGRAM `x,y,z`, `*` for any (races
@@ -26,6 +27,7 @@
 namespace bv::diag {
 
 struct expected {
+  std::string severity;  // empty: any
   std::string kind, pid, tensor;
   int line = 0;  // -1: none, -2: any
   std::string text;
@@ -59,6 +61,10 @@ inline std::vector<expected> read_expect(const std::string& name, const std::str
     expected e;
     std::string line;
     if (!(ss >> e.kind)) continue;
+    if (e.kind == "error" || e.kind == "warning" || e.kind == "note") {
+      e.severity = e.kind;
+      REQUIRE_MESSAGE(bool(ss >> e.kind), path << ": malformed line '" << l << "'");
+    }
     REQUIRE_MESSAGE(bool(ss >> line >> e.pid >> e.tensor),
                     path << ": malformed line '" << l << "'");
     if (line == "-") {
@@ -83,8 +89,13 @@ inline std::string pid_of(const diagnostic& d) {
   return std::to_string(d.pid[0]) + "," + std::to_string(d.pid[1]) + "," + std::to_string(d.pid[2]);
 }
 
+inline const char* severity_of(const diagnostic& d) {
+  return d.sev == severity::error ? "error" : d.sev == severity::warning ? "warning" : "note";
+}
+
 inline bool matches(const expected& e, const diagnostic& d) {
   if (e.kind != d.kind) return false;
+  if (!e.severity.empty() && e.severity != severity_of(d)) return false;
   if (e.line != -2 && (e.line == -1 ? d.line != 0 : e.line != d.line)) return false;
   if (e.pid != "*" && e.pid != pid_of(d)) return false;
   if (e.tensor == "*") return true;
