@@ -1,7 +1,9 @@
 // print_if, breakpoint_if and the prompt a stopped program offers; BV_BREAK; device_assert.
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -10,6 +12,7 @@
 #include "bv/cpu/check.hpp"
 #include "bv/cpu/debug.hpp"
 #include "bv/cpu/runtime.hpp"
+#include "bv/dtype.hpp"
 
 namespace bv {
 
@@ -107,6 +110,115 @@ const char* state_name(program_state::status st) {
   return "?";
 }
 
+// What the ops of a program produced while the debugger could stop it, one entry per source line
+// (the latest), for `p @LINE` and `w`. A memory op keeps where it read or wrote and shows memory
+// as it is when printed; a reduction or dot keeps its result's text.
+struct op_value {
+  std::string file;
+  unsigned line = 0;
+  std::string op;
+  std::string text;  // reductions and dots
+  const alloc_info* alloc = nullptr;
+  int64_t base = 0;
+  std::vector<int64_t> off;
+  std::vector<bool> mask;  // empty: every lane
+  int rows = 1, cols = 1;
+};
+std::map<const program_state*, std::vector<op_value>> g_values;  // under g_io
+uint64_t g_values_launch = 0;
+// `n`: the line the program steps away from (it stops at the first op of another line).
+struct line_step {
+  std::string file;
+  unsigned line = 0;
+};
+std::map<const program_state*, line_step> g_line_steps;  // under g_io
+// A breakpoint_if ran in this process: from then on, on a terminal or in the viewer, programs
+// keep their ops' values so that a program stopped later can print them.
+std::atomic<bool> g_breakpoints_seen{false};
+
+bool recording(const program_state& s) {
+  return s.stepping || g_env_break_set ||
+         (g_breakpoints_seen.load(std::memory_order_relaxed) &&
+          (config().interactive || static_cast<bool>(g_stop_handler)));
+}
+
+std::vector<op_value>& values_of(const program_state& s) {
+  if (s.launch && s.launch->serial != g_values_launch) {
+    g_values.clear();
+    g_line_steps.clear();
+    g_values_launch = s.launch->serial;
+  }
+  return g_values[&s];
+}
+
+void keep(const program_state& s, op_value v) {
+  std::lock_guard lk(g_io);
+  auto& vs = values_of(s);
+  for (auto& e : vs)
+    if (e.line == v.line && e.file == v.file) {
+      e = std::move(v);
+      return;
+    }
+  vs.push_back(std::move(v));
+}
+
+// One element of a buffer as text, by the tensor's dtype.
+std::string element_text(const char* dtype, const char* p) {
+  char buf[48];
+  auto num = [&](double v) { return std::snprintf(buf, sizeof buf, "%g", v), std::string(buf); };
+  const std::string d = dtype ? dtype : "";
+  if (d == "f32") { float v; std::memcpy(&v, p, 4); return num(v); }
+  if (d == "f64") { double v; std::memcpy(&v, p, 8); return num(v); }
+  if (d == "f16") { half v; std::memcpy(&v, p, 2); return num(static_cast<float>(v)); }
+  if (d == "bf16") { bfloat16 v; std::memcpy(&v, p, 2); return num(static_cast<float>(v)); }
+  if (d == "i32") { int32_t v; std::memcpy(&v, p, 4); return std::to_string(v); }
+  if (d == "i64") { int64_t v; std::memcpy(&v, p, 8); return std::to_string(v); }
+  if (d == "i16") { int16_t v; std::memcpy(&v, p, 2); return std::to_string(v); }
+  if (d == "i8") { int8_t v; std::memcpy(&v, p, 1); return std::to_string(v); }
+  if (d == "u8") { uint8_t v; std::memcpy(&v, p, 1); return std::to_string(v); }
+  if (d == "u32") { uint32_t v; std::memcpy(&v, p, 4); return std::to_string(v); }
+  if (d == "bool") return *p ? "true" : "false";
+  return "?";
+}
+
+// A memory op's lanes as memory holds them now: masked-off lanes as '-', lanes outside the
+// tensor as 'oob'.
+std::string memory_text(const op_value& v) {
+  std::string out = std::string(v.alloc->dtype) + "[";
+  const char* buf = static_cast<const char*>(v.alloc->buffer);
+  for (int r = 0; r < v.rows; ++r) {
+    if (v.rows > 1) out += r ? ",\n  [" : "[";
+    for (int c = 0; c < v.cols; ++c) {
+      const size_t i = static_cast<size_t>(r * v.cols + c);
+      if (c) out += ", ";
+      const int64_t e = v.base + v.off[i];
+      if (!v.mask.empty() && !v.mask[i])
+        out += "-";
+      else if (!buf || e < 0 || e >= v.alloc->numel)
+        out += "oob";
+      else
+        out += element_text(v.alloc->dtype, buf + e * v.alloc->elem_bytes);
+    }
+    if (v.rows > 1) out += "]";
+  }
+  return out + "]";
+}
+
+std::string value_text(const op_value& v) { return v.alloc ? memory_text(v) : v.text; }
+
+// Whether a step stop at loc is skipped: `n` steps over the rest of its line.
+bool same_line_step(const program_state& s, const std::source_location* loc) {
+  auto it = g_line_steps.find(&s);
+  if (it == g_line_steps.end()) return false;
+  if (loc && loc->line() == it->second.line && it->second.file == loc->file_name()) return true;
+  g_line_steps.erase(it);
+  return false;
+}
+
+std::string where(const std::source_location* loc) {
+  return loc ? std::string(loc->file_name()) + ":" + std::to_string(loc->line()) : "?";
+}
+
 void print_state(const program_state& s, const std::source_location* loc) {
   std::fprintf(stderr, "  program %s", pid_text(s).c_str());
   if (loc) std::fprintf(stderr, " at %s:%u", loc->file_name(), loc->line());
@@ -140,8 +252,9 @@ void prompt(program_state& s, const std::source_location* loc, const char* why,
     return;
   }
   std::fprintf(stderr,
-               "  commands: p NAME (print a watched value), w (all watched), l (list "
-               "programs), s (step to next op), c (continue), q (quit)\n");
+               "  commands: p NAME (a watched value), p @LINE (what the op at LINE made), w (every "
+               "value), l (list programs), s (step to the next op), n (step to the next line), "
+               "c (continue), q (quit)\n");
   std::string line;
   for (;;) {
     std::fprintf(stderr, "(bv) ");
@@ -154,9 +267,14 @@ void prompt(program_state& s, const std::source_location* loc, const char* why,
     std::string cmd, arg;
     ss >> cmd >> arg;
     if (cmd == "c" || cmd == "continue" || cmd.empty()) break;
-    if (cmd == "s" || cmd == "step") {
+    if (cmd == "s" || cmd == "step" || cmd == "n" || cmd == "next") {
       if (!s.stepping) g_stepping.fetch_add(1), hooks.fetch_add(1);
       s.stepping = true;
+      values_of(s);  // a new launch forgets the last one's line steps first
+      if (cmd[0] == 'n' && loc)
+        g_line_steps[&s] = {loc->file_name(), loc->line()};
+      else
+        g_line_steps.erase(&s);
       s.state = program_state::status::running;
       return;
     }
@@ -165,10 +283,31 @@ void prompt(program_state& s, const std::source_location* loc, const char* why,
       throw quit_request{};
     }
     if (cmd == "w" || cmd == "watch") {
-      if (s.watched.empty())
+      const auto& vs = values_of(s);
+      if (s.watched.empty() && vs.empty())
         std::fprintf(stderr,
-                     "  nothing watched: add bv::watch(p, \"name\", value) to the kernel\n");
-      for (auto& [k, v] : s.watched) std::fprintf(stderr, "  %s = %s\n", k.c_str(), v.c_str());
+                     "  no values yet: add bv::watch(p, \"name\", value) to the kernel, or step "
+                     "(s, n) to record what each op makes\n");
+      for (auto& [k, v] : s.watched)
+        if (k[0] != '#') std::fprintf(stderr, "  %s = %s\n", k.c_str(), v.c_str());
+      for (const auto& v : vs)
+        std::fprintf(stderr, "  @%u %s = %s\n", v.line, v.op.c_str(), value_text(v).c_str());
+      continue;
+    }
+    if ((cmd == "p" || cmd == "print") && !arg.empty() && arg[0] == '@') {
+      const unsigned line = static_cast<unsigned>(std::atoi(arg.c_str() + 1));
+      bool found = false;
+      for (const auto& v : values_of(s))
+        if (v.line == line) {
+          std::fprintf(stderr, "  @%u %s (%s) = %s\n", v.line, v.op.c_str(), v.file.c_str(),
+                       value_text(v).c_str());
+          found = true;
+        }
+      if (!found)
+        std::fprintf(stderr,
+                     "  no op at line %u has run in this program since values were recorded "
+                     "(after a breakpoint_if, on a terminal; or while stepping)\n",
+                     line);
       continue;
     }
     if (cmd == "p" || cmd == "print") {
@@ -191,8 +330,9 @@ void prompt(program_state& s, const std::source_location* loc, const char* why,
         std::fprintf(stderr, "  %s %s%s\n", pid_text(q).c_str(), state_name(q.state),
                      &q == &s ? "  <- here" : "");
       }
-      std::fprintf(stderr, "  %lld of %zu programs done\n",
-                   static_cast<long long>(s.launch->done.load()), s.launch->programs.size());
+      size_t done = 0;
+      for (auto& q : s.launch->programs) done += q.state == program_state::status::done;
+      std::fprintf(stderr, "  %zu of %zu programs done\n", done, s.launch->programs.size());
       continue;
     }
     std::fprintf(stderr, "  unknown command '%s'\n", cmd.c_str());
@@ -249,8 +389,26 @@ void debugger_launch_begin(launch_state& L) {
 void debugger_on_access(const access& a) {
   program_state* s = current();
   if (!s) return;
+  if (a.alloc && a.loc && recording(*s)) {
+    op_value v;
+    v.file = a.loc->file_name();
+    v.line = a.loc->line();
+    v.op = a.op;
+    v.alloc = a.alloc;
+    v.base = a.base;
+    v.rows = a.lanes == 1 ? 1 : a.rows;
+    v.cols = a.lanes == 1 ? 1 : a.cols;
+    v.off.assign(a.off.get(), a.off.get() + a.lanes);
+    if (a.mask && !a.all_active) v.mask.assign(a.mask, a.mask + a.lanes);
+    keep(*s, std::move(v));
+  }
   if (s->stepping) {
-    prompt(*s, a.loc, "stepped to the next operation", &a);
+    {
+      std::lock_guard lk(g_io);
+      if (same_line_step(*s, a.loc)) return;
+    }
+    prompt(*s, a.loc, ("stepped to the " + std::string(a.op) + " at " + where(a.loc)).c_str(),
+           &a);
     return;
   }
   if (!g_env_break_set || s->state == program_state::status::stopped) return;
@@ -272,9 +430,24 @@ void debugger_on_access(const access& a) {
   prompt(*s, a.loc, ("breakpoint (BV_BREAK=" + config().break_cond + ")").c_str(), &a);
 }
 
-void on_op(const std::source_location& loc) {
+void on_op(const std::source_location& loc, const char* op, std::string (*render)(const void*),
+           const void* value) {
   program_state* s = current();
-  if (s && s->stepping) prompt(*s, &loc, "stepped to the next operation");
+  if (!s) return;
+  if (render && recording(*s)) {
+    op_value v;
+    v.file = loc.file_name();
+    v.line = loc.line();
+    v.op = op;
+    v.text = render(value);
+    keep(*s, std::move(v));
+  }
+  if (!s->stepping) return;
+  {
+    std::lock_guard lk(g_io);
+    if (same_line_step(*s, &loc)) return;
+  }
+  prompt(*s, &loc, ("stepped to the " + std::string(op) + " at " + where(&loc)).c_str());
 }
 
 void debug_print(const program_state& s, const pid_cond& c, const std::string& text) {
@@ -286,6 +459,11 @@ void debug_print(const program_state& s, const pid_cond& c, const std::string& t
 }
 
 void debug_break(program_state& s, const pid_cond& c) { prompt(s, &c.loc, "breakpoint_if hit"); }
+
+void note_breakpoint() {
+  if (!g_breakpoints_seen.load(std::memory_order_relaxed))
+    g_breakpoints_seen.store(true, std::memory_order_relaxed);
+}
 
 void debug_watch(program_state& s, const char* name, std::string value) {
   notify(s, debug_event::kind::watch, s.last_loc, name, value);

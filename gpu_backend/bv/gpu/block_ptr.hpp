@@ -654,9 +654,9 @@ namespace detail {
 template <int M, int K, int N, class C, int W, class X, class Y>
 BV_DI basic_block<C, shape<M, N>, W> dot_views(const X& x, const Y& y,
                                                const basic_block<C, shape<M, N>, W>& acc) {
+#if BV_NVIDIA
   using AX = typename std::remove_cvref_t<decltype(unview(x))>::value_type;
   using BY = typename std::remove_cvref_t<decltype(unview(y))>::value_type;
-#if BV_NVIDIA
   if constexpr (std::is_same_v<AX, BY> && use_tensor_cores<AX, BY, C, M, N, K, W>()) {
     if constexpr (is_bp_tile<X> && is_bp_tile<Y>) {
       // Both in rings (whether the launch gave stages is constant in a given kernel), and in

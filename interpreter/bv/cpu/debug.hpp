@@ -12,6 +12,7 @@
 #include "bv/condition.hpp"
 #include "bv/cpu/block.hpp"
 #include "bv/cpu/program.hpp"
+#include "bv/cpu/render.hpp"
 #include "bv/cpu/runtime.hpp"
 #include "bv/cpu/tensor.hpp"
 
@@ -62,37 +63,10 @@ bool parse_pid_cond(const std::string& text, const std::array<int, 3>& pid, bool
 std::string cond_error_message(std::string_view text, const parsed_cond& c);
 
 namespace detail {
-template <class X>
-std::string render(const X& x) {
-  std::ostringstream os;
-  if constexpr (Block<X>) {
-    using T = elem_of<X>;
-    os << dtype_name<T>() << "[";
-    for (int r = 0; r < X::rows; ++r) {
-      if (X::rank == 2) os << (r ? ",\n  [" : "[");
-      for (int c = 0; c < X::cols; ++c) {
-        if (c) os << ", ";
-        const T v = x.at(r, c);
-        if constexpr (is_float<T>)
-          os << static_cast<float>(v);
-        else
-          os << +v;
-      }
-      if (X::rank == 2) os << "]";
-    }
-    os << "]";
-  } else if constexpr (Scalar<X>) {
-    if constexpr (is_float<X>)
-      os << static_cast<float>(x);
-    else
-      os << +x;
-  } else {
-    os << x;
-  }
-  return os.str();
-}
 void debug_print(const program_state& s, const pid_cond& c, const std::string& text);
 void debug_break(program_state& s, const pid_cond& c);
+// A breakpoint_if ran: programs keep their ops' values from now on where a prompt may show them.
+void note_breakpoint();
 void debug_watch(program_state& s, const char* name, std::string value);
 void debug_assert_failed(program_state& s, const std::source_location& loc, const char* msg,
                          int lanes_failed, int first_lane);
@@ -119,10 +93,12 @@ void print_if(const program<W>& p, const cond_literal& cond, const V&... values)
 // breakpoint_if(p, cond): stops the matching programs; the CLI offers a prompt.
 template <int W>
 void breakpoint_if(const program<W>& p, const pid_cond& cond) {
+  detail::note_breakpoint();
   if (cond.matches(p.s->pid)) detail::debug_break(*p.s, cond);
 }
 template <int W>
 void breakpoint_if(const program<W>& p, const cond_literal& cond) {
+  detail::note_breakpoint();
   const auto& id = p.s->pid;
   if (cond.matches(id[0], id[1], id[2])) detail::debug_break(*p.s, pid_cond(cond));
 }

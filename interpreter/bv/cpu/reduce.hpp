@@ -6,6 +6,7 @@
 #include <source_location>
 
 #include "bv/cpu/block.hpp"
+#include "bv/cpu/render.hpp"
 #include "bv/cpu/values.hpp"
 
 namespace bv {
@@ -60,6 +61,8 @@ template <class T, class S, int W, class R>
 R checked(const basic_block<T, S, W>& x, R r, const char* op, const std::source_location& loc) {
   if (value_checks_on()) [[unlikely]]
     check_result(&r, 1, x.read(), S::size, op, loc);
+  if (hooks.load(std::memory_order_relaxed)) [[unlikely]]
+    on_op(loc, op, &render_erased<R>, &r);
   return r;
 }
 template <class T, class S, int W, class B>
@@ -67,6 +70,8 @@ B checked(const basic_block<T, S, W>& x, B r, const char* op,
           const std::source_location& loc) requires Block<B> {
   if (value_checks_on()) [[unlikely]]
     check_result(r.vals().data(), B::size, x.read(), S::size, op, loc);
+  if (hooks.load(std::memory_order_relaxed)) [[unlikely]]
+    on_op(loc, op, &render_erased<B>, &r);
   return r;
 }
 inline constexpr auto max2 = [](auto a, auto b) { return (a != a || a > b) ? a : b; };

@@ -238,8 +238,10 @@ uint64_t progress_epoch();
 // memory moves on from `seen`, the progress count read before the failed operation (read after
 // it, a write by another thread in between would be missed and the wait never end).
 void wait_for_progress(const std::source_location& loc, uint64_t seen);
-// A debug op at loc (print_if, breakpoint_if, watch): lets the debugger step.
-void on_op(const std::source_location& loc);
+// An op the debugger can step to that is not a memory access (a reduction, a dot; called when
+// hooks are on): its name, and its result for `p @LINE` (render(value) on demand).
+void on_op(const std::source_location& loc, const char* op,
+           std::string (*render)(const void*) = nullptr, const void* value = nullptr);
 void report(diagnostic d);
 void record_kernel_name(const std::source_location& loc);
 // Which value-level checks (uninit, masked, nan, overflow bits) the running launch wants: block
