@@ -121,9 +121,9 @@ inline void compare(std::vector<expected> exp, const std::vector<diagnostic>& di
     bool ok = false;
     for (auto& e : exp)
       if (matches(e, d)) ok = true, ++e.hits;
-    CHECK_MESSAGE(ok, "unexpected diagnostic: " << severity_of(d) << " " << d.kind << " at line "
-                                                << d.line << " program " << pid_of(d) << ": "
-                                                << d.headline);
+    CHECK_MESSAGE(ok, "unexpected diagnostic: " << std::string(severity_of(d)) << " " << d.kind
+                                                << " at line " << d.line << " program " << pid_of(d)
+                                                << ": " << d.headline);
   }
   for (const auto& e : exp) CHECK_MESSAGE(e.hits > 0, "missing diagnostic: " << e.text);
 }
