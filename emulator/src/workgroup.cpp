@@ -140,8 +140,15 @@ bool step_wave(workgroup& wg, int wi) {
   if (kind == wait::bpermute) {
     int v[wave_size];
     for (int l = 0; l < wave_size; ++l) v[l] = w[l].perm_value;
+#ifndef BV_EMU_MUTATION_SHUFFLE
     // ds_bpermute_b32: lane l reads lane (addr / 4) mod 64 of its own wave.
     for (int l = 0; l < wave_size; ++l) w[l].perm_out = v[(w[l].perm_addr >> 2) & (wave_size - 1)];
+#else
+    // Test hook: the mutation tests (tests/emulator/CMakeLists.txt) read one lane too far, a
+    // wrong shuffle distance the runtime and softmax tests must catch.
+    for (int l = 0; l < wave_size; ++l)
+      w[l].perm_out = v[((w[l].perm_addr >> 2) + 1) & (wave_size - 1)];
+#endif
     ++n.bpermutes;
   } else {
     run_mfma(w);

@@ -24,7 +24,15 @@ struct place {
 // Where A[i][k], B[k][j] and D[i][j] live (KPL: the input values one lane holds).
 constexpr place a_place(int i, int k, int kpl) { return {i + 32 * (k / kpl), k % kpl}; }
 constexpr place b_place(int k, int j, int kpl) { return {j + 32 * (k / kpl), k % kpl}; }
-constexpr place d_place(int i, int j) { return {j + 32 * ((i / 4) % 2), 4 * (i / 8) + i % 4}; }
+constexpr place d_place(int i, int j) {
+#ifdef BV_EMU_MUTATION_MFMA_LANE
+  // Test hook: the mutation tests (tests/emulator/CMakeLists.txt) swap the lane halves of D's
+  // row groups, a wrong lane mapping the layout and matmul tests must catch.
+  return {j + 32 * (1 - (i / 4) % 2), 4 * (i / 8) + i % 4};
+#else
+  return {j + 32 * ((i / 4) % 2), 4 * (i / 8) + i % 4};
+#endif
+}
 
 // bf16 bits to the fp32 value they are the top half of.
 inline float bf16_to_float(uint16_t bits) {

@@ -107,7 +107,11 @@ BV_DI A program_fold(A a, Op op) {
     A* s = gpu::prim::lds<A, W, 1>();
     gpu::prim::barrier();
     if (gpu::prim::lane_id() == 0) s[gpu::prim::wave_id()] = a;
+#ifndef BV_EMU_MUTATION_BARRIER
+    // (Test hook: the emulator's mutation tests, tests/emulator/CMakeLists.txt, leave this
+    // barrier out; the softmax test must catch the waves reading partials not yet written.)
     gpu::prim::barrier();
+#endif
     a = s[0];
 #pragma unroll
     for (int w = 1; w < W; ++w) a = op(a, s[w]);
