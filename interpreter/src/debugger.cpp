@@ -13,6 +13,63 @@
 #include "bv/cpu/debug.hpp"
 #include "bv/cpu/runtime.hpp"
 #include "bv/dtype.hpp"
+#include "fiber.hpp"
+
+// blockvec's gdb extension rides in the program that links the interpreter: gdb reads the
+// script from this section (an inline Python script) when it loads the program, if the program's
+// directory is a trusted auto-load path.
+#ifdef BV_GDB_SCRIPT
+asm(".pushsection \".debug_gdb_scripts\", \"MS\",@progbits,1\n"
+    ".byte 4\n"
+    ".ascii \"blockvec_gdb.py\\n\"\n"
+    ".incbin \"" BV_GDB_SCRIPT "\"\n"
+    ".byte 0\n"
+    ".popsection\n");
+#endif
+
+// What the gdb extension reads and calls (plain C, so gdb needs no debug information for them).
+extern "C" {
+// The running launch, or null.
+__attribute__((used)) volatile void* bv_gdb_launch = nullptr;
+// Set by the extension when it took a stop in bv_gdb_stop: the program then continues instead of
+// offering the terminal prompt.
+__attribute__((used)) volatile int bv_gdb_ack = 0;
+// breakpoint_if and BV_BREAK under gdb stop here (the extension breaks on it and selects the
+// kernel's frame at file:line).
+__attribute__((noinline, used)) void bv_gdb_stop(const char* file, unsigned line, const char* why) {
+  asm volatile("" : : "r"(file), "r"(line), "r"(why) : "memory");
+}
+__attribute__((used)) const void* bv_gdb_current() { return bv::detail::current(); }
+__attribute__((used)) int bv_gdb_program_count() {
+  auto* L = static_cast<bv::detail::launch_state*>(const_cast<void*>(bv_gdb_launch));
+  return L ? static_cast<int>(L->programs.size()) : 0;
+}
+__attribute__((used)) void* bv_gdb_program(int i) {
+  auto* L = static_cast<bv::detail::launch_state*>(const_cast<void*>(bv_gdb_launch));
+  if (!L || i < 0 || i >= static_cast<int>(L->programs.size())) return nullptr;
+  return &L->programs[static_cast<size_t>(i)];
+}
+// Where a parked program's registers are saved; null if it runs or has no stack.
+__attribute__((used)) const void* bv_gdb_fiber_context(const void* program) {
+  const auto* p = static_cast<const bv::detail::program_state*>(program);
+  if (!p || !p->fiber) return nullptr;
+  return bv::detail::fiber_saved_context(static_cast<const bv::detail::fiber_slot*>(p->fiber));
+}
+// 1 if the running program's id matches cond (breakpoint_if's grammar), 0 if not, -1 if cond
+// is malformed or no program runs.
+__attribute__((used)) int bv_gdb_pid_matches(const char* cond) {
+  const bv::detail::program_state* s = bv::detail::current();
+  bool r = false;
+  std::string err;
+  if (!s || !bv::parse_pid_cond(cond ? cond : "", s->pid, r, err)) return -1;
+  return r ? 1 : 0;
+}
+__attribute__((used)) int bv_gdb_cond_ok(const char* cond) {
+  bool r = false;
+  std::string err;
+  return bv::parse_pid_cond(cond ? cond : "", {0, 0, 0}, r, err) ? 1 : 0;
+}
+}
 
 namespace bv {
 
@@ -215,6 +272,21 @@ bool same_line_step(const program_state& s, const std::source_location* loc) {
   return false;
 }
 
+// Whether a debugger traces this process (it then gets the stop, if blockvec's extension is in it).
+bool under_debugger() {
+  static const bool traced = [] {
+    std::FILE* f = std::fopen("/proc/self/status", "r");
+    if (!f) return false;
+    char line[256];
+    long pid = 0;
+    while (std::fgets(line, sizeof line, f))
+      if (std::sscanf(line, "TracerPid: %ld", &pid) == 1) break;
+    std::fclose(f);
+    return pid != 0;
+  }();
+  return traced;
+}
+
 std::string where(const std::source_location* loc) {
   return loc ? std::string(loc->file_name()) + ":" + std::to_string(loc->line()) : "?";
 }
@@ -231,6 +303,7 @@ void prompt(program_state& s, const std::source_location* loc, const char* why,
   notify(s, debug_event::kind::stop, loc, why, {});
   std::lock_guard lk(g_io);
   s.state = program_state::status::stopped;
+  if (loc) s.last_loc = loc;  // valid while it is stopped: what a debugger shows as its line
   if (g_stop_handler) {
     const stop_action act = g_stop_handler(s, loc, why, a);
     if (act == stop_action::step) {
@@ -243,6 +316,19 @@ void prompt(program_state& s, const std::source_location* loc, const char* why,
     s.state = program_state::status::running;
     if (act == stop_action::quit) throw quit_request{};
     return;
+  }
+  if (under_debugger()) {
+    // gdb with blockvec's extension takes the stop (the kernel's frame selected there); this
+    // program continues when gdb does.
+    bv_gdb_ack = 0;
+    bv_gdb_stop(loc ? loc->file_name() : "", loc ? loc->line() : 0, why);
+    if (bv_gdb_ack) {
+      bv_gdb_ack = 0;
+      if (s.stepping) g_stepping.fetch_sub(1), hooks.fetch_sub(1);
+      s.stepping = false;
+      s.state = program_state::status::running;
+      return;
+    }
   }
   std::fprintf(stderr, "blockvec: %s\n", why);
   print_state(s, loc);
@@ -343,6 +429,10 @@ void prompt(program_state& s, const std::source_location* loc, const char* why,
 }
 }  // namespace
 
+void debugger_launch_end(launch_state& L) {
+  if (bv_gdb_launch == &L) bv_gdb_launch = nullptr;
+}
+
 bool debugger_wants_hooks() { return !config().break_cond.empty(); }
 // Whether the debugger may stop a program at a memory access (stepping, or a break set by env).
 bool debugger_may_stop() { return g_stepping.load() != 0 || g_env_break_set; }
@@ -353,6 +443,7 @@ void set_stop_handler(stop_handler h) {
 }
 
 void debugger_launch_begin(launch_state& L) {
+  bv_gdb_launch = &L;
   const std::string& b = config().break_cond;
   g_env_break_set = !b.empty();
   if (!g_env_break_set) return;

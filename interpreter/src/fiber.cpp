@@ -15,6 +15,8 @@
 //    instrumented frame (the scheduler's, the program's) begins and ends on one fiber.
 #include "fiber.hpp"
 
+#include <cstring>
+
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
 #include <map>
@@ -305,5 +307,13 @@ void fiber_yield(fiber_slot* f) {
 }
 
 void fiber_discard(fiber_slot* f) { destroy(f); }
+
+const void* fiber_saved_context(const fiber_slot* f) {
+  // A ctx::fiber is its context pointer alone (null when moved from, as while it runs).
+  static_assert(sizeof(ctx::fiber) == sizeof(void*));
+  void* p = nullptr;
+  std::memcpy(&p, static_cast<const void*>(&f->self), sizeof p);
+  return p;
+}
 
 }  // namespace bv::detail

@@ -16,5 +16,8 @@ bool fiber_resume(fiber_slot* f);
 void fiber_yield(fiber_slot* f);
 // From the scheduler: unwinds a suspended fiber that will never finish, and frees it.
 void fiber_discard(fiber_slot* f);
+// Where a suspended fiber's registers are saved (Boost.Context's context pointer), or null while
+// it runs: what a debugger reads to show a parked program's stack.
+const void* fiber_saved_context(const fiber_slot* f);
 
 }  // namespace bv::detail

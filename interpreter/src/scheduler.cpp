@@ -21,6 +21,7 @@ namespace bv::detail {
 void publish(std::vector<diagnostic> ds);
 bool first_note(const std::string& key);
 void debugger_launch_begin(launch_state& L);
+void debugger_launch_end(launch_state& L);
 
 namespace {
 
@@ -549,6 +550,10 @@ launch_result run_launch(launch_desc& desc) {
   extern void set_hooks_for(launch_state & L);
   set_hooks_for(L);
   debugger_launch_begin(L);
+  struct launch_end {
+    launch_state& L;
+    ~launch_end() { debugger_launch_end(L); }
+  } end_of_launch{L};
   for (auto& o : L.observers) o->begin(L);
 
   const bool show_progress = opt.progress && isatty(STDERR_FILENO) && n >= 256;
