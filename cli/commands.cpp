@@ -329,6 +329,12 @@ static int run_one(const run_request& r) {
                k->name, k->size_help, size_arity(k->size_help), size_text(size));
     return 2;
   }
+  if (k->accepts)
+    if (const std::string why = k->accepts(size); !why.empty()) {
+      fmt::print(stderr, "blockvec run: kernel '{}' does not take --size {}: {}\n", k->name,
+                 size_text(size), why);
+      return 2;
+    }
   uint64_t seed = r.seed;
   if (!r.seed_given) seed = std::random_device{}() % 1000000;
   if (g_case) g_case->size = size_text(size);

@@ -39,6 +39,16 @@ int main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "Help for every subcommand");
 
   auto* list = app.add_subcommand("list", "Print the kernels it knows, one per line, name first");
+  // --lib PATH (repeatable): a kernel library's entries next to the built-in kernels.
+  std::vector<std::string> libs;
+  auto add_lib_option = [&](CLI::App* sub) {
+    sub->add_option("--lib", libs,
+                    "Also load the kernels of this kernel library (a .so built with "
+                    "blockvec_add_kernel_library; repeatable)")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  };
+  add_lib_option(list);
 
   bv::cli::run_request req;
   std::string size_arg, schedule_arg, check_arg, trace_arg, target_arg;
@@ -62,6 +72,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cpu", "gpu", "both", "amd-emu"}));
   run->add_option("--trace", trace_arg, "Record a trace (SQLite) for blockvec-viewer");
   add_target_option(run, target_arg);
+  add_lib_option(run);
   run->add_flag("--json", req.json, "Print one JSON object");
   run->add_option("--sarif", req.reports.sarif,
                   "Write the diagnostics as a SARIF 2.1.0 log (for code-scanning services)");
@@ -93,6 +104,7 @@ int main(int argc, char** argv) {
   bench->add_option("--warmup", warmup, "GPU: untimed launches first")->check(CLI::Range(0, 100));
   bench->add_flag("--variants", bench_variants, "GPU: also the launch-configuration variants");
   add_target_option(bench, target_arg);
+  add_lib_option(bench);
 
   bool demo_json = false;
   auto* demo = app.add_subcommand("demo", "Run every kernel and print a table");
@@ -102,6 +114,7 @@ int main(int argc, char** argv) {
   demo->add_option("--sarif", demo_reports.sarif, "Write every kernel's diagnostics as SARIF 2.1.0");
   demo->add_option("--junit", demo_reports.junit, "Write a JUnit XML test case per kernel");
   add_target_option(demo, target_arg);
+  add_lib_option(demo);
 
   try {
     app.parse(argc, argv);
@@ -119,6 +132,7 @@ int main(int argc, char** argv) {
                "       | bench [KERNEL...] [--backend cpu|gpu] [--repeat N] [--per-check] "
                "[--target T] [--json] | demo [--target T] [--notes] [--sarif FILE] [--junit FILE] "
                "[--json]\n"
+               "       list, run, bench and demo also take --lib LIB.so (repeatable)\n"
                "       blockvec --help and blockvec SUBCOMMAND --help say more\n");
     return 2;
   }
@@ -140,6 +154,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   req.seed_given = run->count("--seed") > 0;
+  for (const auto& path : libs)
+    if (!bv::cli::load_library(path, err)) {
+      fmt::print(stderr, "blockvec: --lib {}\n", err);
+      return 2;
+    }
 
   if (*list) return bv::cli::list_command();
   std::string command_line;

@@ -9,29 +9,8 @@
 
 namespace bv::cli {
 
-template <class T, class R>
-outcome compare_with(const tensor<T>& got, const R& ref, double tol,
-                     std::vector<launch_result> launches) {
-  outcome o;
-  double num = 0, den = 0;
-  bool finite = true;
-  for (int64_t i = 0; i < got.numel(); ++i) {
-    const double g = static_cast<double>(static_cast<float>(got.flat(i)));
-    const double r = static_cast<double>(ref[static_cast<size_t>(i)]);
-    if (!std::isfinite(g) && std::isfinite(r)) finite = false;
-    if (!std::isfinite(g) || !std::isfinite(r)) continue;
-    const double e = std::abs(g - r);
-    o.max_abs_err = std::max(o.max_abs_err, e);
-    num += e * e;
-    den += r * r;
-  }
-  o.rel_err = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-  if (!finite) o.rel_err = std::numeric_limits<double>::infinity();
-  o.tolerance = tol;
-  o.match = finite && o.rel_err <= tol;
-  o.launches = std::move(launches);
-  return o;
-}
+// One output against its reference, the comparison kernel libraries use too.
+using bv::library::compare_with;
 
 // Set while `blockvec bench` runs: how many timed runs each measurement takes over the same
 // tensors, after one untimed run, keeping the fastest (0 outside the bench: one run, untimed
@@ -40,10 +19,9 @@ outcome compare_with(const tensor<T>& got, const R& ref, double tol,
 // A few runs over the same tensors steady the sub-millisecond kernels, whose single runs on a
 // shared machine spread by a third. Every launcher here may run again over its own outputs:
 // those that accumulate (split-K, the LayerNorm backward's lock) clear their buffers first.
-inline int& bench_samples() {
-  static int n = 0;
-  return n;
-}
+// The same knob as a kernel library's (bv::library::timed_samples), so a library's entries,
+// loaded with --lib, take as many runs as the built-in ones.
+inline int& bench_samples() { return bv::library::timed_samples(); }
 
 // Seconds taken by f(), run once untimed first: the interpreter's outputs are poisoned (so
 // their pages are touched) before it is timed, and the native side gets the same warm memory,

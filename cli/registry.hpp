@@ -8,18 +8,14 @@
 #include <vector>
 
 #include "bv/bv.hpp"
+#include "bv/library/entry.hpp"
 #include "emu/emu_runner.hpp"
 
 namespace bv::cli {
 
-struct outcome {
-  double max_abs_err = 0;
-  double rel_err = 0;    // relative L2 error against the reference
-  double tolerance = 0;  // what rel_err must stay within
-  bool match = false;
-  std::vector<launch_result> launches;
-  std::string note;  // e.g. "f16 inputs"
-};
+// A run's comparison with the reference and its launches: the same type a kernel library's
+// entries return (bv/library/compare.hpp), so built-in kernels and a user's print alike.
+using outcome = bv::library::outcome;
 
 struct gpu_outcome {
   outcome gpu;
@@ -47,6 +43,8 @@ struct kernel_entry {
   std::string size_help;              // "N" or "ROWS,COLS" ...
   std::vector<int64_t> default_size;  // for `run` and `demo`
   std::vector<int64_t> bench_size;    // for `bench`
+  // "" when a size is accepted, otherwise why not (empty: any size of size_help's arity).
+  std::function<std::string(const std::vector<int64_t>& size)> accepts;
   // Make inputs of `size` from `seed`, run on the interpreter, compare with the reference.
   std::function<outcome(const std::vector<int64_t>& size, uint64_t seed)> run;
   // One run of a single-threaded native C++/Eigen implementation of the same computation on
@@ -65,9 +63,22 @@ struct kernel_entry {
 std::vector<kernel_entry>& registry();
 const kernel_entry* find_kernel(const std::string& name);
 
+// A kernel library's entry (bv/library/entry.hpp) as one of the command's: no GPU or emulator
+// runner.
+kernel_entry from_library(bv::library::entry e);
+
+// One registration per kernel file: a kernel_entry, or a bv::library::kernel declared the way a
+// user's library declares its kernels.
 struct registrar {
   explicit registrar(kernel_entry e) { registry().push_back(std::move(e)); }
+  template <class In, class Ref>
+  explicit registrar(const bv::library::kernel<In, Ref>& k)
+      : registrar(from_library(k.to_entry())) {}
 };
+
+// `--lib PATH`: loads a kernel library's entries next to the built-in ones. False, with a message
+// naming the file and what to do, when it is not a kernel library or a name is taken.
+bool load_library(const std::string& path, std::string& error);
 
 // Sum of the seconds of a run's launches.
 inline double seconds(const outcome& o) {

@@ -1,4 +1,8 @@
-// The live-mode plugin ABI: a user's kernels, built as a shared library, run inside
+// The viewer's first plugin ABI (kernel-library ABI 1), still loaded by blockvec-viewer. New code
+// declares its kernels with bv/kernel_library.hpp (ABI 2): the same library then also runs in
+// `blockvec list|run|bench|demo --lib`, and the tools compare with its reference themselves.
+//
+// A live-mode plugin: a user's kernels, built as a shared library, run inside
 // blockvec-viewer's Live tab (`blockvec-viewer --live-plugin LIB.so`, or "Load plugin..." there).
 //
 // A plugin exports two C functions (BV_LIVE_PLUGIN below writes them):
@@ -25,18 +29,7 @@
 #include <string>
 #include <vector>
 
-#define BV_LIVE_PLUGIN_ABI 1
-
-extern "C" {
-struct bv_live_kernel {
-  const char* name;          // shown in the Live tab's kernel list; unique within the plugin
-  const char* description;   // one line, shown as the list's tooltip
-  const char* default_size;  // what the size box starts with: "3000", "64,256"
-  int (*run)(const char* size, uint64_t seed, char* message, size_t message_len);
-};
-typedef int (*bv_live_abi_version_fn)(void);
-typedef const bv_live_kernel* (*bv_live_kernels_fn)(int* count);
-}
+#include "bv/library/abi.hpp"  // struct bv_live_kernel, BV_LIVE_PLUGIN_ABI
 
 namespace bv::live {
 
