@@ -443,6 +443,39 @@ class test_viewer : public QObject {
     QVERIFY2(live.status_text().contains("not a list of numbers"), qPrintable(live.status_text()));
   }
 
+  // A kernel library (ABI 2), the file `blockvec --lib` loads: its entry runs on the viewer's
+  // interpreter, stops where asked, and the viewer compares with the library's reference.
+  void kernel_library_runs_in_live_mode() {
+    bvv::main_window w;
+    bvv::live_panel live;
+    QObject::connect(&live, &bvv::live_panel::trace_ready, &w, &bvv::main_window::open_live_trace);
+    QString err;
+    QVERIFY2(live.load_plugin(BV_SAMPLE_LIBRARY, &err), qPrintable(err));
+    QVERIFY(live.all_kernels().contains("row_center"));
+    QSignalSpy ready(&live, &bvv::live_panel::trace_ready);
+    // 5 rows of 300: a block of 256 lanes would not hold them, the launcher picks 1024; stop
+    // program 2 at its first memory op, the load of its row.
+    live.run("row_center", "5,300", "=2", 0);
+    QTRY_VERIFY_WITH_TIMEOUT(live.stopped() && live.stops() == 1, 20000);
+    QCOMPARE(live.picture().addr.size(), size_t(1024));
+    QCOMPARE(live.picture().addr[0], int64_t(600));
+    QCOMPARE(live.picture().active_lanes, 300);
+    live.resume_with(0);
+    QTRY_VERIFY2_WITH_TIMEOUT(ready.count() == 1, qPrintable(live.status_text()), 20000);
+    QVERIFY2(live.status_text().contains("5 programs in 1 launch(es), 0 error(s)"),
+             qPrintable(live.status_text()));
+    QVERIFY2(live.status_text().contains("matches the reference"), qPrintable(live.status_text()));
+    QVERIFY(w.wait_idle());
+    QVERIFY(w.document()->launch());
+    QCOMPARE(w.document()->launch()->programs.size(), size_t(5));
+    // A size the library refuses comes back with its reason, and no trace opens.
+    live.run("row_center", "2,5000", "=9", 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!live.running(), 20000);
+    QTest::qWait(50);
+    QCOMPARE(ready.count(), 1);
+    QVERIFY2(live.status_text().contains("does not fit one block"), qPrintable(live.status_text()));
+  }
+
   void bad_plugins_give_messages() {
     bvv::live_panel live;
     const int before = live.all_kernels().size();
@@ -458,7 +491,7 @@ class test_viewer : public QObject {
     const QString qtcore = QLibraryInfo::path(QLibraryInfo::LibrariesPath) + "/libQt6Core.so.6";
     if (QFile::exists(qtcore)) {
       QVERIFY(!live.load_plugin(qtcore, &err));
-      QVERIFY2(err.contains("not a blockvec live plugin"), qPrintable(err));
+      QVERIFY2(err.contains("not a blockvec kernel library"), qPrintable(err));
     }
     QCOMPARE(live.all_kernels().size(), before);
   }

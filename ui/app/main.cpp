@@ -1,4 +1,4 @@
-// blockvec-viewer [TRACE] [--bench FILE.json] [--errors FILE.json] [--live-plugin LIB.so]...
+// blockvec-viewer [TRACE] [--bench FILE.json] [--errors FILE.json] [--lib LIB.so]...
 //                 [--screenshot FILE.png [--program X,Y,Z] [--op N] [--tab NAME]
 //                 [--diagnostic N] [--size WxH]]
 #include <QApplication>
@@ -36,8 +36,10 @@ int main(int argc, char** argv) {
       "chart the errors of blockvec run KERNEL --json outputs (one, an array, or several)",
       "FILE.json");
   // Not --plugin: QGuiApplication takes -plugin/--plugin (platform plugins) out of argv first.
-  QCommandLineOption plugin("live-plugin",
-                            "load the kernels of a live-mode plugin into the Live tab (repeatable)",
+  // --lib as for the blockvec command; --live-plugin, its first name, still works.
+  QCommandLineOption plugin(QStringList{"lib", "live-plugin"},
+                            "load the kernels of a kernel library (or a live plugin) into the "
+                            "Live tab (repeatable)",
                             "LIB.so");
   cl.addOptions({shot, prog, op, diag, tab, size, bench, errors, plugin});
   cl.process(app);

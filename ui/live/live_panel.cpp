@@ -9,7 +9,6 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QLibrary>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -22,6 +21,7 @@
 #include "bv/kernels/copy.hpp"
 #include "bv/kernels/matmul.hpp"
 #include "bv/kernels/softmax.hpp"
+#include "bv/library/load.hpp"
 
 namespace bvv {
 
@@ -43,53 +43,90 @@ const live_panel::plugin_kernel* live_panel::find_plugin_kernel(const QString& n
 
 bool live_panel::load_plugin(const QString& path, QString* error) {
   auto fail = [&](const QString& why) {
-    const QString m = tr("%1: %2").arg(QFileInfo(path).fileName(), why);
-    status_->setText("<font color=#c00>" + m.toHtmlEscaped() + "</font>");
-    if (error) *error = m;
+    status_->setText("<font color=#c00>" + why.toHtmlEscaped() + "</font>");
+    if (error) *error = why;
     return false;
   };
-  if (!QFileInfo::exists(path)) return fail(tr("no such file"));
-  // Never unloaded (see the header): the QLibrary object is dropped, the library stays mapped.
-  QLibrary lib(path);
-  lib.setLoadHints(QLibrary::ResolveAllSymbolsHint);  // an unresolved symbol fails now, not mid-run
-  if (!lib.load()) return fail(tr("not a loadable shared library (%1)").arg(lib.errorString()));
-  auto version = reinterpret_cast<bv_live_abi_version_fn>(lib.resolve("bv_live_abi_version"));
-  auto list = reinterpret_cast<bv_live_kernels_fn>(lib.resolve("bv_live_kernels"));
-  if (!version || !list)
-    return fail(tr("a shared library, but not a blockvec live plugin: it exports no %1")
-                    .arg(version ? "bv_live_kernels" : "bv_live_abi_version"));
-  if (version() != BV_LIVE_PLUGIN_ABI)
-    return fail(tr("built for live plugin ABI %1; this viewer loads ABI %2 (rebuild the plugin "
-                   "against this blockvec)")
-                    .arg(version())
-                    .arg(BV_LIVE_PLUGIN_ABI));
-  int count = -1;
-  const bv_live_kernel* ks = list(&count);
-  if (!ks || count <= 0 || count > 10000)
-    return fail(tr("bv_live_kernels returned no kernels (count %1)").arg(count));
+  // The same loader as `blockvec --lib` (bv/library/load.hpp); this one also takes ABI 1 plugins.
+  // Never unloaded (see the header).
+  bv::library::opened_library lib;
+  try {
+    lib = bv::library::open(path.toStdString(), /*accept_abi1=*/true);
+  } catch (const bv::library::load_error& e) {
+    return fail(QString::fromStdString(e.what()));
+  }
   std::vector<plugin_kernel> add;
-  for (int i = 0; i < count; ++i) {
-    const bv_live_kernel& k = ks[i];
-    if (!k.name || !*k.name || !k.run)
-      return fail(tr("kernel %1 has no name or no run function").arg(i));
-    QString name = QString::fromUtf8(k.name);
+  for (int i = 0; i < lib.count; ++i) {
+    plugin_kernel p{{}, path, nullptr, nullptr, {}, {}};
+    if (lib.abi == 1) {
+      p.k = &lib.live_kernels[i];
+      if (!p.k->name || !*p.k->name || !p.k->run)
+        return fail(tr("%1: kernel %2 has no name or no run function").arg(path).arg(i));
+      p.description = QString::fromUtf8(p.k->description ? p.k->description : "");
+      p.default_size = QString::fromUtf8(p.k->default_size ? p.k->default_size : "");
+    } else {
+      p.entry = &lib.entries[i];
+      p.description = QString::fromUtf8(p.entry->description ? p.entry->description : "");
+      QStringList dims;
+      for (int d = 0; d < p.entry->default_rank; ++d)
+        dims << QString::number(p.entry->default_size[d]);
+      p.default_size = dims.join(",");
+    }
+    QString name = QString::fromUtf8(p.k ? p.k->name : p.entry->name);
     // A name already taken (a library kernel, another plugin's) gets the library's name first.
     if (kernels().contains(name) || find_plugin_kernel(name))
       name = QFileInfo(path).baseName() + ":" + name;
-    add.push_back({name, path, &k});
+    p.name = name;
+    add.push_back(p);
   }
   for (auto& p : add) {
     plugin_kernels_.push_back(p);
     kernel_->addItem(p.name);
-    kernel_->setItemData(
-        kernel_->count() - 1,
-        QString("%1 (%2)").arg(QString::fromUtf8(p.k->description ? p.k->description : ""),
-                               QFileInfo(path).fileName()),
-        Qt::ToolTipRole);
+    kernel_->setItemData(kernel_->count() - 1,
+                         QString("%1 (%2)").arg(p.description, QFileInfo(path).fileName()),
+                         Qt::ToolTipRole);
   }
   status_->setText(tr("loaded %1 kernel(s) from %2").arg(add.size()).arg(path));
   return true;
 }
+
+namespace {
+// A kernel library's entry run on the viewer's interpreter, as a one-line summary (a plugin of
+// ABI 1 writes its own); rc 0 when it launched.
+QString run_library_entry(const bv_kernel_entry& c, const QByteArray& size_text, uint64_t seed,
+                          int& rc) {
+  rc = 1;
+  try {
+    const bv::library::entry e = bv::library::to_entry(c);
+    const std::vector<int64_t> size = bv::live::parse_size(size_text.constData());
+    if (const std::string why = bv::library::refusal(e, size); !why.empty())
+      return QObject::tr("size %1 not accepted: %2")
+          .arg(QString::fromUtf8(size_text), QString::fromStdString(why));
+    const bv::library::outcome o = e.run(size, seed);
+    rc = 0;
+    int64_t programs = 0;
+    int errors = 0;
+    bool quit = false;
+    for (const auto& l : o.launches) {
+      programs += l.programs;
+      errors += l.errors;
+      quit |= l.quit;
+    }
+    if (quit) return QObject::tr("stopped by the user");
+    return QObject::tr(
+               "%1 programs in %2 launch(es), %3 error(s); rel L2 error %4 (tolerance %5): "
+               "%6")
+        .arg(programs)
+        .arg(o.launches.size())
+        .arg(errors)
+        .arg(o.rel_err, 0, 'g', 3)
+        .arg(o.tolerance, 0, 'g', 3)
+        .arg(o.match ? QObject::tr("matches the reference") : QObject::tr("DOES NOT MATCH"));
+  } catch (const std::exception& e) {
+    return QString::fromStdString(e.what());
+  }
+}
+}  // namespace
 
 live_panel::live_panel(QWidget* parent) : QWidget(parent) {
   auto* v = new QVBoxLayout(this);
@@ -102,7 +139,9 @@ live_panel::live_panel(QWidget* parent) : QWidget(parent) {
       tr("problem size: a number, or a list (64,256) for plugin kernels that take one"));
   size_->setMaximumWidth(110);
   load_ = new QPushButton(tr("Load plugin..."), this);
-  load_->setToolTip(tr("a shared library built with bv_add_live_plugin (docs/viewer.md)"));
+  load_->setToolTip(
+      tr("a kernel library built with blockvec_add_kernel_library, or a live plugin "
+         "(docs/viewer.md)"));
   cond_ = new QLineEdit("=1", this);
   cond_->setToolTip(
       tr("program-id condition, as BV_BREAK: \"=1\", \"=0,>1\"; empty: every program"));
@@ -146,8 +185,8 @@ live_panel::live_panel(QWidget* parent) : QWidget(parent) {
     if (!f.isEmpty()) load_plugin(f);
   });
   connect(kernel_, &QComboBox::currentTextChanged, this, [this](const QString& name) {
-    if (const plugin_kernel* p = find_plugin_kernel(name); p && p->k->default_size)
-      size_->setText(QString::fromUtf8(p->k->default_size));
+    if (const plugin_kernel* p = find_plugin_kernel(name); p && !p->default_size.isEmpty())
+      size_->setText(p->default_size);
   });
   connect(cont_, &QPushButton::clicked, this, [this] { resume_with(0); });
   connect(step_, &QPushButton::clicked, this, [this] { resume_with(1); });
@@ -261,10 +300,22 @@ void live_panel::run(const QString& kernel, const QString& size_text, const QStr
   status_->setText(tr("running %1...").arg(kernel));
   set_buttons();
   const bv_live_kernel* pk = plugin ? plugin->k : nullptr;
+  const bv_kernel_entry* pe = plugin ? plugin->entry : nullptr;
   const QByteArray plugin_size = size_text.trimmed().toUtf8();
-  worker_ = std::thread([this, kernel, size, pk, plugin_size] {
+  worker_ = std::thread([this, kernel, size, pk, pe, plugin_size] {
     bv::launch_result r;
     const uint64_t seed = 7;
+    if (pe) {
+      // A kernel library's entry: it makes its inputs and launches here, on this interpreter,
+      // and compares with its reference; the summary is the viewer's.
+      int rc = 1;
+      const QString m = run_library_entry(*pe, plugin_size, seed, rc);
+      const QString summary = rc == 0 ? QString("%1: %2").arg(kernel, m)
+                                      : QString("%1 could not run: %2").arg(kernel, m);
+      QMetaObject::invokeMethod(
+          this, [this, summary, rc] { finish(summary, rc == 0); }, Qt::QueuedConnection);
+      return;
+    }
     if (pk) {
       // The plugin makes its inputs and launches; the launch runs here, on this interpreter, so
       // the stop handler above sees its programs as it sees a library kernel's.

@@ -1,9 +1,9 @@
-// Live mode: runs a library kernel, or a user's kernel from a plugin (plugin/bv/live_plugin.hpp),
-// on the interpreter inside the viewer, on a worker thread, with
-// breakpoints. Where a program stops, the interpreter's stop handler hands a snapshot of the block
-// it stopped at to the UI and waits for Continue, Step or Stop. When the launch ends, its trace
-// opens in the other views. This module links the interpreter and the kernels; the rest of ui/
-// reads traces only.
+// Live mode: runs a library kernel, or a user's kernel from a kernel library
+// (bv/kernel_library.hpp; the viewer's first plugins, plugin/bv/live_plugin.hpp, still load), on
+// the interpreter inside the viewer, on a worker thread, with breakpoints. Where a program stops,
+// the interpreter's stop handler hands a snapshot of the block it stopped at to the UI and waits
+// for Continue, Step or Stop. When the launch ends, its trace opens in the other views. This module
+// links the interpreter and the kernels; the rest of ui/ reads traces only.
 #pragma once
 #include <QWidget>
 #include <condition_variable>
@@ -30,7 +30,8 @@ class live_panel : public QWidget {
   static QStringList kernels();     // the library kernels
   QStringList all_kernels() const;  // library kernels, then those of loaded plugins
 
-  // Loads a plugin's kernels into the list; false with a one-line reason (also shown) otherwise.
+  // Loads a kernel library's (or an ABI 1 plugin's) kernels into the list; false with a one-line
+  // reason naming the file (also shown) otherwise.
   // Plugins stay loaded: their code may be on a stopped launch's stack, and unloading code the
   // interpreter registered (checks, static objects) is not safe.
   bool load_plugin(const QString& path, QString* error = nullptr);
@@ -54,9 +55,12 @@ class live_panel : public QWidget {
  private:
   void show_stop(const block_picture& pic, const QString& where, const QString& watched);
   void finish(const QString& summary, bool launched);
+  // A kernel from a loaded library: a kernel-library entry (ABI 2), or an ABI 1 plugin's kernel.
   struct plugin_kernel {
     QString name, library;
-    const bv_live_kernel* k;
+    const bv_live_kernel* k;       // ABI 1
+    const bv_kernel_entry* entry;  // ABI 2
+    QString description, default_size;
   };
   const plugin_kernel* find_plugin_kernel(const QString& name) const;
   std::vector<plugin_kernel> plugin_kernels_;
