@@ -45,8 +45,7 @@ int main(int argc, char** argv) {
     sub->add_option("--lib", libs,
                     "Also load the kernels of this kernel library (a .so built with "
                     "blockvec_add_kernel_library; repeatable)")
-        ->expected(1)
-        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+        ->allow_extra_args(false);  // `bench --lib L.so K`: K is a kernel, not a second library
   };
   add_lib_option(list);
 

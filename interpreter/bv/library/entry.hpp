@@ -112,19 +112,25 @@ double time_it(F&& f) {
 //         c.expect(a.out, r, 1e-6); }}
 template <class In, class Ref>
 struct kernel {
-  std::string name, description, size_help;
-  sizes default_size, bench_size;
-  std::function<std::string(const sizes&)> accepts;  // "" or why not; optional
+  // The members with a default may be left out of a designated initializer without a
+  // -Wmissing-field-initializers warning; those without one are required.
+  std::string name;
+  std::string description = {};
+  std::string size_help = "N";
+  sizes default_size;
+  sizes bench_size = {};                                  // empty: the default size
+  std::function<std::string(const sizes&)> accepts = {};  // "" or why not; empty: any size
   std::function<In(const sizes& size, uint64_t seed)> make;
   std::function<launches(In&)> launch;
   std::function<Ref(const In&)> reference;
   std::function<void(checker&, const In&, const Ref&)> compare;
-  std::string note;  // shown with each run, e.g. "f16 inputs"
+  std::string note = {};  // shown with each run, e.g. "f16 inputs"
 
   entry to_entry() const {
-    if (name.empty() || !make || !launch || !reference || !compare)
+    if (name.empty() || default_size.empty() || !make || !launch || !reference || !compare)
       throw std::invalid_argument("kernel entry '" + name +
-                                  "' needs a name, make, launch, reference and compare");
+                                  "' needs a name, default_size, make, launch, reference and "
+                                  "compare");
     entry e{name, description, size_help, default_size, bench_size, accepts, {}, {}};
     const kernel k = *this;
     e.run = [k](const sizes& size, uint64_t seed) {
