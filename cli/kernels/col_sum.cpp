@@ -1,0 +1,35 @@
+// col_sum, registered the way a kernel library registers its kernels (bv/kernel_library.hpp):
+// the kernel (bv/kernels/col_sum.hpp), its reference (bv/kernels/ref/col_sum.hpp) and this one
+// declaration; the command derives run and bench's native column (the reference, timed) from it.
+#include "bv/kernels/col_sum.hpp"
+
+#include "bv/kernels/ref/col_sum.hpp"
+#include "bv/library/entry.hpp"
+#include "registry.hpp"
+
+namespace bv::cli {
+namespace {
+
+struct col_sum_io {
+  tensor<float> partial, out;
+};
+
+registrar reg{bv::library::kernel<col_sum_io, std::vector<double>>{
+    .name = "col_sum",
+    .description = "column sums of [G, N] f32 partials, a two-stage reduction's second stage",
+    .size_help = "G,N",
+    .default_size = {37, 3001},
+    .bench_size = {256, 1 << 16},
+    .make =
+        [](const bv::library::sizes& s, uint64_t seed) {
+          return col_sum_io{tensor<float>::randn("partial", {s[0], s[1]}, seed),
+                            bv::library::output<float>("out", {s[1]})};
+        },
+    .launch = [](col_sum_io& a) { return kernels::col_sum(a.partial, a.out); },
+    .reference = [](const col_sum_io& a) { return kernels::ref::col_sum(a.partial); },
+    .compare = [](bv::library::checker& c, const col_sum_io& a,
+                  const std::vector<double>& want) { c.expect(a.out, want, 1e-5); },
+}};
+
+}  // namespace
+}  // namespace bv::cli
