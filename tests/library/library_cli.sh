@@ -2,12 +2,13 @@
 # blockvec --lib on a library whose kernels go wrong in every way a host must report
 # (buggy_library.cpp), and on files that are not kernel libraries: each run's exit status
 # (0 ok, 1 a kernel that failed, 2 a usage error) and what it says.
-#   library_cli.sh BLOCKVEC BUGGY_LIBRARY WRONG_ABI_LIBRARY [ABI1_PLUGIN]
+#   library_cli.sh BLOCKVEC BUGGY_LIBRARY WRONG_ABI_LIBRARY OTHER_LIBRARY [ABI1_PLUGIN]
 set -uo pipefail
-BV=${1:?usage: library_cli.sh BLOCKVEC BUGGY_LIBRARY WRONG_ABI_LIBRARY [ABI1_PLUGIN]}
+BV=${1:?usage: library_cli.sh BLOCKVEC BUGGY_LIBRARY WRONG_ABI_LIBRARY OTHER_LIBRARY [ABI1_PLUGIN]}
 LIB=${2:?}
 WRONG=${3:?}
-ABI1=${4:-}
+OTHER=${4:?}
+ABI1=${5:-}
 fail=0
 bad() { echo "FAIL: $*" >&2; fail=1; }
 expect() {
@@ -24,6 +25,15 @@ expect 0 "list" list --lib "$LIB"
 has "list built-in" "^add +vector add"
 has "list library" "^lib_shift_add_oob +x\[i\] \+ x\[i\+1\] with an off-by-one mask.*--size N, default 1000"
 has "list two outputs" "^lib_two_outputs +-x and 2x.*default 777"
+
+# Two libraries at once: each keeps its own entries (their registries are private to each
+# shared object), both run.
+expect 0 "two libraries" list --lib "$OTHER" --lib "$LIB"
+has "two libraries: other" "^row_center "
+has "two libraries: buggy" "^lib_two_outputs "
+[ "$(grep -c '^row_center ' <<<"$out")" -eq 1 ] || bad "row_center listed more than once: $out"
+expect 0 "two libraries run" run row_center --lib "$OTHER" --lib "$LIB" --seed 1
+has "two libraries run" "matches the reference"
 
 # The out-of-bounds read is the host's diagnostic, with the library's source line.
 line=$(grep -n "BUGGY-LOAD" "$(dirname "$0")/buggy_library.cpp" | cut -d: -f1)
