@@ -2,13 +2,14 @@
 # blockvec --lib on a library whose kernels go wrong in every way a host must report
 # (buggy_library.cpp), and on files that are not kernel libraries: each run's exit status
 # (0 ok, 1 a kernel that failed, 2 a usage error) and what it says.
-#   library_cli.sh BLOCKVEC BUGGY_LIBRARY WRONG_ABI_LIBRARY OTHER_LIBRARY [ABI1_PLUGIN]
+#   library_cli.sh BLOCKVEC BUGGY_LIBRARY WRONG_ABI_LIBRARY OTHER_LIBRARY MALFORMED [ABI1_PLUGIN]
 set -uo pipefail
-BV=${1:?usage: library_cli.sh BLOCKVEC BUGGY_LIBRARY WRONG_ABI_LIBRARY OTHER_LIBRARY [ABI1_PLUGIN]}
+BV=${1:?usage: library_cli.sh BLOCKVEC BUGGY WRONG_ABI OTHER MALFORMED [ABI1_PLUGIN]}
 LIB=${2:?}
 WRONG=${3:?}
 OTHER=${4:?}
-ABI1=${5:-}
+MALFORMED=${5:?}
+ABI1=${6:-}
 fail=0
 bad() { echo "FAIL: $*" >&2; fail=1; }
 expect() {
@@ -85,6 +86,8 @@ expect 2 "no entry points" list --lib "$(ldd "$BV" | grep -o '/[^ ]*libc\.so[^ ]
 has "no entry points" "not a blockvec kernel library: it exports no bv_kernel_library_abi"
 expect 2 "wrong abi" list --lib "$WRONG"
 has "wrong abi" "built for kernel-library ABI 99; this blockvec loads ABI 2"
+expect 2 "malformed" list --lib "$MALFORMED"
+has "malformed" "malformed_library.so: a kernel did not register: kernel entry 'incomplete' needs a name, default_size, make, launch, reference and compare"
 if [ -n "$ABI1" ]; then
   expect 2 "abi 1" list --lib "$ABI1"
   has "abi 1" "live plugin of kernel-library ABI 1, which only blockvec-viewer runs"

@@ -6,6 +6,8 @@
 // A library exports two C functions:
 //   int bv_kernel_library_abi(void);                             returns BV_KERNEL_LIBRARY_ABI
 //   const bv_kernel_entry* bv_kernel_library_entries(int* count); its *count entries
+// and may export a third, which the host asks first when present:
+//   const char* bv_kernel_library_error(void);  why an entry could not register, or null
 // The library is built against blockvec's headers only (blockvec_add_kernel_library); its calls
 // into the interpreter resolve to the loading program's copy, so its launches run on the host's
 // interpreter, with the host's options, checks, breakpoints and trace. That ties a library to the
@@ -67,6 +69,7 @@ struct bv_kernel_entry {
 
 typedef int (*bv_kernel_library_abi_fn)(void);
 typedef const bv_kernel_entry* (*bv_kernel_library_entries_fn)(int* count);
+typedef const char* (*bv_kernel_library_error_fn)(void);
 
 // ABI 1, the viewer's first live plugins: a run that returns a one-line summary.
 #define BV_LIVE_PLUGIN_ABI 1

@@ -5,6 +5,7 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -164,12 +165,28 @@ __attribute__((visibility("hidden"))) inline std::vector<entry>& registered() {
   return r;
 }
 
+// Why a registration of this shared object failed (an entry missing a required part), or empty.
+__attribute__((visibility("hidden"))) inline std::string& registration_error() {
+  static std::string e;
+  return e;
+}
+
 // One registration per kernel, at namespace scope in its file:
 //   static bv::library::registration reg{bv::library::kernel<in, ref_t>{...}};
+// It runs while the program starts or the library loads, where an exception would end the
+// process: a malformed entry is said on stderr and kept in registration_error() instead, which a
+// host loading the library reports as the reason it cannot.
 struct registration {
   explicit registration(entry e) { registered().push_back(std::move(e)); }
   template <class In, class Ref>
-  explicit registration(const kernel<In, Ref>& k) : registration(k.to_entry()) {}
+  explicit registration(const kernel<In, Ref>& k) {
+    try {
+      registered().push_back(k.to_entry());
+    } catch (const std::exception& ex) {
+      std::fprintf(stderr, "blockvec kernel library: %s\n", ex.what());
+      if (registration_error().empty()) registration_error() = ex.what();
+    }
+  }
 };
 
 }  // namespace bv::library

@@ -124,8 +124,18 @@ extern "C" __attribute__((visibility("default"), used)) inline int bv_kernel_lib
 }
 extern "C" __attribute__((visibility("default"), used)) inline const bv_kernel_entry*
 bv_kernel_library_entries(int* count) {
-  const auto& v = bv::library::detail::c_entries();
-  if (count) *count = static_cast<int>(v.size());
-  return v.data();
+  try {
+    const auto& v = bv::library::detail::c_entries();
+    if (count) *count = static_cast<int>(v.size());
+    return v.data();
+  } catch (...) {  // out of memory making the array: no entries, nothing thrown
+    if (count) *count = 0;
+    return nullptr;
+  }
+}
+extern "C" __attribute__((visibility("default"), used)) inline const char* bv_kernel_library_error(
+    void) {
+  const std::string& e = bv::library::registration_error();
+  return e.empty() ? nullptr : e.c_str();
 }
 #endif

@@ -80,6 +80,9 @@ inline opened_library open(const std::string& path, bool accept_abi1 = false) {
     throw fail("built for kernel-library ABI " + std::to_string(lib.abi) +
                "; this blockvec loads ABI " + std::to_string(BV_KERNEL_LIBRARY_ABI) +
                " (rebuild the library against this blockvec)");
+  if (auto err = reinterpret_cast<bv_kernel_library_error_fn>(dlsym(h, "bv_kernel_library_error")))
+    if (const char* e = err())
+      throw fail(std::string("a kernel did not register: ") + e + "; fix its declaration");
   lib.entries = list(&lib.count);
   if (!lib.entries || lib.count <= 0 || lib.count > 100000)
     throw fail(
