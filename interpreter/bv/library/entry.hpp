@@ -103,7 +103,9 @@ double time_it(F&& f) {
 }
 
 // A kernel as its author declares it. In: the inputs and outputs of one run (a struct of tensors);
-// Ref: what the reference makes (a std::vector<double>, or a struct of them).
+// Ref: what the reference makes (a std::vector<double>, or a struct of them). The reference sees
+// the In the launch ran on, after it: a kernel that updates a tensor in place keeps a copy of
+// the original in In for its reference.
 //   bv::library::kernel<in, std::vector<double>>{
 //       .name = "shift_add", .description = "...", .size_help = "N", .default_size = {1000},
 //       .make = [](const sizes& s, uint64_t seed) { return in{randn x, output out}; },
