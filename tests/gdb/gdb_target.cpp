@@ -15,12 +15,13 @@ BV_KERNEL void scale_rows(bv::program<1> p, bv::ptr<const float> x, bv::ptr<floa
 
 // Program 0 waits for the last program's flag, so it is parked at a wait when program 2 stops.
 BV_KERNEL void handoff(bv::program<1> p, bv::ptr<int> flag, bv::ptr<float> out) {
+  auto mine = p.id(0) * 10 + bv::arange<4>(p);  // a local block of each program
   if (p.id(0) == 0)
     while (bv::atomic_cas(flag, 1, 1) != 1) {  // @wait
     }
   bv::breakpoint_if(p, "=2");
   if (p.id(0) == 3) bv::atomic_xchg(flag, 1);
-  bv::store(out + p.id(0), 1.0f);
+  bv::store(out + p.id(0), static_cast<float>(bv::sum(mine)));
 }
 
 int main(int argc, char** argv) {

@@ -47,12 +47,15 @@ grep -q "(1,0,0)  stopped\|(1,0,0)  running .*<- current" <<<"$out" || bad "bv b
 wait=$(grep -n "// @wait" "$src" | cut -d: -f1)
 out=$(BV_SCHEDULE=sequential timeout 120 gdb -nx -batch -iex "set auto-load safe-path /" \
         -iex "set debuginfod enabled off" -ex "set pagination off" -ex run -ex "bv programs" \
-        -ex "bv program 0" -ex "bt" -ex "bv program back" -ex "bt 4" -ex "continue" \
+        -ex "bv program 0" -ex "bt" -ex "frame function handoff" -ex "print mine" \
+        -ex "bv program back" -ex "bt 4" -ex "frame function handoff" -ex "print mine" -ex "continue" \
         --args "$prog" handoff 2>&1)
 echo "$out" > gdb_parked.log
 grep -q "(0,0,0)  parked at a wait .*gdb_target.cpp:$wait" <<<"$out" || bad "bv programs: program 0 parked at line $wait"
 grep -q "program (0, 0, 0) (parked at a wait)" <<<"$out" || bad "bv program 0 did not switch"
 grep -qE "^#[0-9]+ .*handoff.*gdb_target.cpp:$wait" <<<"$out" || bad "program 0's stack does not show handoff at line $wait"
+grep -q "block<int, 4> (1 waves, affine 0 + 0\*row + 1\*col)" <<<"$out" || bad "program 0's local block 'mine' (0..3)"
+grep -q "block<int, 4> (1 waves, affine 20 + 0\*row + 1\*col)" <<<"$out" || bad "program 2's 'mine' (20..23) after coming back"
 grep -q "back on the running stack" <<<"$out" || bad "bv program back"
 # Back where it stopped: the innermost frame is the stop again.
 grep -A1 "back on the running stack" <<<"$out" | grep -q "bv_gdb_stop" || bad "bv program back did not restore the stopped stack"
