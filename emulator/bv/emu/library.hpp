@@ -1,35 +1,20 @@
 // Launch recipes for library kernels in the emulator: the GPU launchers' recipes
-// (gpu_backend/bv/gpu/kernels_gpu_lib.hpp) on emulated tensors, each in the launch configuration
-// the kernel declares for the emulated target. Shared by the emulator's library test and the
-// blockvec command's --backend amd-emu, so both run a kernel the same way. Include only from an
-// emulated translation unit (one linking blockvec::emu); each recipe instantiates only the
-// configurations its table lists.
+// (gpu_backend/bv/gpu/kernels_gpu.hpp, kernels_gpu_lib.hpp) on emulated tensors, each in the
+// launch configuration the kernel declares for the emulated target (its *_configs table through
+// with_config, as the GPU launchers and the interpreter's do). Shared by the emulator's library
+// test and the blockvec command's --backend amd-emu, so both run a kernel the same way.
+//
+// One header per kernel family under bv/emu/lib/; include only the families a translation unit
+// runs, since each recipe instantiates its kernels for every configuration its table lists for the
+// key. Include only from an emulated translation unit (one linking blockvec::emu). A recipe returns
+// the launch's bv::emu::result (diagnostics and counters), or one per launch when it makes several.
 #pragma once
-#include "bv/bv.hpp"
-#include "bv/kernels/add.hpp"
-#include "bv/kernels/copy.hpp"
-
-namespace bv::emu::lib {
-
-// out = x + y over n = out.numel() elements.
-template <class T>
-result add(const device_tensor<T>& x, const device_tensor<T>& y, device_tensor<T>& out) {
-  const int n = static_cast<int>(out.numel());
-  return with_config<kernels::add_configs>(n, "add", [&](auto c) {
-    constexpr launch_config cf = decltype(c)::value;
-    return launch<kernels::add_kernel<T, cf.block, cf.waves>>(grid(cdiv(n, cf.block)), x, y, out,
-                                                              n);
-  });
-}
-
-// out = x over n = out.numel() elements.
-template <class T>
-result copy(const device_tensor<T>& x, device_tensor<T>& out) {
-  const int n = static_cast<int>(out.numel());
-  return with_config<kernels::copy_configs>(n, "copy", [&](auto c) {
-    constexpr launch_config cf = decltype(c)::value;
-    return launch<kernels::copy_kernel<T, cf.block, cf.waves>>(grid(cdiv(n, cf.block)), x, out, n);
-  });
-}
-
-}  // namespace bv::emu::lib
+#include "bv/emu/lib/act_mul.hpp"
+#include "bv/emu/lib/attention.hpp"
+#include "bv/emu/lib/conv2d.hpp"
+#include "bv/emu/lib/cross_entropy.hpp"
+#include "bv/emu/lib/elementwise.hpp"
+#include "bv/emu/lib/matmul.hpp"
+#include "bv/emu/lib/norms.hpp"
+#include "bv/emu/lib/rope.hpp"
+#include "bv/emu/lib/softmax.hpp"
