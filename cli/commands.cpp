@@ -13,6 +13,7 @@
 
 #include "bv/gpu/host_api.hpp"
 #include "bv/sarif.hpp"
+#include "emu/emu_bench.hpp"
 #include "junit.hpp"
 #include "outcome.hpp"
 #include "registry.hpp"
@@ -228,8 +229,10 @@ int run_amd_emu_command(const kernel_entry& k, const std::vector<int64_t>& size,
     return 2;
   }
   if (!k.run_amd_emu) {
+    const std::string why = amd_emu_excluded_reason(k.name);
     fmt::print(stderr,
-               "blockvec run: no AMD emulator entry for {}; --backend amd-emu runs:", k.name);
+               "blockvec run: no AMD emulator entry for {}{}; --backend amd-emu runs:", k.name,
+               why.empty() ? "" : " (" + why + ")");
     for (const auto& e : registry())
       if (e.run_amd_emu) fmt::print(stderr, " {}", e.name);
     fmt::print(stderr, "\n");
@@ -262,7 +265,8 @@ int run_amd_emu_command(const kernel_entry& k, const std::vector<int64_t>& size,
            {"backend", r.backend},
            {"target", target_name(t)},
            {"amd_emu",
-            {{"max_abs_error", e.emu.max_abs_err},
+            {{"seconds", e.emu_seconds},
+             {"max_abs_error", e.emu.max_abs_err},
              {"rel_error", e.emu.rel_err},
              {"match", e.emu.match},
              {"errors", te.errors},
@@ -293,8 +297,9 @@ int run_amd_emu_command(const kernel_entry& k, const std::vector<int64_t>& size,
   fmt::print("kernel      {} ({})\n", k.name, k.description);
   fmt::print("size        {}   seed {} (rerun with --seed {})\n", size_text(size), seed, seed);
   fmt::print("target      {} (AMD emulator, waves of 64 lanes)\n", target_name(t));
-  fmt::print("emulator    {} launch(es), {} error diagnostic(s), {} warning(s){}\n",
-             e.emu.launches.size(), te.errors, te.warnings, te.deadlocked ? ", DEADLOCKED" : "");
+  fmt::print("emulator    {} launch(es), {} ms, {} error diagnostic(s), {} warning(s){}\n",
+             e.emu.launches.size(), ms(e.emu_seconds), te.errors, te.warnings,
+             te.deadlocked ? ", DEADLOCKED" : "");
   if (c.memory_checked)
     fmt::print(
         "counters    MFMA {}, global read {} B, global write {} B, LDS read {} B, LDS write {} B, "

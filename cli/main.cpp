@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
+#include "emu/emu_bench.hpp"
 #include "registry.hpp"
 
 namespace {
@@ -97,9 +98,15 @@ int main(int argc, char** argv) {
   bool bench_variants = false;
   bench
       ->add_option("--backend", bench_backend,
-                   "cpu (interpreter vs native C++) or gpu (each kernel's GPU entry, median of "
-                   "--repeat device-timed launches, default 20)")
-      ->check(CLI::IsMember({"cpu", "gpu"}));
+                   "cpu (interpreter vs native C++), gpu (each kernel's GPU entry, median of "
+                   "--repeat device-timed launches, default 20) or amd-emu (the AMD lowering in "
+                   "the emulator: its counters, and its time over the interpreter's with checks "
+                   "off; --repeat rounds, default 1)")
+      ->check(CLI::IsMember({"cpu", "gpu", "amd-emu"}));
+  std::string bench_size_arg;
+  bench->add_option("--size", bench_size_arg,
+                    "amd-emu: the problem size, with one kernel named (default: each kernel's "
+                    "run size)");
   bench->add_option("--warmup", warmup, "GPU: untimed launches first")->check(CLI::Range(0, 100));
   bench->add_flag("--variants", bench_variants, "GPU: also the launch-configuration variants");
   add_target_option(bench, target_arg);
@@ -128,7 +135,8 @@ int main(int argc, char** argv) {
                "[--schedule sequential|shuffled|parallel] [--threads N] "
                "[--check all|none|LIST] [--trace FILE] [--backend cpu|gpu|both|amd-emu] "
                "[--target gfx942|gfx90a|sm_90] [--notes] [--sarif FILE] [--junit FILE] [--json]\n"
-               "       | bench [KERNEL...] [--backend cpu|gpu] [--repeat N] [--per-check] "
+               "       | bench [KERNEL...] [--backend cpu|gpu|amd-emu] [--repeat N] [--per-check] "
+               "[--size S] "
                "[--target T] [--json] | demo [--target T] [--notes] [--sarif FILE] [--junit FILE] "
                "[--json]\n"
                "       list, run, bench and demo also take --lib LIB.so (repeatable)\n"
@@ -167,6 +175,15 @@ int main(int argc, char** argv) {
   if (*bench && bench_backend == "gpu")
     return bv::cli::bench_gpu_command(
         bench_kernels, bench_json, bench->count("--repeat") ? repeat : 20, warmup, bench_variants);
+  if (*bench && bench_backend == "amd-emu") {
+    std::vector<int64_t> bench_size;
+    if (!bench_size_arg.empty() && !bv::cli::parse_size(bench_size_arg, bench_size, err)) {
+      fmt::print(stderr, "blockvec bench: {}\n", err);
+      return 2;
+    }
+    return bv::cli::bench_amd_emu_command(bench_kernels, bench_size, bench_json,
+                                          bench->count("--repeat") ? repeat : 1);
+  }
   if (*bench) return bv::cli::bench_command(bench_kernels, bench_json, repeat, bench_per_check);
   if (*demo) return bv::cli::demo_command(demo_json, demo_reports);
   return 2;

@@ -35,6 +35,7 @@ struct emu_outcome {
   double diff_tolerance = 0;
   bool agree = true;
   amd_emu::counts counts;
+  double emu_seconds = 0;  // the emulated run's wall time
 };
 
 struct kernel_entry {
@@ -74,6 +75,13 @@ struct registrar {
   template <class In, class Ref>
   explicit registrar(const bv::library::kernel<In, Ref>& k)
       : registrar(from_library(k.to_entry())) {}
+  // A built-in library-style kernel with its --backend amd-emu runner.
+  template <class In, class Ref, class AmdEmu>
+  registrar(const bv::library::kernel<In, Ref>& k, AmdEmu amd_emu) {
+    kernel_entry e = from_library(k.to_entry());
+    e.run_amd_emu = std::move(amd_emu);
+    registry().push_back(std::move(e));
+  }
 };
 
 // `--lib PATH`: loads a kernel library's entries next to the built-in ones. False, with a message

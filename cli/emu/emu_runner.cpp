@@ -1,70 +1,25 @@
-// The emulated side of --backend amd-emu: each runner turns the command's inputs into emulated
-// tensors, launches through the shared recipes (emulator/bv/emu/library.hpp) and hands back the
-// outputs, the launches' diagnostics and the summed counters.
+// The emulated side of --backend amd-emu: finds a kernel's runner (cli/emu/run_*.cpp, one
+// translation unit per kernel family), checks its inputs, and runs it for the requested target
+// with the emulator's own printing off (the command prints the diagnostics with its comparison).
 #include "emu_runner.hpp"
 
+#include <chrono>
 #include <cstdlib>
-#include <functional>
 #include <stdexcept>
 
-#include "bv/bv.hpp"
-#include "bv/emu/library.hpp"
+#include "runner_table.hpp"
 
 namespace bv::cli::amd_emu {
 namespace {
 
-device_tensor<float> input(const array& a) {
-  int64_t n = 1;
-  for (int64_t d : a.shape) n *= d;
-  if (n != static_cast<int64_t>(a.values.size()))
-    throw std::invalid_argument("amd-emu: an input's values do not fill its shape");
-  return device_tensor<float>::from_host("in", a.shape, a.values.data());
-}
-
-array output(const device_tensor<float>& t) {
-  array a{t.shape(), std::vector<float>(static_cast<size_t>(t.numel()))};
-  for (int64_t i = 0; i < t.numel(); ++i) a.values[static_cast<size_t>(i)] = t.data()[i];
-  return a;
-}
-
-void collect(run_result& r, emu::result e) {
-  r.totals.mfma += e.counts.mfma;
-  r.totals.global_read_bytes += e.counts.global_read_bytes;
-  r.totals.global_write_bytes += e.counts.global_write_bytes;
-  r.totals.lds_read_bytes += e.counts.lds_read_bytes;
-  r.totals.lds_write_bytes += e.counts.lds_write_bytes;
-  r.totals.lds_bank_conflicts += e.counts.lds_bank_conflicts;
-  r.totals.wave_instructions += e.counts.wave_instructions;
-  r.totals.active_lanes += e.counts.active_lanes;
-  r.totals.memory_checked =
-      r.launches.empty() ? e.memory_checked : r.totals.memory_checked && e.memory_checked;
-  r.launches.push_back(static_cast<launch_result&&>(e));
-}
-
-struct runner {
-  const char* name;
-  size_t inputs;
-  std::function<void(run_result&, const std::vector<array>&)> run;
-};
-
-// f32 entries, as the command's entries for these kernels make their inputs.
 const std::vector<runner>& runners() {
-  static const std::vector<runner> table = {
-      {"add", 2,
-       [](run_result& r, const std::vector<array>& in) {
-         auto x = input(in[0]), y = input(in[1]);
-         auto o = device_tensor<float>::empty("out", x.shape());
-         collect(r, emu::lib::add(x, y, o));
-         r.outputs.push_back(output(o));
-       }},
-      {"copy", 1,
-       [](run_result& r, const std::vector<array>& in) {
-         auto x = input(in[0]);
-         auto o = device_tensor<float>::empty("out", x.shape());
-         collect(r, emu::lib::copy(x, o));
-         r.outputs.push_back(output(o));
-       }},
-  };
+  static const std::vector<runner> table = [] {
+    std::vector<runner> all;
+    for (auto family : {elementwise_runners, row_runners, norm_runners, matmul_runners,
+                        conv2d_runners, attention_runners, attention_bwd_runners})
+      for (const runner& r : family()) all.push_back(r);
+    return all;
+  }();
   return table;
 }
 
@@ -84,24 +39,28 @@ std::vector<std::string> names() {
   return v;
 }
 
-run_result run(const std::string& name, target t, const std::vector<array>& inputs) {
+run_result run(const std::string& name, target t, const std::vector<array>& inputs,
+               const std::vector<int64_t>& params) {
   const runner* e = find(name);
   if (!e) throw std::invalid_argument("no AMD emulator entry for " + name);
   if (t == target::sm_90) throw std::invalid_argument("amd-emu runs AMD targets only");
-  if (inputs.size() != e->inputs)
+  if (inputs.size() != e->inputs || params.size() != e->params)
     throw std::invalid_argument("amd-emu: " + name + " takes " + std::to_string(e->inputs) +
-                                " inputs");
-  // The command prints the diagnostics itself, with the comparison.
+                                " input(s) and " + std::to_string(e->params) +
+                                " parameter(s), got " + std::to_string(inputs.size()) + " and " +
+                                std::to_string(params.size()));
   setenv("BV_EMU_QUIET", "1", 1);
   const target before = emu::current_target();
   emu::set_target(t);
   run_result r;
+  const auto t0 = std::chrono::steady_clock::now();
   try {
-    e->run(r, inputs);
+    e->run(r, inputs, params);
   } catch (...) {
     emu::set_target(before);
     throw;
   }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   emu::set_target(before);
   return r;
 }

@@ -1,7 +1,7 @@
 // The blockvec command's side of --backend amd-emu: library kernels run through their AMD
-// lowering in the emulator (cli/emu/emu_runner.cpp, an emulated translation unit in its own
-// library). Values cross as plain floats and shapes, never as either backend's tensor types, since
-// the command's own translation units are the interpreter's.
+// lowering in the emulator (the runners in cli/emu/run_*.cpp, emulated translation units in their
+// own library). Values cross as plain numbers and shapes, never as either backend's tensor types,
+// since the command's own translation units are the interpreter's.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -12,10 +12,12 @@
 
 namespace bv::cli::amd_emu {
 
-// One tensor's values and shape.
+// One tensor's shape and values: `values` for floating-point tensors (f16 and bf16 values exact in
+// f32), `ints` for int32 ones.
 struct array {
   std::vector<int64_t> shape;
   std::vector<float> values;
+  std::vector<int32_t> ints;
 };
 
 // The emulator's counters, summed over a run's launches.
@@ -32,17 +34,21 @@ struct counts {
 };
 
 struct run_result {
-  std::vector<array> outputs;           // in the order the kernel's entry documents
+  std::vector<array> outputs;           // in the order the runner documents
   std::vector<launch_result> launches;  // with the emulator's diagnostics
   counts totals;
+  double seconds = 0;  // wall time of the runner: its launches, and its tensor copies (small)
 };
 
 // Whether kernel `name` (a `blockvec list` name) has an emulated runner.
 bool has(const std::string& name);
-// The kernels that have one, in `blockvec list` order of their runner table.
+// The kernels that have one.
 std::vector<std::string> names();
-// Runs `name` on `inputs` for AMD target t (gfx942 or gfx90a); outputs start as NaN bytes, so an
-// element the kernel does not write fails its comparison. Throws on unknown names or bad inputs.
-run_result run(const std::string& name, target t, const std::vector<array>& inputs);
+// Runs `name` on `inputs` (and the integer `params` some runners take: strides, seeds) for AMD
+// target t (gfx942 or gfx90a); outputs start as NaN bytes, so an element the kernel does not
+// write fails its comparison. Throws std::invalid_argument on unknown names or inputs that do not
+// fit the runner.
+run_result run(const std::string& name, target t, const std::vector<array>& inputs,
+               const std::vector<int64_t>& params = {});
 
 }  // namespace bv::cli::amd_emu

@@ -3,6 +3,7 @@
 
 #include "bv/gpu/host_api.hpp"
 #include "bv/kernels/ref/act_mul.hpp"
+#include "emu/emu_compare.hpp"
 #include "gpu_compare.hpp"
 #include "lib_common.hpp"
 
@@ -109,6 +110,33 @@ gpu_outcome run_bwd_gpu(const std::vector<int64_t>& s, uint64_t seed, bool cpu) 
                     [&](tensor<float>& o) { return kernels::act_mul_bwd<A>(dy, x, o); });
 }
 
+template <kernels::gate_act A>
+emu_outcome run_fwd_emu(const std::vector<int64_t>& s, uint64_t seed, target t) {
+  constexpr bool gelu = A == kernels::gate_act::gelu_tanh;
+  auto x = tensor<float>::randn("x", {s[0], 2 * s[1]}, seed, 2.0);
+  auto y = output<float>("y", {s[0], s[1]});
+  const auto ref = kernels::ref::act_mul_fwd(x, gelu);
+  return emu_compare(gelu ? "gelu_mul" : "silu_mul", t)
+      .in(x)
+      .cpu([&] { return kernels::act_mul_fwd<A>(x, y); })
+      .out(0, y, ref, 1e-5, diff_tol(ref))
+      .done();
+}
+template <kernels::gate_act A>
+emu_outcome run_bwd_emu(const std::vector<int64_t>& s, uint64_t seed, target t) {
+  constexpr bool gelu = A == kernels::gate_act::gelu_tanh;
+  auto x = tensor<float>::randn("x", {s[0], 2 * s[1]}, seed, 2.0);
+  auto dy = tensor<float>::randn("dy", {s[0], s[1]}, seed + 1);
+  auto dx = output<float>("dx", {s[0], 2 * s[1]});
+  const auto ref = kernels::ref::act_mul_bwd(dy, x, gelu);
+  return emu_compare(gelu ? "gelu_mul_bwd" : "silu_mul_bwd", t)
+      .in(dy)
+      .in(x)
+      .cpu([&] { return kernels::act_mul_bwd<A>(dy, x, dx); })
+      .out(0, dx, ref, 1e-5, diff_tol(ref))
+      .done();
+}
+
 constexpr auto silu = kernels::gate_act::silu;
 constexpr auto gelu = kernels::gate_act::gelu_tanh;
 
@@ -119,7 +147,8 @@ registrar r1{{.name = "silu_mul",
               .bench_size = {256, 2048},
               .run = run_fwd<silu>,
               .native = native_fwd<silu>,
-              .run_gpu = run_fwd_gpu<silu>}};
+              .run_gpu = run_fwd_gpu<silu>,
+              .run_amd_emu = run_fwd_emu<silu>}};
 registrar r2{{.name = "gelu_mul",
               .description = "fused GELU-tanh(gate) * up over [M, 2N], overflow-safe tanh, f32",
               .size_help = "ROWS,N",
@@ -127,7 +156,8 @@ registrar r2{{.name = "gelu_mul",
               .bench_size = {256, 2048},
               .run = run_fwd<gelu>,
               .native = native_fwd<gelu>,
-              .run_gpu = run_fwd_gpu<gelu>}};
+              .run_gpu = run_fwd_gpu<gelu>,
+              .run_amd_emu = run_fwd_emu<gelu>}};
 registrar r3{{.name = "silu_mul_bwd",
               .description = "backward of silu_mul: [dgate | dup] from dy and x, f32",
               .size_help = "ROWS,N",
@@ -135,7 +165,8 @@ registrar r3{{.name = "silu_mul_bwd",
               .bench_size = {256, 2048},
               .run = run_bwd<silu>,
               .native = native_bwd<silu>,
-              .run_gpu = run_bwd_gpu<silu>}};
+              .run_gpu = run_bwd_gpu<silu>,
+              .run_amd_emu = run_bwd_emu<silu>}};
 registrar r4{{.name = "gelu_mul_bwd",
               .description = "backward of gelu_mul: [dgate | dup] from dy and x, f32",
               .size_help = "ROWS,N",
@@ -143,6 +174,7 @@ registrar r4{{.name = "gelu_mul_bwd",
               .bench_size = {256, 2048},
               .run = run_bwd<gelu>,
               .native = native_bwd<gelu>,
-              .run_gpu = run_bwd_gpu<gelu>}};
+              .run_gpu = run_bwd_gpu<gelu>,
+              .run_amd_emu = run_bwd_emu<gelu>}};
 }  // namespace
 }  // namespace bv::cli

@@ -45,8 +45,13 @@ registrar reg{{
         [](const std::vector<int64_t>& s, uint64_t seed, target t) {
           auto x = tensor<float>::randn("x", {s[0]}, seed);
           auto y = tensor<float>::randn("y", {s[0]}, seed + 1);
-          return finish_emu("add", t, {&x, &y}, {s[0]}, kernels::ref::add(x, y), 1e-6, 0.0,
-                            [&](tensor<float>& o) { return kernels::add(x, y, o); });
+          auto out = bv::library::output<float>("out", {s[0]});
+          return emu_compare("add", t)
+              .in(x)
+              .in(y)
+              .cpu([&] { return kernels::add(x, y, out); })
+              .out(0, out, kernels::ref::add(x, y), 1e-6, 0.0)
+              .done();
         },
 }};
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include "bv/gpu/host_api.hpp"
 #include "bv/kernels/ref/attention.hpp"
+#include "emu/emu_compare.hpp"
 #include "gpu_compare.hpp"
 #include "lib_common.hpp"
 
@@ -71,6 +72,23 @@ gpu_outcome run_fwd_gpu(const std::vector<int64_t>& s, uint64_t seed, bool cpu, 
                     });
 }
 
+emu_outcome run_fwd_emu(const std::vector<int64_t>& s, uint64_t seed, target t, bool causal) {
+  auto q = tensor<float>::randn("q", shape4(s), seed);
+  auto k = tensor<float>::randn("k", shape4(s), seed + 1);
+  auto v = tensor<float>::randn("v", shape4(s), seed + 2);
+  auto o = output<float>("o", shape4(s));
+  auto lse = output<float>("lse", {s[0] * s[1], s[2]});
+  const auto ref = kernels::ref::attention_fwd(q, k, v, causal);
+  return emu_compare(causal ? "attention_causal" : "attention", t)
+      .in(q)
+      .in(k)
+      .in(v)
+      .cpu([&] { return kernels::attention_fwd(q, k, v, o, lse, causal); })
+      .out(0, o, ref.o, 1e-5, 1e-4)
+      .out(1, lse, ref.lse, 1e-5, 1e-4)
+      .done();
+}
+
 registrar reg_fwd{{
     .name = "attention",
     .description = "flash attention forward, online softmax, f32, non-causal",
@@ -82,6 +100,8 @@ registrar reg_fwd{{
                  uint64_t seed) { return native_fwd(s, seed, false); },
     .run_gpu = [](const std::vector<int64_t>& s, uint64_t seed,
                   bool cpu) { return run_fwd_gpu(s, seed, cpu, false); },
+    .run_amd_emu = [](const std::vector<int64_t>& s, uint64_t seed,
+                      target t) { return run_fwd_emu(s, seed, t, false); },
 }};
 
 registrar reg_causal{{
@@ -96,6 +116,8 @@ registrar reg_causal{{
     // GPU: head dim 64 only in this build (pass a size such as 1,2,150,64).
     .run_gpu = [](const std::vector<int64_t>& s, uint64_t seed,
                   bool cpu) { return run_fwd_gpu(s, seed, cpu, true); },
+    .run_amd_emu = [](const std::vector<int64_t>& s, uint64_t seed,
+                      target t) { return run_fwd_emu(s, seed, t, true); },
 }};
 
 registrar reg_bwd{{
@@ -188,6 +210,32 @@ registrar reg_bwd{{
           c.add(dv, ref.dv, 2e-2);
           g.gpu = c.done(g.gpu.note);
           return g;
+        },
+    .run_amd_emu =
+        [](const std::vector<int64_t>& s, uint64_t seed, target t) {
+          auto q = tensor<float>::randn("q", shape4(s), seed);
+          auto k = tensor<float>::randn("k", shape4(s), seed + 1);
+          auto v = tensor<float>::randn("v", shape4(s), seed + 2);
+          auto dout = tensor<float>::randn("dout", shape4(s), seed + 3);
+          auto o = tensor<float>::empty("o", shape4(s));
+          auto lse = tensor<float>::empty("lse", {s[0] * s[1], s[2]});
+          kernels::attention_fwd(q, k, v, o, lse, true);  // o and lse, as the forward left them
+          auto dq = output<float>("dq", shape4(s));
+          auto dk = output<float>("dk", shape4(s));
+          auto dv = output<float>("dv", shape4(s));
+          const auto ref = kernels::ref::attention_bwd(q, k, v, dout, true);
+          return emu_compare("attention_bwd", t)
+              .in(q)
+              .in(k)
+              .in(v)
+              .in(o)
+              .in(dout)
+              .in(lse)
+              .cpu([&] { return kernels::attention_bwd(q, k, v, o, lse, dout, dq, dk, dv, true); })
+              .out(0, dq, ref.dq, 1e-5, 1e-4)
+              .out(1, dk, ref.dk, 1e-5, 1e-4)
+              .out(2, dv, ref.dv, 1e-5, 1e-4)
+              .done();
         },
 }};
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include "bv/gpu/host_api.hpp"
 #include "bv/kernels/ref/conv2d.hpp"
+#include "emu/emu_compare.hpp"
 #include "gpu_compare.hpp"
 #include "lib_common.hpp"
 
@@ -91,6 +92,30 @@ registrar reg{{
               kernels::ref::conv2d(x, w, bias, prm.stride_h, prm.stride_w, prm.pad_h, prm.pad_w),
               1e-5, cpu, 1e-5,
               [&](tensor<float>& o) { return kernels::conv2d(x, w, bias, o, prm); });
+        },
+    .run_amd_emu =
+        [](const std::vector<int64_t>& s, uint64_t seed, target t) {
+          const auto prm = params(s);
+          auto x = tensor<float>::randn("x", {s[0], s[1], s[2], s[3]}, seed);
+          auto w = tensor<float>::randn("w", {s[4], s[1], s[5], s[5]}, seed + 1, 0.3);
+          auto bias = tensor<float>::randn("bias", {s[4]}, seed + 2);
+          const int64_t oh = kernels::conv2d_out_size(s[2], s[5], prm.stride_h, prm.pad_h);
+          const int64_t ow = kernels::conv2d_out_size(s[3], s[5], prm.stride_w, prm.pad_w);
+          auto out = output<float>("out", {s[0], s[4], oh, ow});
+          return emu_compare("conv2d", t)
+              .in(x)
+              .in(w)
+              .in(bias)
+              .param(prm.stride_h)
+              .param(prm.pad_h)
+              .param(oh)
+              .param(ow)
+              .cpu([&] { return kernels::conv2d(x, w, bias, out, prm); })
+              .out(0, out,
+                   kernels::ref::conv2d(x, w, bias, prm.stride_h, prm.stride_w, prm.pad_h,
+                                        prm.pad_w),
+                   1e-5, 1e-5)
+              .done();
         },
 }};
 }  // namespace

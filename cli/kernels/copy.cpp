@@ -42,8 +42,12 @@ registrar reg{{
     .run_amd_emu =
         [](const std::vector<int64_t>& s, uint64_t seed, target t) {
           auto x = tensor<float>::randn("x", {s[0]}, seed);
-          return finish_emu("copy", t, {&x}, {s[0]}, kernels::ref::copy(x), 0.0, 0.0,
-                            [&](tensor<float>& o) { return kernels::copy(x, o); });
+          auto out = bv::library::output<float>("out", {s[0]});
+          return emu_compare("copy", t)
+              .in(x)
+              .cpu([&] { return kernels::copy(x, out); })
+              .out(0, out, kernels::ref::copy(x), 0.0, 0.0)
+              .done();
         },
 }};
 }  // namespace

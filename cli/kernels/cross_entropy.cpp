@@ -4,6 +4,7 @@
 #include "bv/gpu/host_api.hpp"
 #include "bv/kernels/cross_entropy.hpp"
 #include "bv/kernels/ref/cross_entropy.hpp"
+#include "emu/emu_compare.hpp"
 #include "gpu_compare.hpp"
 #include "lib_common.hpp"
 
@@ -66,6 +67,21 @@ registrar reg_fwd{{
                               return kernels::cross_entropy_fwd(x, t, o, l);
                             });
         },
+    .run_amd_emu =
+        [](const std::vector<int64_t>& s, uint64_t seed, target tg) {
+          auto x = tensor<float>::randn("logits", {s[0], s[1]}, seed, 3.0);
+          auto t = targets(s[0], s[1], seed);
+          auto loss = output<float>("loss", {s[0]});
+          auto lse = output<float>("lse", {s[0]});
+          const auto ref = kernels::ref::cross_entropy_fwd(x, t);
+          return emu_compare("cross_entropy", tg)
+              .in(x)
+              .in(t)
+              .cpu([&] { return kernels::cross_entropy_fwd(x, t, loss, lse); })
+              .out(0, loss, ref.loss, 1e-5, 1e-4)
+              .out(1, lse, ref.lse, 1e-5, 1e-4)
+              .done();
+        },
 }};
 
 registrar reg_bwd{{
@@ -122,6 +138,24 @@ registrar reg_bwd{{
           return finish_gpu(
               dx, ms, kernels::ref::cross_entropy_bwd(x, t, dloss), 1e-5, cpu, 1e-6,
               [&](tensor<float>& o) { return kernels::cross_entropy_bwd(x, t, lse, dloss, o); });
+        },
+    .run_amd_emu =
+        [](const std::vector<int64_t>& s, uint64_t seed, target tg) {
+          auto x = tensor<float>::randn("logits", {s[0], s[1]}, seed, 3.0);
+          auto t = targets(s[0], s[1], seed);
+          auto dloss = tensor<float>::full("dloss", {s[0]}, 1.0f / static_cast<float>(s[0]));
+          auto loss = tensor<float>::empty("loss", {s[0]});
+          auto lse = tensor<float>::empty("lse", {s[0]});
+          kernels::cross_entropy_fwd(x, t, loss, lse);  // lse, as a training step would have it
+          auto dx = output<float>("dx", {s[0], s[1]});
+          return emu_compare("cross_entropy_bwd", tg)
+              .in(x)
+              .in(t)
+              .in(lse)
+              .in(dloss)
+              .cpu([&] { return kernels::cross_entropy_bwd(x, t, lse, dloss, dx); })
+              .out(0, dx, kernels::ref::cross_entropy_bwd(x, t, dloss), 1e-5, 1e-6)
+              .done();
         },
 }};
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include "bv/gpu/host_api.hpp"
 #include "bv/kernels/ref/dropout.hpp"
+#include "emu/emu_compare.hpp"
 #include "gpu_compare.hpp"
 #include "lib_common.hpp"
 
@@ -61,6 +62,18 @@ registrar reg{{
           // The same mask and one rounding: the interpreter's result exactly.
           return finish_gpu(out, ms, kernels::ref::dropout(x, 0.3f, dseed), 1e-6, cpu, 0.0,
                             [&](tensor<float>& o) { return kernels::dropout(x, o, 0.3f, dseed); });
+        },
+    .run_amd_emu =
+        [](const std::vector<int64_t>& s, uint64_t seed, target t) {
+          auto x = tensor<float>::randn("x", {s[0]}, seed);
+          auto out = output<float>("out", {s[0]});
+          const int dseed = static_cast<int>(seed & 0x7fffffff);
+          return emu_compare("dropout", t)
+              .in(x)
+              .param(dseed)
+              .cpu([&] { return kernels::dropout(x, out, 0.3f, dseed); })
+              .out(0, out, kernels::ref::dropout(x, 0.3f, dseed), 1e-6, 0.0)
+              .done();
         },
 }};
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "bv/gpu/host_api.hpp"
 #include "bv/kernels/ref/layernorm.hpp"
+#include "emu/emu_compare.hpp"
 #include "gpu_compare.hpp"
 #include "lib_common.hpp"
 
@@ -63,6 +64,37 @@ gpu_outcome run_bwd_gpu(const std::vector<int64_t>& s, uint64_t seed, bool cpu,
   c.add(db, ref.db, 1e-5);
   g.gpu = c.done(g.gpu.note);
   return g;
+}
+
+emu_outcome run_bwd_emu(const std::vector<int64_t>& s, uint64_t seed, target t,
+                        kernels::reduction how) {
+  auto x = tensor<float>::randn("x", {s[0], s[1]}, seed, 2.0);
+  auto w = tensor<float>::randn("w", {s[1]}, seed + 1);
+  auto b = tensor<float>::randn("b", {s[1]}, seed + 2);
+  auto dy = tensor<float>::randn("dy", {s[0], s[1]}, seed + 3);
+  auto y = tensor<float>::empty("y", {s[0], s[1]});
+  auto mean = tensor<float>::empty("mean", {s[0]});
+  auto rstd = tensor<float>::empty("rstd", {s[0]});
+  kernels::layernorm_fwd(x, w, b, y, mean, rstd);
+  auto dx = output<float>("dx", {s[0], s[1]});
+  auto dw = output<float>("dw", {s[1]});
+  auto db = output<float>("db", {s[1]});
+  const auto ref = kernels::ref::layernorm_bwd(dy, x, w);
+  // dw and db sum a column over every row (in an order the lock makes arbitrary): their
+  // difference grows with the rows.
+  const double col_tol = 1e-5 * static_cast<double>(s[0]);
+  return emu_compare(how == kernels::reduction::lock ? "layernorm_bwd" : "layernorm_bwd_two_stage",
+                     t)
+      .in(dy)
+      .in(x)
+      .in(w)
+      .in(mean)
+      .in(rstd)
+      .cpu([&] { return kernels::layernorm_bwd(dy, x, w, mean, rstd, dx, dw, db, how); })
+      .out(0, dx, ref.dx, 1e-5, 1e-5)
+      .out(1, dw, ref.dw, 1e-5, col_tol)
+      .out(2, db, ref.db, 1e-5, col_tol)
+      .done();
 }
 
 double native_bwd(const std::vector<int64_t>& s, uint64_t seed) {
@@ -148,6 +180,25 @@ registrar reg_fwd{{
                               return kernels::layernorm_fwd(x, w, b, o, m, r);
                             });
         },
+    .run_amd_emu =
+        [](const std::vector<int64_t>& s, uint64_t seed, target t) {
+          auto x = tensor<float>::randn("x", {s[0], s[1]}, seed, 2.0);
+          auto w = tensor<float>::randn("w", {s[1]}, seed + 1);
+          auto b = tensor<float>::randn("b", {s[1]}, seed + 2);
+          auto y = output<float>("y", {s[0], s[1]});
+          auto mean = output<float>("mean", {s[0]});
+          auto rstd = output<float>("rstd", {s[0]});
+          const auto ref = kernels::ref::layernorm_fwd(x, w, b);
+          return emu_compare("layernorm", t)
+              .in(x)
+              .in(w)
+              .in(b)
+              .cpu([&] { return kernels::layernorm_fwd(x, w, b, y, mean, rstd); })
+              .out(0, y, ref.y, 1e-5, 1e-5)
+              .out(1, mean, ref.mean, 1e-5, 1e-5)
+              .out(2, rstd, ref.rstd, 1e-5, 1e-5)
+              .done();
+        },
 }};
 
 registrar reg_lock{{
@@ -162,6 +213,8 @@ registrar reg_lock{{
     .native = native_bwd,
     .run_gpu = [](const std::vector<int64_t>& s, uint64_t seed,
                   bool cpu) { return run_bwd_gpu(s, seed, cpu, kernels::reduction::lock); },
+    .run_amd_emu = [](const std::vector<int64_t>& s, uint64_t seed,
+                      target t) { return run_bwd_emu(s, seed, t, kernels::reduction::lock); },
 }};
 
 registrar reg_two{{
@@ -176,6 +229,8 @@ registrar reg_two{{
     .native = native_bwd,
     .run_gpu = [](const std::vector<int64_t>& s, uint64_t seed,
                   bool cpu) { return run_bwd_gpu(s, seed, cpu, kernels::reduction::two_stage); },
+    .run_amd_emu = [](const std::vector<int64_t>& s, uint64_t seed,
+                      target t) { return run_bwd_emu(s, seed, t, kernels::reduction::two_stage); },
 }};
 }  // namespace
 }  // namespace bv::cli

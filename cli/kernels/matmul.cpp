@@ -2,6 +2,7 @@
 
 #include "bv/gpu/host_api.hpp"
 #include "bv/kernels/ref/matmul.hpp"
+#include "emu/emu_compare.hpp"
 #include "gpu_compare.hpp"
 #include "outcome.hpp"
 
@@ -48,6 +49,20 @@ registrar reg_f32{{
                             1e-2 * std::sqrt(static_cast<double>(s[2])),
                             [&](tensor<float>& o) { return kernels::matmul(a, b, o); });
         },
+    .run_amd_emu =
+        [](const std::vector<int64_t>& s, uint64_t seed, target t) {
+          auto a = tensor<float>::randn("a", {s[0], s[2]}, seed);
+          auto b = tensor<float>::randn("b", {s[2], s[1]}, seed + 1);
+          auto c = bv::library::output<float>("c", {s[0], s[1]});
+          // MFMA's fp32 sums against the interpreter's, in another order: a few ulps of |c|.
+          return emu_compare("matmul", t)
+              .in(a)
+              .in(b)
+              .cpu([&] { return kernels::matmul(a, b, c); })
+              .out(0, c, kernels::ref::matmul(a, b), 1e-5,
+                   1e-5 * std::sqrt(static_cast<double>(s[2])))
+              .done();
+        },
 }};
 
 registrar reg_f16{{
@@ -93,6 +108,20 @@ registrar reg_f16{{
           return finish_gpu(c, ms, kernels::ref::matmul(a, b), 1e-2, cpu,
                             1e-2 * std::sqrt(static_cast<double>(s[2])),
                             [&](tensor<half>& o) { return kernels::matmul(a, b, o); });
+        },
+    .run_amd_emu =
+        [](const std::vector<int64_t>& s, uint64_t seed, target t) {
+          auto a = tensor<half>::randn("a", {s[0], s[2]}, seed);
+          auto b = tensor<half>::randn("b", {s[2], s[1]}, seed + 1);
+          auto c = bv::library::output<half>("c", {s[0], s[1]});
+          // f16 outputs: the two fp32 sums may round to neighbouring halves.
+          return emu_compare("matmul_f16", t)
+              .in(a)
+              .in(b)
+              .cpu([&] { return kernels::matmul(a, b, c); })
+              .out(0, c, kernels::ref::matmul(a, b), 1e-2,
+                   1e-2 * std::sqrt(static_cast<double>(s[2])))
+              .done("f16 inputs and output, fp32 accumulation");
         },
 }};
 }  // namespace

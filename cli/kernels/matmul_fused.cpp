@@ -4,6 +4,7 @@
 
 #include "bv/gpu/host_api.hpp"
 #include "bv/kernels/ref/matmul_fused.hpp"
+#include "emu/emu_compare.hpp"
 #include "gpu_compare.hpp"
 #include "lib_common.hpp"
 
@@ -62,6 +63,22 @@ registrar reg_epi{{
                                   a, b, bias, o);
                             });
         },
+    .run_amd_emu =
+        [](const std::vector<int64_t>& s, uint64_t seed, target t) {
+          auto a = tensor<float>::randn("a", {s[0], s[2]}, seed, 0.2);
+          auto b = tensor<float>::randn("b", {s[2], s[1]}, seed + 1, 0.2);
+          auto bias = tensor<float>::randn("bias", {s[1]}, seed + 2);
+          auto c = output<float>("c", {s[0], s[1]});
+          return emu_compare("matmul_bias_gelu", t)
+              .in(a)
+              .in(b)
+              .in(bias)
+              .cpu([&] {
+                return kernels::matmul_bias_act<kernels::epilogue::gelu_tanh>(a, b, bias, c);
+              })
+              .out(0, c, kernels::ref::matmul_bias_act(a, b, bias, 3), 1e-5, 1e-5)
+              .done();
+        },
 }};
 
 registrar reg_splitk{{
@@ -103,6 +120,20 @@ registrar reg_splitk{{
           return finish_gpu(c, ms, kernels::ref::matmul_splitk(a, b), 1e-5, cpu,
                             1e-4 * std::sqrt(static_cast<double>(s[2])),
                             [&](tensor<float>& o) { return kernels::matmul_splitk(a, b, o, 8); });
+        },
+    .run_amd_emu =
+        [](const std::vector<int64_t>& s, uint64_t seed, target t) {
+          auto a = tensor<float>::randn("a", {s[0], s[2]}, seed);
+          auto b = tensor<float>::randn("b", {s[2], s[1]}, seed + 1);
+          auto c = output<float>("c", {s[0], s[1]});
+          return emu_compare("matmul_splitk", t)
+              .in(a)
+              .in(b)
+              .param(8)
+              .cpu([&] { return kernels::matmul_splitk(a, b, c, 8); })
+              .out(0, c, kernels::ref::matmul_splitk(a, b), 1e-5,
+                   1e-4 * std::sqrt(static_cast<double>(s[2])))
+              .done();
         },
 }};
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include "bv/gpu/host_api.hpp"
 #include "bv/kernels/ref/rmsnorm.hpp"
+#include "emu/emu_compare.hpp"
 #include "gpu_compare.hpp"
 #include "lib_common.hpp"
 
@@ -58,6 +59,21 @@ registrar reg_fwd{{
                               auto r = tensor<float>::empty("rstd", {s[0]});
                               return kernels::rmsnorm_fwd(x, w, o, r);
                             });
+        },
+    .run_amd_emu =
+        [](const std::vector<int64_t>& s, uint64_t seed, target t) {
+          auto x = tensor<float>::randn("x", {s[0], s[1]}, seed);
+          auto w = tensor<float>::randn("w", {s[1]}, seed + 1);
+          auto y = output<float>("y", {s[0], s[1]});
+          auto rstd = output<float>("rstd", {s[0]});
+          const auto ref = kernels::ref::rmsnorm_fwd(x, w);
+          return emu_compare("rmsnorm", t)
+              .in(x)
+              .in(w)
+              .cpu([&] { return kernels::rmsnorm_fwd(x, w, y, rstd); })
+              .out(0, y, ref.y, 1e-5, 1e-5)
+              .out(1, rstd, ref.rstd, 1e-5, 1e-5)
+              .done();
         },
 }};
 
@@ -118,6 +134,24 @@ registrar reg_add{{
                               auto r = tensor<float>::empty("rstd", {s[0]});
                               return kernels::add_rmsnorm_fwd(x, res, w, hh, o, r);
                             });
+        },
+    .run_amd_emu =
+        [](const std::vector<int64_t>& s, uint64_t seed, target t) {
+          auto x = tensor<float>::randn("x", {s[0], s[1]}, seed);
+          auto res = tensor<float>::randn("res", {s[0], s[1]}, seed + 2);
+          auto w = tensor<float>::randn("w", {s[1]}, seed + 1);
+          auto h = output<float>("h", {s[0], s[1]});
+          auto y = output<float>("y", {s[0], s[1]});
+          auto rstd = output<float>("rstd", {s[0]});
+          const auto ref = kernels::ref::add_rmsnorm_fwd(x, res, w);
+          return emu_compare("add_rmsnorm", t)
+              .in(x)
+              .in(res)
+              .in(w)
+              .cpu([&] { return kernels::add_rmsnorm_fwd(x, res, w, h, y, rstd); })
+              .out(0, h, ref.h, 1e-5, 0.0)
+              .out(1, y, ref.y, 1e-5, 1e-5)
+              .done();
         },
 }};
 
@@ -192,6 +226,28 @@ registrar reg_bwd{{
           c.add(dw, ref.dw, 1e-5);
           g.gpu = c.done(g.gpu.note);
           return g;
+        },
+    .run_amd_emu =
+        [](const std::vector<int64_t>& s, uint64_t seed, target t) {
+          auto x = tensor<float>::randn("x", {s[0], s[1]}, seed);
+          auto w = tensor<float>::randn("w", {s[1]}, seed + 1);
+          auto dy = tensor<float>::randn("dy", {s[0], s[1]}, seed + 3);
+          auto y = tensor<float>::empty("y", {s[0], s[1]});
+          auto rstd = tensor<float>::empty("rstd", {s[0]});
+          kernels::rmsnorm_fwd(x, w, y, rstd);  // rstd, as a training step would have it
+          auto dx = output<float>("dx", {s[0], s[1]});
+          auto dw = output<float>("dw", {s[1]});
+          const auto ref = kernels::ref::rmsnorm_bwd(dy, x, w);
+          // dw sums a column over every row: its difference grows with the rows.
+          return emu_compare("rmsnorm_bwd", t)
+              .in(dy)
+              .in(x)
+              .in(w)
+              .in(rstd)
+              .cpu([&] { return kernels::rmsnorm_bwd(dy, x, w, rstd, dx, dw); })
+              .out(0, dx, ref.dx, 1e-5, 1e-5)
+              .out(1, dw, ref.dw, 1e-5, 1e-5 * static_cast<double>(s[0]))
+              .done();
         },
 }};
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "bv/gpu/host_api.hpp"
 #include "bv/kernels/ref/softmax.hpp"
+#include "emu/emu_compare.hpp"
 #include "gpu_compare.hpp"
 #include "outcome.hpp"
 
@@ -45,6 +46,16 @@ registrar reg{{
           // exp and the reduction order differ between the devices: a few ulps.
           return finish_gpu(out, ms, kernels::ref::softmax(x), 1e-5, cpu, 1e-6,
                             [&](tensor<float>& o) { return kernels::softmax(x, o); });
+        },
+    .run_amd_emu =
+        [](const std::vector<int64_t>& s, uint64_t seed, target t) {
+          auto x = tensor<float>::randn("x", {s[0], s[1]}, seed);
+          auto out = bv::library::output<float>("out", {s[0], s[1]});
+          return emu_compare("softmax", t)
+              .in(x)
+              .cpu([&] { return kernels::softmax(x, out); })
+              .out(0, out, kernels::ref::softmax(x), 1e-5, 1e-6)
+              .done();
         },
 }};
 }  // namespace

@@ -1,13 +1,71 @@
 #!/bin/bash
 # usage: cli_amd_emu.sh BLOCKVEC
-# `blockvec run add --backend amd-emu` on each AMD target at a ragged size (not a multiple of the
-# block or the wave): exit 0, the emulated and the interpreter's results each match the
-# reference and agree, the counters saw the launch's global traffic; sm_90 is a usage error
-# (exit 2); a kernel without an emulated runner says so and exits 1.
+# `blockvec run K --backend amd-emu` for every kernel of `blockvec list` (but transformer_block,
+# composed on the host) on gfx942 and gfx90a at a small ragged size (not a multiple of a block, a
+# wave or a tile): exit 0, the emulated and the interpreter's results each match the reference
+# and agree, no error diagnostic, the counters saw global traffic (and MFMA for the matmuls and
+# attention). add's text output and --json in detail; sm_90 is a usage error (exit 2);
+# transformer_block says why it has no entry (exit 1); `bench --backend amd-emu`'s table and
+# --json keys. A kernel added to `blockvec list` without a size below fails the test.
 set -uo pipefail
 BV=${1:?usage: cli_amd_emu.sh BLOCKVEC}
 fail=0
 bad() { echo "FAIL: $*" >&2; fail=1; }
+
+# Small ragged sizes, in each kernel's --size order (blockvec list).
+declare -A size=(
+  [add]=3001 [copy]=3001 [dropout]=3001
+  [silu_mul]=5,333 [gelu_mul]=5,333 [silu_mul_bwd]=5,333 [gelu_mul_bwd]=5,333
+  [softmax]=7,333 [cross_entropy]=3,2111 [cross_entropy_bwd]=3,2111
+  [rmsnorm]=7,333 [add_rmsnorm]=7,333 [rmsnorm_bwd]=7,333
+  [layernorm]=7,333 [layernorm_bwd]=7,333 [layernorm_bwd_two_stage]=7,333 [col_sum]=5,301
+  [matmul]=37,45,29 [matmul_f16]=37,45,29 [matmul_bias_gelu]=37,45,29 [matmul_splitk]=21,35,333
+  [conv2d]=1,3,9,11,5,3,2,1
+  [attention]=1,1,37,64 [attention_causal]=1,1,37,128 [attention_bwd]=1,1,37,64
+)
+check_run_json=$(cat <<'PY'
+import json, sys
+k, t = sys.argv[1], sys.argv[2]
+j = json.load(sys.stdin)
+e, c = j["amd_emu"], j["amd_emu"]["counters"]
+assert j["ok"] and j["agree"] and j["target"] == t, "not ok"
+assert e["match"] and e["errors"] == 0 and not e["deadlocked"] and j["cpu"]["match"], "mismatch"
+assert c["global_read_bytes"] > 0 and c["global_write_bytes"] > 0, "no global traffic counted"
+assert 0 < c["active_lane_fraction"] <= 1, "active-lane fraction"
+if k.startswith("matmul") or k.startswith("attention"):
+    assert c["mfma"] > 0, "no MFMA counted"
+PY
+)
+# Known failures, each checked to fail exactly so (a kernel that starts passing fails the test until
+# it leaves this list): the f32 attention forward's declared AMD tiles (attention_fwd_configs, keyed
+# by head dimension only, sized for 16-bit inputs) need more than a workgroup's 64 KiB of LDS in
+# f32, which the emulator reports as lds-capacity; its results still match.
+declare -A lds_over=([attention]=1 [attention_causal]=1)
+check_lds_over=$(cat <<'PY'
+import json, sys
+j = json.load(sys.stdin)
+e = j["amd_emu"]
+assert not j["ok"] and e["match"] and j["cpu"]["match"] and j["agree"], "results"
+assert e["errors"] > 0 and all(d.startswith("ERROR lds-capacity:") for d in e["diagnostics"]), \
+    "diagnostics other than lds-capacity"
+PY
+)
+kernels=$("$BV" list | awk '{print $1}' | grep -v '^transformer_block$')
+[ -n "$kernels" ] || bad "blockvec list printed no kernels"
+for k in $kernels; do
+  s=${size[$k]:-}
+  if [ -z "$s" ]; then bad "$k: no ragged size in cli_amd_emu.sh"; continue; fi
+  for t in gfx942 gfx90a; do
+    j=$("$BV" run "$k" --backend amd-emu --target "$t" --size "$s" --seed 11 --json 2>&1); rc=$?
+    if [ -n "${lds_over[$k]:-}" ]; then
+      [ $rc -eq 1 ] || { bad "$k --target $t: known LDS overflow, expected exit 1, got $rc"; continue; }
+      python3 -c "$check_lds_over" <<<"$j" || bad "$k --target $t --size $s: $j"
+      continue
+    fi
+    [ $rc -eq 0 ] || { bad "$k --target $t --size $s exited $rc: $j"; continue; }
+    python3 -c "$check_run_json" "$k" "$t" <<<"$j" || bad "$k --target $t --size $s: $j"
+  done
+done
 
 n=3001
 for t in gfx942 gfx90a; do
@@ -17,13 +75,11 @@ for t in gfx942 gfx90a; do
   grep -q "^emu result .*: matches the reference" <<<"$out" || bad "$t emulated result: $out"
   grep -q "^cpu result .*: matches the reference" <<<"$out" || bad "$t interpreter result: $out"
   grep -q "^emu vs cpu .*: agree" <<<"$out" || bad "$t comparison: $out"
-  grep -q "^emulator    1 launch(es), 0 error diagnostic(s)" <<<"$out" || bad "$t diagnostics: $out"
+  grep -q "^emulator    1 launch(es), [0-9.]* ms, 0 error diagnostic(s)" <<<"$out" ||
+    bad "$t diagnostics: $out"
   # Every output element is written once: n f32 elements, 4 bytes each.
-  grep -q "^counters    MFMA 0, .*global write $((4 * n)) B" <<<"$out" || bad "$t counters: $out"
-  json=$("$BV" run add --backend amd-emu --target "$t" --size $n --seed 7 --json 2>&1) ||
-    bad "add amd-emu --target $t --json exited $?"
-  grep -q '"ok": true' <<<"$json" || bad "$t --json: $json"
-  grep -q "\"target\": \"$t\"" <<<"$json" || bad "$t --json target: $json"
+  grep -Eq "^counters    MFMA 0, global read [1-9][0-9]* B, global write $((4 * n)) B" <<<"$out" ||
+    bad "$t counters: $out"
 done
 
 out=$("$BV" run add --backend amd-emu --target sm_90 2>&1); rc=$?
@@ -32,9 +88,36 @@ grep -q "not one (use --target gfx942 or gfx90a)" <<<"$out" || bad "sm_90 messag
 out=$(BV_TARGET=sm_90 "$BV" run add --backend amd-emu 2>&1); rc=$?
 [ $rc -eq 2 ] || bad "BV_TARGET=sm_90 amd-emu exited $rc, expected 2"
 
-out=$("$BV" run softmax --backend amd-emu --target gfx942 2>&1); rc=$?
-[ $rc -eq 1 ] || bad "softmax amd-emu exited $rc, expected 1"
-grep -q "no AMD emulator entry for softmax" <<<"$out" || bad "softmax message: $out"
+out=$("$BV" run transformer_block --backend amd-emu --target gfx942 2>&1); rc=$?
+[ $rc -eq 1 ] || bad "transformer_block amd-emu exited $rc, expected 1"
+grep -q "no AMD emulator entry for transformer_block (it is composed on the host" <<<"$out" ||
+  bad "transformer_block message: $out"
+
+# bench: the table's columns and a row for the kernel; --json's keys; usage errors.
+out=$("$BV" bench matmul --backend amd-emu --target gfx90a --size 37,45,29 2>/dev/null); rc=$?
+[ $rc -eq 0 ] || bad "bench matmul --backend amd-emu exited $rc: $out"
+grep -q "^blockvec bench --backend amd-emu, target gfx90a" <<<"$out" || bad "bench title: $out"
+grep -Eq "^kernel +size +launches +MFMA +global R/W KiB +LDS R/W KiB +bank conflicts +active lanes +emu ms +interp ms +emu/interp +result$" \
+  <<<"$out" || bad "bench header: $out"
+grep -Eq "^matmul +37x45x29 +1 +[1-9][0-9]* .* [0-9.]+x +ok$" <<<"$out" || bad "bench row: $out"
+j=$("$BV" bench add copy --backend amd-emu --target gfx942 --json 2>&1) ||
+  bad "bench add copy --json exited $?: $j"
+python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+assert j["backend"] == "amd-emu" and j["target"] == "gfx942", "header keys"
+assert [r["kernel"] for r in j["results"]] == ["add", "copy"], "rows"
+for r in j["results"]:
+    assert r["ok"] and r["match"] and r["emu_s"] > 0 and r["interp_checks_off_s"] > 0, r
+    assert abs(r["emu_over_interp"] - r["emu_s"] / r["interp_checks_off_s"]) < 1e-9, r
+    for key in ("mfma", "global_read_bytes", "global_write_bytes", "lds_read_bytes",
+                "lds_write_bytes", "lds_bank_conflicts", "active_lane_fraction"):
+        assert key in r["counters"], key
+' <<<"$j" || bad "bench --json: $j"
+out=$("$BV" bench add copy --backend amd-emu --size 100 2>&1); rc=$?
+[ $rc -eq 2 ] || bad "bench --size with two kernels exited $rc, expected 2: $out"
+out=$("$BV" bench transformer_block --backend amd-emu 2>&1); rc=$?
+[ $rc -eq 2 ] || bad "bench transformer_block --backend amd-emu exited $rc, expected 2: $out"
 
 [ $fail -eq 0 ] && echo "cli amd-emu: ok"
 exit $fail
