@@ -9,12 +9,14 @@ namespace {
 [[noreturn]] void none() {
   throw std::runtime_error(
       "blockvec GPU: this program was built without a GPU backend (configure with "
-      "-DBV_GPU_NVCC=ON on a machine with nvcc, or use --backend cpu)");
+      "-DBV_GPU_NVCC=ON with nvcc or -DBV_GPU_HIP=ON with hipcc, or use --backend cpu)");
 }
 }  // namespace
 bool built() { return false; }
 bool available() { return false; }
-std::string describe() { return "no GPU backend in this build (configure with -DBV_GPU_NVCC=ON)"; }
+std::string describe() {
+  return "no GPU backend in this build (configure with -DBV_GPU_NVCC=ON or -DBV_GPU_HIP=ON)";
+}
 double add(dtype_id, const void*, const void*, void*, int64_t) { none(); }
 double copy(dtype_id, const void*, void*, int64_t) { none(); }
 double softmax(dtype_id, const void*, void*, int, int) { none(); }

@@ -31,10 +31,15 @@ struct error : std::runtime_error {
 
 inline void check(hipError_t e, const char* what,
                   std::source_location loc = std::source_location::current()) {
-  if (e != hipSuccess)
-    throw error(std::string("blockvec GPU: ") + what + " failed: " + hipGetErrorName(e) + " (" +
-                hipGetErrorString(e) + ") at " + loc.file_name() + ":" +
-                std::to_string(loc.line()));
+  if (e == hipSuccess) return;
+  // Without a GPU each call fails with its own code (HIP's hipMalloc: hipErrorInvalidDevice), so
+  // the cause is named first.
+  int n = 0;
+  const bool none = hipGetDeviceCount(&n) != hipSuccess || n == 0;
+  if (none) (void)hipGetLastError();
+  throw error(std::string("blockvec GPU: ") + (none ? "no GPU device found: " : "") + what +
+              " failed: " + hipGetErrorName(e) + " (" + hipGetErrorString(e) + ") at " +
+              loc.file_name() + ":" + std::to_string(loc.line()));
 }
 
 // Number of GPUs the runtime sees (0 when none, or no driver).
