@@ -389,6 +389,11 @@ class test_viewer : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(live.stopped() && live.stops() == 1, 20000);
     QCOMPARE(live.picture().addr.size(), size_t(B));
     QCOMPARE(live.picture().addr[0], int64_t(B));  // program 1's first lane
+    // The Source pane shows the live kernel's own file, the stop's line highlighted: add's first
+    // memory op, a load.
+    QVERIFY2(live.source_file().endsWith("kernels/add.hpp"), qPrintable(live.source_file()));
+    QVERIFY(live.source_line() > 0);
+    QVERIFY2(live.source_line_text().contains("load"), qPrintable(live.source_line_text()));
     live.resume_with(1);                              // step to the next memory op
     QTRY_VERIFY_WITH_TIMEOUT(live.stopped() && live.stops() == 2, 20000);
     live.resume_with(0);

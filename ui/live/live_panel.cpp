@@ -13,6 +13,8 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QSplitter>
+#include <QTextBlock>
 #include <QVBoxLayout>
 
 #include "bv/bv.hpp"
@@ -172,10 +174,22 @@ live_panel::live_panel(QWidget* parent) : QWidget(parent) {
   watched_ = new QPlainTextEdit(this);
   watched_->setReadOnly(true);
   watched_->setMaximumHeight(70);
+  source_ = new QPlainTextEdit(this);
+  source_->setReadOnly(true);
+  source_->setLineWrapMode(QPlainTextEdit::NoWrap);
+  source_->setPlaceholderText(tr("the source of the kernel where it stops"));
+  QFont mono("monospace");
+  mono.setStyleHint(QFont::TypeWriter);
+  source_->setFont(mono);
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(source_);
+  split->addWidget(grid_);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
   v->addLayout(form);
   v->addLayout(buttons);
   v->addWidget(status_);
-  v->addWidget(grid_, 1);
+  v->addWidget(split, 1);
   v->addWidget(watched_);
   connect(run_, &QPushButton::clicked, this,
           [this] { run(kernel_->currentText(), size_->text(), cond_->text(), line_->value()); });
@@ -284,11 +298,14 @@ void live_panel::run(const QString& kernel, const QString& size_text, const QStr
     QString watched;
     for (auto& [k, val] : s.watched)
       if (k[0] != '#') watched += QString::fromStdString(k + " = " + val) + "\n";
+    const QString file = loc ? QString::fromUtf8(loc->file_name()) : QString();
+    const int line = loc ? static_cast<int>(loc->line()) : 0;
     std::unique_lock lk(mu_);
     waiting_ = true;
     action_ = -1;
     QMetaObject::invokeMethod(
-        this, [this, pic, where, watched] { show_stop(pic, where, watched); },
+        this,
+        [this, pic, where, watched, file, line] { show_stop(pic, where, watched, file, line); },
         Qt::QueuedConnection);
     cv_.wait(lk, [&] { return action_ >= 0; });
     waiting_ = false;
@@ -356,7 +373,38 @@ void live_panel::run(const QString& kernel, const QString& size_text, const QStr
   });
 }
 
-void live_panel::show_stop(const block_picture& pic, const QString& where, const QString& watched) {
+// The kernel's own file (read once per file: a source file, not a trace), the stop's line
+// highlighted and scrolled into view.
+void live_panel::show_source(const QString& file, int line) {
+  if (file != source_file_) {
+    QFile f(file);
+    source_->setPlainText(f.open(QIODevice::ReadOnly | QIODevice::Text)
+                              ? QString::fromUtf8(f.readAll())
+                              : tr("(%1 cannot be read here)").arg(file));
+    source_file_ = file;
+  }
+  source_line_ = line;
+  QList<QTextEdit::ExtraSelection> marks;
+  const QTextBlock b = source_->document()->findBlockByNumber(line - 1);
+  if (line > 0 && b.isValid()) {
+    QTextEdit::ExtraSelection m;
+    m.format.setBackground(QColor(255, 236, 150));
+    m.format.setProperty(QTextFormat::FullWidthSelection, true);
+    m.cursor = QTextCursor(b);
+    marks << m;
+    source_->setTextCursor(QTextCursor(b));
+    source_->centerCursor();
+  }
+  source_->setExtraSelections(marks);
+}
+
+QString live_panel::source_line_text() const {
+  const QTextBlock b = source_->document()->findBlockByNumber(source_line_ - 1);
+  return b.isValid() ? b.text() : QString();
+}
+
+void live_panel::show_stop(const block_picture& pic, const QString& where, const QString& watched,
+                           const QString& file, int line) {
   ++stops_;
   pic_ = pic;
   grid_->set_block(pic_.rows ? &pic_ : nullptr);
@@ -365,8 +413,9 @@ void live_panel::show_stop(const block_picture& pic, const QString& where, const
                        .arg(pic_.active_lanes)
                        .arg(pic_.addr.size()));
   watched_->setPlainText(watched);
+  show_source(file, line);
   set_buttons();
-  emit stopped_at(0);
+  emit stopped_at(line);
 }
 
 void live_panel::finish(const QString& summary, bool launched) {

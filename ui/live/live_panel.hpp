@@ -47,13 +47,19 @@ class live_panel : public QWidget {
   bool running() const { return worker_.joinable() && !finished_; }
   int stops() const { return stops_; }
   const block_picture& picture() const { return pic_; }
+  // The source the live run stopped in (its kernel's own file), and the highlighted line.
+  QString source_file() const { return source_file_; }
+  int source_line() const { return source_line_; }
+  QString source_line_text() const;
 
  signals:
   void stopped_at(int line);
   void trace_ready(const QString& path);
 
  private:
-  void show_stop(const block_picture& pic, const QString& where, const QString& watched);
+  void show_stop(const block_picture& pic, const QString& where, const QString& watched,
+                 const QString& file, int line);
+  void show_source(const QString& file, int line);
   void finish(const QString& summary, bool launched);
   // A kernel from a loaded library: a kernel-library entry (ABI 2), or an ABI 1 plugin's kernel.
   struct plugin_kernel {
@@ -75,6 +81,9 @@ class live_panel : public QWidget {
   QLabel* status_;
   block_grid* grid_;
   QPlainTextEdit* watched_;
+  QPlainTextEdit* source_;  // the stopped kernel's source, its line highlighted
+  QString source_file_;
+  int source_line_ = 0;
   block_picture pic_;
   QString trace_path_;
 
