@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
                    "cpu (interpreter vs native C++), gpu (each kernel's GPU entry, median of "
                    "--repeat device-timed launches, default 20) or amd-emu (the AMD lowering in "
                    "the emulator: its counters, and its time over the interpreter's with checks "
-                   "off; --repeat rounds, default 1)")
+                   "off; best of --repeat rounds, default 2)")
       ->check(CLI::IsMember({"cpu", "gpu", "amd-emu"}));
   std::string bench_size_arg;
   bench->add_option("--size", bench_size_arg,
@@ -182,7 +182,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     return bv::cli::bench_amd_emu_command(bench_kernels, bench_size, bench_json,
-                                          bench->count("--repeat") ? repeat : 1);
+                                          bench->count("--repeat") ? repeat : 2);
   }
   if (*bench) return bv::cli::bench_command(bench_kernels, bench_json, repeat, bench_per_check);
   if (*demo) return bv::cli::demo_command(demo_json, demo_reports);
