@@ -17,8 +17,7 @@ namespace bv::cli {
 
 std::string amd_emu_excluded_reason(const std::string& kernel) {
   if (kernel == "transformer_block")
-    return "it is composed on the host from the library's kernels (RMSNorm, RoPE, attention, the "
-           "matmuls, SwiGLU), which run here one by one";
+    return "it is composed on the host from library kernels, each of which runs here on its own";
   return "";
 }
 
