@@ -44,15 +44,19 @@ struct weights {
   static weights random(const block_config& c, uint64_t seed) {
     const int64_t d = c.dim(), f = c.ffn;
     weights w;
-    w.attn_norm = f32t::randn("attn_norm", {d}, seed, 0.1);
-    w.mlp_norm = f32t::randn("mlp_norm", {d}, seed + 1, 0.1);
-    for (auto* n : {&w.attn_norm, &w.mlp_norm})
-      for (int64_t i = 0; i < d; ++i) (*n)(i) += 1.0f;
+    w.attn_norm = norm_weight("attn_norm", d, seed);
+    w.mlp_norm = norm_weight("mlp_norm", d, seed + 1);
     w.wqkv = f32t::randn("wqkv", {d, 3 * d}, seed + 2, 1.0 / std::sqrt(double(d)));
     w.wo = f32t::randn("wo", {d, d}, seed + 3, 1.0 / std::sqrt(double(d)));
     w.w_gate_up = f32t::randn("w_gate_up", {d, 2 * f}, seed + 4, 1.0 / std::sqrt(double(d)));
     w.w_down = f32t::randn("w_down", {f, d}, seed + 5, 1.0 / std::sqrt(double(f)));
     return w;
+  }
+  // 1 + N(0, 0.1): made on the host, so that it reads the same on every backend's tensor.
+  static f32t norm_weight(const char* name, int64_t d, uint64_t seed) {
+    std::vector<float> v = f32t::randn(name, {d}, seed, 0.1).values();
+    for (float& x : v) x += 1.0f;
+    return f32t::from_host(name, {d}, v.data());
   }
 };
 

@@ -2,9 +2,12 @@
 // bv::launch<kernel>(grid, args...) through a `template <auto K> __global__` trampoline that
 // starts W * wave_size threads per program. Only GPU-compiled translation units see this header.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <source_location>
 #include <stdexcept>
 #include <string>
@@ -74,6 +77,52 @@ inline target device_target() {
 #endif
 }
 
+// Device buffers are cached by size, as PyTorch's allocator does: a host composition of many
+// kernels (a decoder block's forward and backward) makes and drops temporaries between launches,
+// and hipFree waits for the whole device. Every launch and copy here is on the default stream, so
+// a buffer handed out again is only touched by work queued after the work that used it.
+class buffer_cache {
+ public:
+  static buffer_cache& get() {
+    static buffer_cache* c = new buffer_cache;  // never destroyed: the runtime may be gone at exit
+    return *c;
+  }
+  void* acquire(size_t bytes, const std::string& what) {
+    {
+      std::lock_guard lk(mu_);
+      auto it = free_.find(bytes);
+      if (it != free_.end()) {
+        void* p = it->second;
+        free_.erase(it);
+        return p;
+      }
+    }
+    void* p = nullptr;
+    if (hipMalloc(&p, bytes) != hipSuccess) {
+      (void)hipGetLastError();
+      trim();  // the device may be full of cached buffers: give them back and try once more
+      check(hipMalloc(&p, bytes), what.c_str());
+    }
+    return p;
+  }
+  void release(void* p, size_t bytes) {
+    std::lock_guard lk(mu_);
+    free_.emplace(bytes, p);
+  }
+  // Frees every cached buffer (after the device has finished with them).
+  void trim() {
+    std::lock_guard lk(mu_);
+    if (free_.empty()) return;
+    (void)hipDeviceSynchronize();
+    for (auto& [bytes, p] : free_) (void)hipFree(p);
+    free_.clear();
+  }
+
+ private:
+  std::mutex mu_;
+  std::multimap<size_t, void*> free_;
+};
+
 inline void synchronize() { check(hipDeviceSynchronize(), "hipDeviceSynchronize"); }
 
 // Milliseconds between two events around fn(), after a synchronize.
@@ -109,12 +158,11 @@ class device_tensor {
     t.strides_.assign(t.shape_.size(), 1);
     for (int d = static_cast<int>(t.shape_.size()) - 2; d >= 0; --d)
       t.strides_[d] = t.strides_[d + 1] * t.shape_[d + 1];
-    T* p = nullptr;
-    const size_t bytes = static_cast<size_t>(t.numel()) * sizeof(T);
-    gpu::check(
-        hipMalloc(reinterpret_cast<void**>(&p), bytes > 0 ? bytes : 1),
-        ("hipMalloc of " + std::to_string(bytes) + " bytes for tensor '" + t.name_ + "'").c_str());
-    t.data_ = std::shared_ptr<T>(p, [](T* q) { (void)hipFree(q); });
+    const size_t bytes = std::max<size_t>(static_cast<size_t>(t.numel()) * sizeof(T), 1);
+    auto& cache = gpu::buffer_cache::get();
+    T* p = static_cast<T*>(cache.acquire(
+        bytes, "hipMalloc of " + std::to_string(bytes) + " bytes for tensor '" + t.name_ + "'"));
+    t.data_ = std::shared_ptr<T>(p, [bytes](T* q) { gpu::buffer_cache::get().release(q, bytes); });
     return t;
   }
   static device_tensor from_host(std::string name, std::vector<int64_t> shape, const T* host) {
@@ -141,6 +189,7 @@ class device_tensor {
     t.copy_from_host(v.data());
     return t;
   }
+  // Whole-buffer copies: a view (transposed()) has its storage's bytes in storage order.
   void copy_from_host(const T* host) {
     gpu::check(hipMemcpy(data_.get(), host, bytes(), hipMemcpyHostToDevice),
                ("hipMemcpy to tensor '" + name_ + "'").c_str());
@@ -154,8 +203,22 @@ class device_tensor {
     copy_to_host(v.data());
     return v;
   }
-  // The elements in row-major order (the interpreter's tensor::values()).
-  std::vector<T> values() const { return to_host(); }
+  // The elements in row-major order of the shape (the interpreter's tensor::values()), views
+  // included.
+  std::vector<T> values() const {
+    std::vector<T> raw = to_host();
+    if (is_contiguous()) return raw;
+    std::vector<T> v(raw.size());
+    for (int64_t i = 0; i < numel(); ++i) {
+      int64_t off = 0, rest = i;
+      for (int d = dim() - 1; d >= 0; --d) {
+        off += (rest % shape_[d]) * strides_[d];
+        rest /= shape_[d];
+      }
+      v[static_cast<size_t>(i)] = raw[static_cast<size_t>(off)];
+    }
+    return v;
+  }
   // Fill every byte with b (0xff makes floats NaN: the poison tests use).
   void fill_bytes(int b) {
     gpu::check(hipMemset(data_.get(), b, bytes()), ("hipMemset of tensor '" + name_ + "'").c_str());
@@ -173,7 +236,24 @@ class device_tensor {
     return n;
   }
   size_t bytes() const { return static_cast<size_t>(numel()) * sizeof(T); }
-  bool is_contiguous() const { return true; }
+  bool is_contiguous() const {
+    int64_t want = 1;
+    for (int d = dim() - 1; d >= 0; --d) {
+      if (shape_[d] != 1 && strides_[d] != want) return false;
+      want *= shape_[d];
+    }
+    return true;
+  }
+  // The 2-D transpose as a view of the same memory (the interpreter's tensor::transposed()):
+  // kernels that take strides (matmul) read it in place.
+  device_tensor transposed() const {
+    if (dim() != 2)
+      throw std::invalid_argument("tensor '" + name_ + "': transposed() needs a 2-D tensor");
+    device_tensor t = *this;
+    std::swap(t.shape_[0], t.shape_[1]);
+    std::swap(t.strides_[0], t.strides_[1]);
+    return t;
+  }
   T* data() const { return data_.get(); }
   operator ptr<T>() const { return {data_.get()}; }
   operator ptr<const T>() const { return {data_.get()}; }

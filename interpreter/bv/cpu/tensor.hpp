@@ -1,6 +1,7 @@
 // Host tensors: a named buffer with a shape and strides. Kernel arguments made from a tensor carry
 // its allocation, so the interpreter can say which tensor an access missed and by how much.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -71,6 +72,12 @@ class tensor {
   static tensor full(std::string name, std::vector<int64_t> shape, T value) {
     tensor t(std::move(name), std::move(shape));
     t.fill(value);
+    return t;
+  }
+  // A copy of `host`'s numel() values, row-major (the GPU tensor's maker of the same name).
+  static tensor from_host(std::string name, std::vector<int64_t> shape, const T* host) {
+    tensor t(std::move(name), std::move(shape));
+    std::copy(host, host + t.info_->numel, t.data_.get());
     return t;
   }
   // Normal(0, 1) values (integers: uniform in [-100, 100)), reproducible from the seed.

@@ -75,7 +75,6 @@ struct act_mul_configs {
   };
 };
 
-#if !BV_GPU
 // y[M, N] = act(x[:, :N]) * x[:, N:] for x [M, 2N].
 template <gate_act A, class T>
 launch_result act_mul_fwd(const tensor<T>& x, tensor<T>& y) {
@@ -116,6 +115,5 @@ template <class T>
 launch_result gelu_mul_bwd(const tensor<T>& dy, const tensor<T>& x, tensor<T>& dx) {
   return act_mul_bwd<gate_act::gelu_tanh>(dy, x, dx);
 }
-#endif
 
 }  // namespace bv::kernels

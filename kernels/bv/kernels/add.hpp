@@ -21,7 +21,6 @@ struct add_configs {
   };
 };
 
-#if !BV_GPU
 template <class T>
 launch_result add(const tensor<T>& x, const tensor<T>& y, tensor<T>& out) {
   const int n = static_cast<int>(out.numel());
@@ -30,6 +29,5 @@ launch_result add(const tensor<T>& x, const tensor<T>& y, tensor<T>& out) {
     return launch<add_kernel<T, k.block, k.waves>>(grid(cdiv(n, k.block)), x, y, out, n);
   });
 }
-#endif
 
 }  // namespace bv::kernels

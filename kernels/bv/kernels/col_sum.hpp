@@ -33,7 +33,6 @@ struct col_sum_configs {
   // clang-format on
 };
 
-#if !BV_GPU
 // out[j] = sum_i partial[i, j].
 template <class O>
 launch_result col_sum(const tensor<float>& partial, tensor<O>& out) {
@@ -43,6 +42,5 @@ launch_result col_sum(const tensor<float>& partial, tensor<O>& out) {
     return launch<col_sum_kernel<O, k.bm, k.bn, k.waves>>(grid(cdiv(n, k.bn)), partial, out, g, n);
   });
 }
-#endif
 
 }  // namespace bv::kernels

@@ -48,7 +48,6 @@ struct conv2d_configs {
   };
 };
 
-#if !BV_GPU
 struct conv2d_params {
   int stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
 };
@@ -75,6 +74,5 @@ launch_result conv2d(const tensor<T>& x, const tensor<T>& w, const tensor<T>& bi
         prm.stride_h, prm.stride_w, prm.pad_h, prm.pad_w);
   });
 }
-#endif
 
 }  // namespace bv::kernels

@@ -19,7 +19,6 @@ struct copy_configs {
   };
 };
 
-#if !BV_GPU
 template <class T>
 launch_result copy(const tensor<T>& x, tensor<T>& out) {
   const int n = static_cast<int>(out.numel());
@@ -28,6 +27,5 @@ launch_result copy(const tensor<T>& x, tensor<T>& out) {
     return launch<copy_kernel<T, k.block, k.waves>>(grid(cdiv(n, k.block)), x, out, n);
   });
 }
-#endif
 
 }  // namespace bv::kernels

@@ -61,7 +61,6 @@ struct cross_entropy_configs {
   };
 };
 
-#if !BV_GPU
 // loss [M] and lse [M] (fp32) from logits x [M, V] and targets [M] (i32).
 template <class T>
 launch_result cross_entropy_fwd(const tensor<T>& x, const tensor<int32_t>& target,
@@ -86,6 +85,5 @@ launch_result cross_entropy_bwd(const tensor<T>& x, const tensor<int32_t>& targe
         grid(m), x, target, lse, dloss, dx, detail::i32(x.stride(0)), detail::i32(dx.stride(0)), v);
   });
 }
-#endif
 
 }  // namespace bv::kernels

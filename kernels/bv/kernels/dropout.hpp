@@ -54,7 +54,6 @@ struct dropout_configs {
   };
 };
 
-#if !BV_GPU
 // out = dropout(x, p, seed) over every element of a contiguous tensor; p in [0, 1).
 template <class T>
 launch_result dropout(const tensor<T>& x, tensor<T>& out, float p, int seed) {
@@ -69,6 +68,5 @@ template <class T>
 launch_result dropout_bwd(const tensor<T>& dy, tensor<T>& dx, float p, int seed) {
   return dropout(dy, dx, p, seed);
 }
-#endif
 
 }  // namespace bv::kernels

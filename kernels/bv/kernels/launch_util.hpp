@@ -5,7 +5,6 @@
 #include "bv/bv.hpp"
 #include "bv/launch_config.hpp"
 
-#if !BV_GPU
 #include <stdexcept>
 #include <string>
 
@@ -19,4 +18,3 @@ inline int i32(int64_t v) {
 }
 
 }  // namespace bv::kernels::detail
-#endif

@@ -142,7 +142,6 @@ inline int layernorm_bwd_partials(target t, reduction how, int64_t rows, int64_t
   return static_cast<int>(rows < cap ? rows : cap);
 }
 
-#if !BV_GPU
 template <class T>
 launch_result layernorm_fwd(const tensor<T>& x, const tensor<T>& w, const tensor<T>& b,
                             tensor<T>& y, tensor<float>& mean, tensor<float>& rstd,
@@ -188,6 +187,5 @@ std::vector<launch_result> layernorm_bwd(const tensor<T>& dy, const tensor<T>& x
   out.push_back(col_sum(db_partial, db));
   return out;
 }
-#endif
 
 }  // namespace bv::kernels

@@ -58,7 +58,6 @@ struct matmul_configs {
   // clang-format on
 };
 
-#if !BV_GPU
 // c = a @ b for 2-D tensors (any strides) with tiles given here; c's dtype may differ from the
 // inputs'.
 template <int BM, int BN, int BK, int GROUP_M = 8, int W = 4, class T, class O>
@@ -79,6 +78,5 @@ launch_result matmul(const tensor<T>& a, const tensor<T>& b, tensor<O>& c) {
     return matmul<k.bm, k.bn, k.bk, k.group_m, k.waves>(a, b, c);
   });
 }
-#endif
 
 }  // namespace bv::kernels

@@ -106,7 +106,6 @@ BV_HD constexpr int splitk_slice(int K, int splits, int BK) {
   return cdiv(cdiv(K, splits), BK) * BK;
 }
 
-#if !BV_GPU
 // c = act(a @ b + bias); bias [N]; c's dtype may differ from the inputs'.
 template <epilogue E, class T, class O>
 launch_result matmul_bias_act(const tensor<T>& a, const tensor<T>& b, const tensor<T>& bias,
@@ -140,6 +139,5 @@ std::vector<launch_result> matmul_splitk(const tensor<T>& a, const tensor<T>& b,
   }));
   return out;
 }
-#endif
 
 }  // namespace bv::kernels

@@ -95,7 +95,6 @@ inline int norm_bwd_programs(target t, int64_t rows, int64_t n) {
   return static_cast<int>(rows < cap ? rows : cap);
 }
 
-#if !BV_GPU
 // y = rmsnorm(x) * w over the last dimension of a 2-D x; rstd [rows] (fp32) for the backward.
 template <class T>
 launch_result rmsnorm_fwd(const tensor<T>& x, const tensor<T>& w, tensor<T>& y, tensor<float>& rstd,
@@ -138,6 +137,5 @@ std::vector<launch_result> rmsnorm_bwd(const tensor<T>& dy, const tensor<T>& x, 
   out.push_back(col_sum(partial, dw));
   return out;
 }
-#endif
 
 }  // namespace bv::kernels

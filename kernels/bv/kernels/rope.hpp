@@ -6,12 +6,11 @@
 // rope_merge goes back from [H, S, D] to columns of a [S, *] matrix, rotating by -angle (the
 // inverse, and the transpose, of the rotation: what the backward needs) or not at all.
 #pragma once
+#include <cmath>
+#include <vector>
+
 #include "bv/bv.hpp"
 #include "bv/kernels/launch_util.hpp"
-
-#if !BV_GPU
-#include <cmath>
-#endif
 
 namespace bv::kernels {
 
@@ -60,18 +59,22 @@ struct rope_configs {
   };
 };
 
-#if !BV_GPU
-// cos and sin tables [S, D/2] of angle pos * base^(-2i/D), computed in double.
+// cos and sin tables [S, D/2] of angle pos * base^(-2i/D), computed in double on the host.
 struct rope_tables {
   tensor<float> cos, sin;
   rope_tables(int64_t s, int64_t d, double base = 10000.0)
-      : cos("rope_cos", {s, d / 2}), sin("rope_sin", {s, d / 2}) {
+      : cos(table("rope_cos", s, d, base, false)), sin(table("rope_sin", s, d, base, true)) {}
+
+ private:
+  static tensor<float> table(const char* name, int64_t s, int64_t d, double base, bool sine) {
+    std::vector<float> v(static_cast<size_t>(s * (d / 2)));
     for (int64_t pos = 0; pos < s; ++pos)
       for (int64_t i = 0; i < d / 2; ++i) {
         const double a = static_cast<double>(pos) * std::pow(base, -2.0 * i / d);
-        cos(pos, i) = static_cast<float>(std::cos(a));
-        sin(pos, i) = static_cast<float>(std::sin(a));
+        v[static_cast<size_t>(pos * (d / 2) + i)] =
+            static_cast<float>(sine ? std::sin(a) : std::cos(a));
       }
+    return tensor<float>::from_host(name, {s, d / 2}, v.data());
   }
 };
 
@@ -96,6 +99,5 @@ launch_result rope_merge(const tensor<T>& src, tensor<T>& dst, int64_t col0, con
         grid(s, h), src, dst, t.cos, t.sin, s, detail::i32(dst.stride(0)), detail::i32(col0), sign);
   });
 }
-#endif
 
 }  // namespace bv::kernels

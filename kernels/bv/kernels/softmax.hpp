@@ -56,7 +56,6 @@ struct softmax_configs {
   // clang-format on
 };
 
-#if !BV_GPU
 // softmax over the last dimension of a 2-D tensor.
 template <class T>
 launch_result softmax(const tensor<T>& x, tensor<T>& out) {
@@ -70,6 +69,5 @@ launch_result softmax(const tensor<T>& x, tensor<T>& out) {
       return launch<softmax_kernel<T, k.block, k.waves>>(grid(rows), x, out, sx, so, cols);
   });
 }
-#endif
 
 }  // namespace bv::kernels
