@@ -1,5 +1,6 @@
 // print_if, breakpoint_if and the prompt a stopped program offers; BV_BREAK; device_assert.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -11,6 +12,7 @@
 
 #include "bv/cpu/check.hpp"
 #include "bv/cpu/debug.hpp"
+#include "bv/cpu/debug_query.hpp"
 #include "bv/cpu/runtime.hpp"
 #include "bv/dtype.hpp"
 #include "fiber.hpp"
@@ -151,21 +153,6 @@ std::string pid_text(const program_state& s) {
   return "(" + std::to_string(s.pid[0]) + "," + std::to_string(s.pid[1]) + "," +
          std::to_string(s.pid[2]) + ")";
 }
-const char* state_name(program_state::status st) {
-  switch (st) {
-    case program_state::status::pending:
-      return "not started";
-    case program_state::status::running:
-      return "running";
-    case program_state::status::waiting:
-      return "waiting";
-    case program_state::status::stopped:
-      return "stopped";
-    case program_state::status::done:
-      return "done";
-  }
-  return "?";
-}
 
 // What the ops of a program produced while the debugger could stop it, one entry per source line
 // (the latest), for `p @LINE` and `w`. A memory op keeps where it read or wrote and shows memory
@@ -179,7 +166,8 @@ struct op_value {
   int64_t base = 0;
   std::vector<int64_t> off;
   std::vector<bool> mask;  // empty: every lane
-  int rows = 1, cols = 1;
+  int rows = 1, cols = 1, waves = 1, rank = 1;
+  bool store = false;
 };
 std::map<const program_state*, std::vector<op_value>> g_values;  // under g_io
 uint64_t g_values_launch = 0;
@@ -193,8 +181,49 @@ std::map<const program_state*, line_step> g_line_steps;  // under g_io
 // keep their ops' values so that a program stopped later can print them.
 std::atomic<bool> g_breakpoints_seen{false};
 
+// What debug_query.hpp's setters asked for. Their own mutex: a front end sets them from its own
+// thread while a stopped program holds g_io.
+std::mutex g_live_mu;
+struct live_break {
+  debug::line_breakpoint bp;
+  pid_cond parsed;
+};
+std::vector<live_break> g_line_bps;  // under g_live_mu
+std::optional<std::array<int, 3>> g_run_to;
+bool g_stop_on_diag = false, g_record = false;
+std::function<void(const debug::launch_view&)> g_progress;
+std::chrono::milliseconds g_progress_every{100};
+// Whether any of them is on (every launch then takes the hooks and records op values), and
+// whether one of them may stop a program (stores then wait for the checks, as when stepping).
+std::atomic<bool> g_live{false}, g_live_stops{false};
+void live_changed() {  // under g_live_mu
+  g_live_stops = !g_line_bps.empty() || g_run_to || g_stop_on_diag;
+  g_live = g_live_stops || g_record || static_cast<bool>(g_progress);
+}
+
+// The accesses of the current launch (debug::record_accesses), under g_rec_mu.
+std::mutex g_rec_mu;
+uint64_t g_rec_launch = 0;
+struct element_counts {
+  std::vector<uint32_t> reads, writes;
+};
+std::map<const alloc_info*, element_counts> g_rec_all;
+// Per program, the elements each of its accesses touched, in order; capped so that a long run
+// does not grow without bound (the per-tensor counts above go on).
+std::map<const program_state*, std::map<const alloc_info*, std::vector<int64_t>>> g_rec_reads,
+    g_rec_writes;
+size_t g_rec_kept = 0;
+constexpr size_t k_rec_cap = size_t(1) << 24;
+// The line of each program's last op, for line breakpoints (under g_live_mu).
+std::map<const program_state*, unsigned> g_prev_line;
+uint64_t g_prev_launch = 0;
+// Diagnostics of the current launch already looked at by stop-on-diagnostic (under the launch's
+// mu).
+uint64_t g_diag_launch = 0;
+size_t g_diag_seen = 0;
+
 bool recording(const program_state& s) {
-  return s.stepping || g_env_break_set ||
+  return s.stepping || g_env_break_set || g_live.load(std::memory_order_relaxed) ||
          (g_breakpoints_seen.load(std::memory_order_relaxed) &&
           (config().interactive || static_cast<bool>(g_stop_handler)));
 }
@@ -220,6 +249,7 @@ void keep(const program_state& s, op_value v) {
 }
 
 // One element of a buffer as text, by the tensor's dtype.
+// clang-format off
 std::string element_text(const char* dtype, const char* p) {
   char buf[48];
   auto num = [&](double v) { return std::snprintf(buf, sizeof buf, "%g", v), std::string(buf); };
@@ -237,31 +267,43 @@ std::string element_text(const char* dtype, const char* p) {
   if (d == "bool") return *p ? "true" : "false";
   return "?";
 }
+// clang-format on
 
 // A memory op's lanes as memory holds them now: masked-off lanes as '-', lanes outside the
 // tensor as 'oob'.
-std::string memory_text(const op_value& v) {
-  std::string out = std::string(v.alloc->dtype) + "[";
+debug::live_block to_live_block(const op_value& v) {
+  debug::live_block b;
+  b.file = v.file;
+  b.line = v.line;
+  b.op = v.op;
+  b.text = v.text;
+  b.store = v.store;
+  if (!v.alloc) return b;
+  b.tensor = v.alloc->name;
+  b.dtype = v.alloc->dtype ? v.alloc->dtype : "?";
+  b.numel = v.alloc->numel;
+  b.rows = v.rows;
+  b.cols = v.cols;
+  b.waves = v.waves;
+  b.rank = v.rank;
+  const size_t n = v.off.size();
+  b.element.resize(n);
+  b.active.resize(n);
+  b.value.resize(n);
   const char* buf = static_cast<const char*>(v.alloc->buffer);
-  for (int r = 0; r < v.rows; ++r) {
-    if (v.rows > 1) out += r ? ",\n  [" : "[";
-    for (int c = 0; c < v.cols; ++c) {
-      const size_t i = static_cast<size_t>(r * v.cols + c);
-      if (c) out += ", ";
-      const int64_t e = v.base + v.off[i];
-      if (!v.mask.empty() && !v.mask[i])
-        out += "-";
-      else if (!buf || e < 0 || e >= v.alloc->numel)
-        out += "oob";
-      else
-        out += element_text(v.alloc->dtype, buf + e * v.alloc->elem_bytes);
-    }
-    if (v.rows > 1) out += "]";
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t e = v.base + v.off[i];
+    b.element[i] = e;
+    b.active[i] = v.mask.empty() || v.mask[i];
+    if (!b.active[i])
+      b.value[i] = "-";
+    else if (!buf || e < 0 || e >= v.alloc->numel)
+      b.value[i] = "oob";
+    else
+      b.value[i] = element_text(v.alloc->dtype, buf + e * v.alloc->elem_bytes);
   }
-  return out + "]";
+  return b;
 }
-
-std::string value_text(const op_value& v) { return v.alloc ? memory_text(v) : v.text; }
 
 // Whether a step stop at loc is skipped: `n` steps over the rest of its line.
 bool same_line_step(const program_state& s, const std::source_location* loc) {
@@ -298,6 +340,21 @@ void print_state(const program_state& s, const std::source_location* loc) {
   for (auto& [k, v] : s.watched) std::fprintf(stderr, "    %s = %s\n", k.c_str(), v.c_str());
 }
 
+// Under g_io. `n` (by_line) steps over the rest of loc's line.
+void start_step(program_state& s, const std::source_location* loc, bool by_line) {
+  if (!s.stepping) g_stepping.fetch_add(1), hooks.fetch_add(1);
+  s.stepping = true;
+  values_of(s);  // a new launch forgets the last one's line steps first
+  if (by_line && loc)
+    g_line_steps[&s] = {loc->file_name(), loc->line()};
+  else
+    g_line_steps.erase(&s);
+}
+void end_step(program_state& s) {
+  if (s.stepping) g_stepping.fetch_sub(1), hooks.fetch_sub(1);
+  s.stepping = false;
+}
+
 void prompt(program_state& s, const std::source_location* loc, const char* why,
             const access* a = nullptr) {
   notify(s, debug_event::kind::stop, loc, why, {});
@@ -306,13 +363,10 @@ void prompt(program_state& s, const std::source_location* loc, const char* why,
   if (loc) s.last_loc = loc;  // valid while it is stopped: what a debugger shows as its line
   if (g_stop_handler) {
     const stop_action act = g_stop_handler(s, loc, why, a);
-    if (act == stop_action::step) {
-      if (!s.stepping) g_stepping.fetch_add(1), hooks.fetch_add(1);
-      s.stepping = true;
-    } else if (s.stepping) {
-      g_stepping.fetch_sub(1), hooks.fetch_sub(1);
-      s.stepping = false;
-    }
+    if (act == stop_action::step || act == stop_action::step_line)
+      start_step(s, loc, act == stop_action::step_line);
+    else
+      end_step(s);
     s.state = program_state::status::running;
     if (act == stop_action::quit) throw quit_request{};
     return;
@@ -324,8 +378,7 @@ void prompt(program_state& s, const std::source_location* loc, const char* why,
     bv_gdb_stop(loc ? loc->file_name() : "", loc ? loc->line() : 0, why);
     if (bv_gdb_ack) {
       bv_gdb_ack = 0;
-      if (s.stepping) g_stepping.fetch_sub(1), hooks.fetch_sub(1);
-      s.stepping = false;
+      end_step(s);
       s.state = program_state::status::running;
       return;
     }
@@ -354,13 +407,7 @@ void prompt(program_state& s, const std::source_location* loc, const char* why,
     ss >> cmd >> arg;
     if (cmd == "c" || cmd == "continue" || cmd.empty()) break;
     if (cmd == "s" || cmd == "step" || cmd == "n" || cmd == "next") {
-      if (!s.stepping) g_stepping.fetch_add(1), hooks.fetch_add(1);
-      s.stepping = true;
-      values_of(s);  // a new launch forgets the last one's line steps first
-      if (cmd[0] == 'n' && loc)
-        g_line_steps[&s] = {loc->file_name(), loc->line()};
-      else
-        g_line_steps.erase(&s);
+      start_step(s, loc, cmd[0] == 'n');
       s.state = program_state::status::running;
       return;
     }
@@ -369,7 +416,7 @@ void prompt(program_state& s, const std::source_location* loc, const char* why,
       throw quit_request{};
     }
     if (cmd == "w" || cmd == "watch") {
-      const auto& vs = values_of(s);
+      const auto vs = debug::live_blocks(s);
       if (s.watched.empty() && vs.empty())
         std::fprintf(stderr,
                      "  no values yet: add bv::watch(p, \"name\", value) to the kernel, or step "
@@ -377,16 +424,16 @@ void prompt(program_state& s, const std::source_location* loc, const char* why,
       for (auto& [k, v] : s.watched)
         if (k[0] != '#') std::fprintf(stderr, "  %s = %s\n", k.c_str(), v.c_str());
       for (const auto& v : vs)
-        std::fprintf(stderr, "  @%u %s = %s\n", v.line, v.op.c_str(), value_text(v).c_str());
+        std::fprintf(stderr, "  @%u %s = %s\n", v.line, v.op.c_str(), debug::block_text(v).c_str());
       continue;
     }
     if ((cmd == "p" || cmd == "print") && !arg.empty() && arg[0] == '@') {
       const unsigned line = static_cast<unsigned>(std::atoi(arg.c_str() + 1));
       bool found = false;
-      for (const auto& v : values_of(s))
+      for (const auto& v : debug::live_blocks(s))
         if (v.line == line) {
           std::fprintf(stderr, "  @%u %s (%s) = %s\n", v.line, v.op.c_str(), v.file.c_str(),
-                       value_text(v).c_str());
+                       debug::block_text(v).c_str());
           found = true;
         }
       if (!found)
@@ -406,36 +453,174 @@ void prompt(program_state& s, const std::source_location* loc, const char* why,
       continue;
     }
     if (cmd == "l" || cmd == "list") {
+      const debug::launch_view lv = debug::program_states(s);
       int shown = 0;
-      for (auto& q : s.launch->programs) {
-        if (q.state == program_state::status::pending) continue;
+      size_t done = 0;
+      for (size_t i = 0; i < lv.programs.size(); ++i) {
+        const debug::program_row& q = lv.programs[i];
+        done += q.state == debug::program_status::done || q.state == debug::program_status::error;
+        if (q.state == debug::program_status::not_started || shown > 64) continue;
         if (shown++ == 64) {
           std::fprintf(stderr, "  ...\n");
-          break;
+          continue;
         }
-        std::fprintf(stderr, "  %s %s%s\n", pid_text(q).c_str(), state_name(q.state),
-                     &q == &s ? "  <- here" : "");
+        std::fprintf(stderr, "  %s %s%s\n", pid_text(s.launch->programs[i]).c_str(),
+                     debug::status_name(q.state), &s.launch->programs[i] == &s ? "  <- here" : "");
       }
-      size_t done = 0;
-      for (auto& q : s.launch->programs) done += q.state == program_state::status::done;
-      std::fprintf(stderr, "  %zu of %zu programs done\n", done, s.launch->programs.size());
+      std::fprintf(stderr, "  %zu of %zu programs done\n", done, lv.programs.size());
       continue;
     }
     std::fprintf(stderr, "  unknown command '%s'\n", cmd.c_str());
   }
-  if (s.stepping) g_stepping.fetch_sub(1), hooks.fetch_sub(1);
-  s.stepping = false;
+  end_step(s);
   s.state = program_state::status::running;
+}
+
+debug::launch_view view_of(launch_state& L, bool ended) {
+  debug::launch_view v;
+  v.serial = L.serial;
+  v.ended = ended;
+  v.programs.resize(L.programs.size());
+  for (size_t i = 0; i < L.programs.size(); ++i) {
+    const program_state& q = L.programs[i];
+    if (i == 0) v.grid = q.grid;
+    debug::program_row& r = v.programs[i];
+    r.pid = q.pid;
+    r.line = q.last_loc ? q.last_loc->line() : 0;
+    using st = program_state::status;
+    r.state = q.state == st::pending   ? debug::program_status::not_started
+              : q.state == st::running ? debug::program_status::running
+              : q.state == st::waiting ? debug::program_status::waiting
+              : q.state == st::stopped ? debug::program_status::stopped
+                                       : debug::program_status::done;
+  }
+  std::lock_guard lk(L.mu);
+  v.kernel = !L.kernel.empty() ? L.kernel : L.desc ? L.desc->name : std::string();
+  const auto& g = v.grid;
+  for (const diagnostic& d : L.diags) {
+    if (d.sev != severity::error) continue;
+    ++v.errors;
+    if (!d.has_pid) continue;
+    const int64_t i = d.pid[0] + int64_t(g[0]) * (d.pid[1] + int64_t(g[1]) * d.pid[2]);
+    if (i < 0 || i >= static_cast<int64_t>(v.programs.size())) continue;
+    auto& st = v.programs[static_cast<size_t>(i)].state;
+    if (st != debug::program_status::stopped) st = debug::program_status::error;
+  }
+  return v;
+}
+
+void record_access(const program_state& s, const access& a) {
+  std::lock_guard lk(g_rec_mu);
+  if (s.launch && s.launch->serial != g_rec_launch) {
+    g_rec_all.clear();
+    g_rec_reads.clear();
+    g_rec_writes.clear();
+    g_rec_kept = 0;
+    g_rec_launch = s.launch->serial;
+  }
+  element_counts& c = g_rec_all[a.alloc];
+  const auto n = static_cast<size_t>(a.alloc->numel);
+  if (c.reads.size() != n) c.reads.assign(n, 0), c.writes.assign(n, 0);
+  const bool read = a.kind != access_kind::store, write = a.kind != access_kind::load;
+  std::vector<int64_t>* mine_r =
+      g_rec_kept < k_rec_cap && read ? &g_rec_reads[&s][a.alloc] : nullptr;
+  std::vector<int64_t>* mine_w =
+      g_rec_kept < k_rec_cap && write ? &g_rec_writes[&s][a.alloc] : nullptr;
+  for (int i = 0; i < a.lanes; ++i) {
+    if (a.mask && !a.mask[i]) continue;
+    const int64_t e = a.base + a.off[i];
+    if (e < 0 || e >= a.alloc->numel) continue;
+    if (read) ++c.reads[static_cast<size_t>(e)];
+    if (write) ++c.writes[static_cast<size_t>(e)];
+    if (mine_r) mine_r->push_back(e), ++g_rec_kept;
+    if (mine_w) mine_w->push_back(e), ++g_rec_kept;
+  }
+}
+
+// Where a front end asked to stop besides BV_BREAK: the stop's reason, or empty.
+std::string live_stop_reason(program_state& s, const std::source_location* loc, bool memory_op) {
+  if (!g_live_stops.load(std::memory_order_relaxed) || s.state == program_state::status::stopped)
+    return {};
+  if (memory_op && s.launch) {
+    bool on = false;
+    {
+      std::lock_guard lk(g_live_mu);
+      on = g_stop_on_diag;
+    }
+    if (on) {
+      launch_state& L = *s.launch;
+      std::lock_guard lk(L.mu);
+      if (g_diag_launch != L.serial) g_diag_launch = L.serial, g_diag_seen = 0;
+      std::string why;
+      for (size_t i = g_diag_seen; i < L.diags.size(); ++i)
+        if (why.empty() && (!L.diags[i].has_pid || L.diags[i].pid == s.pid))
+          why = "diagnostic " + L.diags[i].kind + ": " + L.diags[i].headline;
+      g_diag_seen = L.diags.size();
+      if (!why.empty()) return why;
+    }
+  }
+  std::lock_guard lk(g_live_mu);
+  if (g_run_to && *g_run_to == s.pid) {
+    g_run_to.reset();
+    live_changed();
+    return "reached program " + pid_text(s);
+  }
+  if (!loc) return {};
+  // A line breakpoint stops a program where it arrives at the line, not at each op on it.
+  if (s.launch && g_prev_launch != s.launch->serial)
+    g_prev_line.clear(), g_prev_launch = s.launch->serial;
+  unsigned& prev = g_prev_line[&s];
+  const bool arrived = prev != loc->line();
+  prev = loc->line();
+  if (!arrived) return {};
+  const std::string_view f = loc->file_name();
+  for (live_break& b : g_line_bps) {
+    if (b.bp.line != static_cast<int>(loc->line())) continue;
+    if (!b.bp.file.empty() && !f.ends_with(b.bp.file)) continue;
+    if (!b.bp.cond.empty() && !b.parsed.matches(s.pid)) continue;
+    return "breakpoint at line " + std::to_string(loc->line()) +
+           (b.bp.cond.empty() ? std::string() : " (programs " + b.bp.cond + ")");
+  }
+  return {};
+}
+
+void maybe_progress(program_state& s) {
+  static thread_local uint32_t calls = 0;
+  static std::chrono::steady_clock::time_point last;
+  if (!s.launch || (++calls & 255) != 0) return;
+  std::function<void(const debug::launch_view&)> h;
+  {
+    std::lock_guard lk(g_live_mu);
+    const auto now = std::chrono::steady_clock::now();
+    if (!g_progress || now - last < g_progress_every) return;
+    last = now;
+    h = g_progress;
+  }
+  h(view_of(*s.launch, false));
 }
 }  // namespace
 
 void debugger_launch_end(launch_state& L) {
   if (bv_gdb_launch == &L) bv_gdb_launch = nullptr;
+  {
+    // A program that ended while stepping (its last line stepped over) steps no more.
+    std::lock_guard lk(g_io);
+    for (auto& q : L.programs) end_step(q);
+  }
+  std::function<void(const debug::launch_view&)> h;
+  {
+    std::lock_guard lk(g_live_mu);
+    h = g_progress;
+  }
+  if (h) h(view_of(L, true));
 }
 
-bool debugger_wants_hooks() { return !config().break_cond.empty(); }
-// Whether the debugger may stop a program at a memory access (stepping, or a break set by env).
-bool debugger_may_stop() { return g_stepping.load() != 0 || g_env_break_set; }
+bool debugger_wants_hooks() { return !config().break_cond.empty() || g_live.load(); }
+// Whether the debugger may stop a program at a memory access (stepping, a break set by env, or
+// a front end's breakpoints).
+bool debugger_may_stop() {
+  return g_stepping.load() != 0 || g_env_break_set || g_live_stops.load();
+}
 
 void set_stop_handler(stop_handler h) {
   std::lock_guard lk(g_io);
@@ -480,6 +665,15 @@ void debugger_launch_begin(launch_state& L) {
 void debugger_on_access(const access& a) {
   program_state* s = current();
   if (!s) return;
+  if (g_live.load(std::memory_order_relaxed)) {
+    bool rec = false;
+    {
+      std::lock_guard lk(g_live_mu);
+      rec = g_record;
+    }
+    if (rec && a.alloc) record_access(*s, a);
+    maybe_progress(*s);
+  }
   if (a.alloc && a.loc && recording(*s)) {
     op_value v;
     v.file = a.loc->file_name();
@@ -489,6 +683,9 @@ void debugger_on_access(const access& a) {
     v.base = a.base;
     v.rows = a.lanes == 1 ? 1 : a.rows;
     v.cols = a.lanes == 1 ? 1 : a.cols;
+    v.waves = a.waves;
+    v.rank = a.rank;
+    v.store = a.kind != access_kind::load;
     v.off.assign(a.off.get(), a.off.get() + a.lanes);
     if (a.mask && !a.all_active) v.mask.assign(a.mask, a.mask + a.lanes);
     keep(*s, std::move(v));
@@ -498,8 +695,11 @@ void debugger_on_access(const access& a) {
       std::lock_guard lk(g_io);
       if (same_line_step(*s, a.loc)) return;
     }
-    prompt(*s, a.loc, ("stepped to the " + std::string(a.op) + " at " + where(a.loc)).c_str(),
-           &a);
+    prompt(*s, a.loc, ("stepped to the " + std::string(a.op) + " at " + where(a.loc)).c_str(), &a);
+    return;
+  }
+  if (const std::string why = live_stop_reason(*s, a.loc, true); !why.empty()) {
+    prompt(*s, a.loc, why.c_str(), &a);
     return;
   }
   if (!g_env_break_set || s->state == program_state::status::stopped) return;
@@ -533,7 +733,11 @@ void on_op(const std::source_location& loc, const char* op, std::string (*render
     v.text = render(value);
     keep(*s, std::move(v));
   }
-  if (!s->stepping) return;
+  if (!s->stepping) {
+    if (const std::string why = live_stop_reason(*s, &loc, false); !why.empty())
+      prompt(*s, &loc, why.c_str());
+    return;
+  }
   {
     std::lock_guard lk(g_io);
     if (same_line_step(*s, &loc)) return;
@@ -579,4 +783,114 @@ void debug_assert_failed(program_state& s, const std::source_location& loc, cons
 }
 
 }  // namespace detail
+
+namespace debug {
+
+const char* status_name(program_status s) {
+  switch (s) {
+    case program_status::not_started:
+      return "not started";
+    case program_status::running:
+      return "running";
+    case program_status::waiting:
+      return "waiting";
+    case program_status::stopped:
+      return "stopped";
+    case program_status::done:
+      return "done";
+    case program_status::error:
+      return "error";
+  }
+  return "?";
+}
+
+launch_view program_states(const detail::program_state& s) {
+  if (!s.launch) return {};
+  return detail::view_of(*s.launch, false);
+}
+
+// The caller is the stopped program's thread inside its stop, which holds g_io.
+std::vector<live_block> live_blocks(const detail::program_state& s) {
+  std::vector<live_block> out;
+  for (const auto& v : detail::values_of(s)) out.push_back(detail::to_live_block(v));
+  return out;
+}
+
+std::string block_text(const live_block& b) {
+  if (b.value.empty()) return b.text;
+  std::string out = b.dtype + "[";
+  for (int r = 0; r < b.rows; ++r) {
+    if (b.rows > 1) out += r ? ",\n  [" : "[";
+    for (int c = 0; c < b.cols; ++c) {
+      const auto i = static_cast<size_t>(r * b.cols + c);
+      if (c) out += ", ";
+      if (i < b.value.size()) out += b.value[i];
+    }
+    if (b.rows > 1) out += "]";
+  }
+  return out + "]";
+}
+
+void record_accesses(bool on) {
+  std::lock_guard lk(detail::g_live_mu);
+  detail::g_record = on;
+  detail::live_changed();
+}
+
+std::vector<tensor_accesses> accesses_so_far(const detail::program_state& s) {
+  std::vector<tensor_accesses> out;
+  std::lock_guard lk(detail::g_rec_mu);
+  if (!s.launch || s.launch->serial != detail::g_rec_launch) return out;
+  const auto mine_r = detail::g_rec_reads.find(&s), mine_w = detail::g_rec_writes.find(&s);
+  for (const auto& [alloc, c] : detail::g_rec_all) {
+    tensor_accesses t;
+    t.name = alloc->name;
+    t.dtype = alloc->dtype ? alloc->dtype : "?";
+    t.numel = alloc->numel;
+    t.reads = c.reads;
+    t.writes = c.writes;
+    t.program_reads.assign(c.reads.size(), 0);
+    t.program_writes.assign(c.writes.size(), 0);
+    auto add = [&](const auto& per_program, std::vector<uint32_t>& to) {
+      if (auto it = per_program.find(alloc); it != per_program.end())
+        for (int64_t e : it->second) ++to[static_cast<size_t>(e)];
+    };
+    if (mine_r != detail::g_rec_reads.end()) add(mine_r->second, t.program_reads);
+    if (mine_w != detail::g_rec_writes.end()) add(mine_w->second, t.program_writes);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+void set_line_breakpoints(std::vector<line_breakpoint> bps) {
+  std::lock_guard lk(detail::g_live_mu);
+  detail::g_line_bps.clear();
+  for (auto& b : bps) {
+    pid_cond parsed(b.cond);
+    detail::g_line_bps.push_back({std::move(b), std::move(parsed)});
+  }
+  detail::live_changed();
+}
+
+void run_to_program(std::optional<std::array<int, 3>> pid) {
+  std::lock_guard lk(detail::g_live_mu);
+  detail::g_run_to = pid;
+  detail::live_changed();
+}
+
+void stop_on_diagnostics(bool on) {
+  std::lock_guard lk(detail::g_live_mu);
+  detail::g_stop_on_diag = on;
+  detail::live_changed();
+}
+
+void set_progress_handler(std::function<void(const launch_view&)> h,
+                          std::chrono::milliseconds every) {
+  std::lock_guard lk(detail::g_live_mu);
+  detail::g_progress = std::move(h);
+  detail::g_progress_every = every;
+  detail::live_changed();
+}
+
+}  // namespace debug
 }  // namespace bv

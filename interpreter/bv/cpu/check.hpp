@@ -7,9 +7,11 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <random>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "bv/cpu/launch.hpp"
@@ -70,6 +72,25 @@ struct observer {
   virtual void end(launch_state&) {}
 };
 
+// A check's state per program: a struct of the check's own (its locks held, the first error
+// noted but not reported yet, ...), in a slot of program_state::check_scratch that the check
+// reserves the first time it asks. The struct must be trivially copyable and start as all zero
+// bytes, which is how every program of a launch starts.
+std::size_t reserve_program_scratch(std::size_t bytes, std::size_t align);
+template <class T>
+T& program_scratch(program_state& s) {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "A check's per-program state is kept as bytes: make it trivially copyable.");
+  static_assert(sizeof(T) <= program_state::k_check_scratch,
+                "A check's per-program state must fit in program_state::k_check_scratch.");
+  static const std::size_t offset = reserve_program_scratch(sizeof(T), alignof(T));
+  return *std::launder(reinterpret_cast<T*>(s.check_scratch.data() + offset));
+}
+template <class T>
+const T& program_scratch(const program_state& s) {
+  return program_scratch<T>(const_cast<program_state&>(s));
+}
+
 using observer_factory = std::unique_ptr<observer> (*)();
 // Registers an observer made afresh for every launch. Called from static initialisers.
 bool register_observer(observer_factory f);
@@ -81,7 +102,8 @@ std::unique_ptr<observer> make_trace_observer();
 // A debugger front end other than the terminal prompt (the viewer's live mode). Called on the
 // program's thread wherever it stops (breakpoint_if, BV_BREAK, a step); `a` is the memory access
 // it stopped at, or null. The program waits until it returns; the result says how it goes on.
-enum class stop_action { resume, step, quit };
+// step_line: step over the rest of the stop's source line (the prompt's `n`).
+enum class stop_action { resume, step, quit, step_line };
 using stop_handler = std::function<stop_action(program_state&, const std::source_location*,
                                                const char* why, const access* a)>;
 // An empty handler restores the prompt.
