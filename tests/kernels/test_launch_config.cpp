@@ -192,6 +192,23 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
                     t == target::sm_90 ? ", 128, 64, 64, false, 4>" : ", 128, 32, 32, false, 4>"));
     CHECK(at2.programs == (t == target::sm_90 ? 2 : 3));
 
+    // f32: sm_90 as 16-bit; AMD tiles whose LDS fits 64 KiB in f32 (64x64 at D = 64, 32x16 at
+    // D = 128), where the 16-bit ones would not.
+    auto fq = tensor<float>::randn("fq", {1, 1, 130, 64}, 19);
+    auto fo = tensor<float>::empty("fo", {1, 1, 130, 64});
+    auto flse = tensor<float>::empty("flse", {1, 130});
+    auto at3 = kernels::attention_fwd(fq, fq, fq, fo, flse, true);
+    CHECK(ends_with(at3.kernel, t == target::sm_90 ? "<float, 64, 128, 64, true, 8>"
+                                                   : "<float, 64, 64, 64, true, 4>"));
+    CHECK(at3.programs == (t == target::sm_90 ? 2 : 3));
+    auto fq2 = tensor<float>::randn("fq2", {1, 1, 70, 128}, 20);
+    auto fo2 = tensor<float>::empty("fo2", {1, 1, 70, 128});
+    auto flse2 = tensor<float>::empty("flse2", {1, 70});
+    auto at4 = kernels::attention_fwd(fq2, fq2, fq2, fo2, flse2, false);
+    CHECK(ends_with(at4.kernel, t == target::sm_90 ? "<float, 128, 64, 64, false, 4>"
+                                                   : "<float, 128, 32, 16, false, 4>"));
+    CHECK(at4.programs == (t == target::sm_90 ? 2 : 3));
+
     auto logits = tensor<float>::randn("logits", {2, 3000}, 17);
     auto tg = tensor<int32_t>::zeros("tg", {2});
     auto loss = tensor<float>::empty("loss", {2}), lse2 = tensor<float>::empty("lse2", {2});
@@ -218,8 +235,11 @@ TEST_CASE("launch_config: instantiations are the distinct configurations, not ro
   // A compile-time key: f32 matmul reaches one row on every target, f16 two.
   CHECK(count.operator()<kernels::matmul_configs, 4>() == 1);
   CHECK(count.operator()<kernels::matmul_configs, 2>() == 2);
-  CHECK(count.operator()<kernels::attention_fwd_configs, 64>() == 1);
-  CHECK(count.operator()<kernels::attention_fwd_configs, 128>() == 2);
+  CHECK(count.operator()<kernels::attention_fwd_configs<2>, 64>() == 1);
+  CHECK(count.operator()<kernels::attention_fwd_configs<2>, 128>() == 2);
+  // f32 attention: sm_90's and AMD's tiles differ at both head dimensions.
+  CHECK(count.operator()<kernels::attention_fwd_configs<4>, 64>() == 2);
+  CHECK(count.operator()<kernels::attention_fwd_configs<4>, 128>() == 2);
   // An NVIDIA build (sm_90 only) instantiates sm_90's col_sum alone.
   CHECK(detail::canonical<kernels::col_sum_configs, runtime_key, only(target::sm_90).bits>(1) ==
         -1);

@@ -131,7 +131,8 @@ launch_result attention_fwd_d(const device_tensor<T>& q, const device_tensor<T>&
                                 " given to the launcher for " + std::to_string(D));
   const int bh = static_cast<int>(q.size(0) * q.size(1)), s = static_cast<int>(q.size(2));
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
-  return with_config_for<bv::kernels::attention_fwd_configs, D>("attention_fwd", [&](auto c) {
+  using configs = bv::kernels::attention_fwd_configs<sizeof(T)>;
+  return with_config_for<configs, D>("attention_fwd", [&](auto c) {
     constexpr launch_config cf = decltype(c)::value;
     auto run = [&](auto causal_c) {
       constexpr bool C = decltype(causal_c)::value;

@@ -136,14 +136,23 @@ BV_KERNEL void attention_bwd_dq_kernel(program<W> p, ptr<const T> q, ptr<const T
   store(dq + q_offs, dq_acc * scale, rm.col() < s);
 }
 
-// Launch configurations (bv/launch_config.hpp), by head dimension D. Forward, D = 64, every
-// target: BM = 128 query rows x BN = 64 keys a step, 8 waves, registers capped for 2 programs per
-// SM. Measured at 4x16x4096x64 f16 on an H100 (docs/PERFORMANCE.md): 128x64 with 8 warps 4.59 ms
-// against 5.91 for 64x64 with 4, and 1.55-1.58 ms with 2 programs per SM against 2.40 with 1 (the
-// loop is latency-bound). D = 128 on sm_90: 64x64, 4 warps (the [BM, 128] fp32 accumulator stays
-// at 64 registers a thread). D = 128 on AMD: 32x32, because 64x64 needs 79488 bytes of LDS
-// (clang-19, gfx942) and a workgroup has 65536.
+// Launch configurations (bv/launch_config.hpp), by the element size of q, k and v (a table each)
+// and, within a table, by head dimension D. An f32 tile takes twice the LDS of a 16-bit one, so
+// tiles sized for 16-bit inputs do not fit an AMD workgroup's 64 KiB in f32.
+//
+// 16-bit, D = 64, every target: BM = 128 query rows x BN = 64 keys a step, 8 waves, registers
+// capped for 2 programs per SM. Measured at 4x16x4096x64 f16 on an H100 (docs/PERFORMANCE.md):
+// 128x64 with 8 warps 4.59 ms against 5.91 for 64x64 with 4, and 1.55-1.58 ms with 2 programs per
+// SM against 2.40 with 1 (the loop is latency-bound). D = 128 on sm_90: 64x64, 4 warps (the
+// [BM, 128] fp32 accumulator stays at 64 registers a thread). D = 128 on AMD: 32x32, because 64x64
+// needs 79488 bytes of LDS (clang-19, gfx942; attention_fwd_lds_bytes) and a workgroup has 65536.
+template <int Bytes>
 struct attention_fwd_configs {
+  static_assert(Bytes == 2 || Bytes == 4,
+                "attention_fwd_configs has tables for 16-bit (2-byte) and f32 (4-byte) inputs.");
+};
+template <>
+struct attention_fwd_configs<2> {
   static constexpr const char* key = "head dimension";
   // clang-format off
   static constexpr launch_config table[] = {
@@ -154,6 +163,83 @@ struct attention_fwd_configs {
   };
   // clang-format on
 };
+// f32: sm_90 launches what it does for 16-bit inputs (the H100 figures above; its 227 KiB of
+// shared memory hold f32 tiles). AMD: the largest tiles whose LDS fits 64 KiB, with 4 waves as
+// the 16-bit rows: 64x64 at D = 64 (54016 bytes; the MFMA path), 32x16 at D = 128 (49984 bytes;
+// 32x32 needs 77184).
+template <>
+struct attention_fwd_configs<4> {
+  static constexpr const char* key = "head dimension";
+  // clang-format off
+  static constexpr launch_config table[] = {
+      // targets                        D up to        waves        BM          BN         programs per SM (GPU)
+      {.targets = only(target::sm_90), .up_to = 64,   .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2},
+      {.targets = only(target::sm_90), .up_to = 128,  .waves = 4,  .bm = 64,  .bn = 64},
+      {.targets = amd_targets,         .up_to = 64,   .waves = 4,  .bm = 64,  .bn = 64},
+      {.targets = amd_targets,         .up_to = 128,  .waves = 4,  .bm = 32,  .bn = 16},
+  };
+  // clang-format on
+};
+
+// Bytes of LDS attention_fwd_kernel<T, D, BM, BN, ., W> takes in the AMD lowering
+// (gpu_backend/bv/gpu/, one lowering for gfx942 and gfx90a): its buffers in the order the kernel
+// first uses them, each placed at a 16-byte boundary as the device packs them. trans(k) becomes a
+// block through an [BN, D + 1] buffer; dot stages its operands as rows padded by 8 elements,
+// [BM, D + 8] and [BN, D + 8] for q k^T, [BM, BN + 8] and [D, BN + 8] for p v (the same two
+// buffers when BN == D: a buffer is one per element type and size); max and sum across the waves
+// along a row share one fp32 [waves along BN, BM] buffer. The emulator measures the same figure
+// (tests/emulator/test_attention_lds.cpp checks that they agree for every declared row).
+constexpr int64_t attention_fwd_lds_bytes(int bytes, int d, int bm, int bn, int waves) {
+  constexpr int pad = 8;
+  const int64_t qk_a = int64_t{bytes} * bm * (d + pad), qk_b = int64_t{bytes} * bn * (d + pad);
+  const int64_t pv_a = int64_t{bytes} * bm * (bn + pad), pv_b = int64_t{bytes} * d * (bn + pad);
+  const int64_t sizes[] = {int64_t{bytes} * bn * (d + 1),
+                           qk_a,
+                           qk_b,
+                           int64_t{4} * ::bv::layout::waves_n(target::gfx942, waves) * bm,
+                           bn == d ? 0 : pv_a,
+                           bn == d ? 0 : pv_b};
+  int64_t end = 0;
+  for (int64_t b : sizes)
+    if (b > 0) end = (end + 15) / 16 * 16 + b;
+  return end;
+}
+
+namespace detail {
+// Whether the row attention_fwd_configs<Bytes> declares for head dimension D on target t fits
+// the target's LDS (true where t is not AMD: an sm_90 SM has 227 KiB and the tiles are measured).
+template <int Bytes, int D>
+constexpr bool attention_fwd_fits_lds(target t) {
+  using Decl = attention_fwd_configs<Bytes>;
+  const int i = find_config<Decl>(t, D);
+  if (i < 0) return false;
+  const launch_config& c = Decl::table[i];
+  return !is_amd(t) || attention_fwd_lds_bytes(Bytes, D, c.bm, c.bn, c.waves) <= lds_bytes_of(t);
+}
+template <int Bytes>
+constexpr bool attention_fwd_all_fit() {
+  for (target t : all_targets)
+    if (!attention_fwd_fits_lds<Bytes, 64>(t) || !attention_fwd_fits_lds<Bytes, 128>(t))
+      return false;
+  return true;
+}
+template <int D>
+constexpr bool attention_fwd_sm90_by_size_alike() {
+  using H = attention_fwd_configs<2>;
+  using F = attention_fwd_configs<4>;
+  return same_launch(H::table[find_config<H>(target::sm_90, D)],
+                     F::table[find_config<F>(target::sm_90, D)]);
+}
+}  // namespace detail
+static_assert(detail::attention_fwd_all_fit<2>() && detail::attention_fwd_all_fit<4>(),
+              "Every target must have an attention forward configuration for head dimensions 64 "
+              "and 128, and each AMD one must fit a workgroup's 64 KiB of LDS "
+              "(attention_fwd_lds_bytes): shrink BM or BN for the element size that fails.");
+static_assert(detail::attention_fwd_sm90_by_size_alike<64>() &&
+                  detail::attention_fwd_sm90_by_size_alike<128>(),
+              "sm_90's attention forward tiles were measured on an H100 and hold for every element "
+              "size: its f32 rows must launch what its 16-bit rows do.");
+
 // Backward (the preprocess runs BM rows; dK/dV and dQ BM x BN tiles): 64x64 with 4 waves at
 // D = 64 (the GPU launcher's); 32x32 at D = 128, which keeps the backward's four [B, 128] fp32
 // tiles small (no GPU launcher takes D = 128 yet).
@@ -200,7 +286,7 @@ launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor
   return detail::with_head_dim(q.size(3), causal, [&](auto d, auto c) {
     constexpr int D = decltype(d)::value;
     constexpr bool C = decltype(c)::value;
-    return with_config_for<attention_fwd_configs, D>("attention_fwd", [&](auto cfg) {
+    return with_config_for<attention_fwd_configs<sizeof(T)>, D>("attention_fwd", [&](auto cfg) {
       constexpr launch_config t = decltype(cfg)::value;
       return launch<attention_fwd_kernel<T, D, t.bm, t.bn, C, t.waves>>(grid(cdiv(s, t.bm), bh), q,
                                                                         k, v, o, lse, s, scale);
