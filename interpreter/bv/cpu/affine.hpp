@@ -38,37 +38,9 @@ template <class T>
 using affine_slot =
     std::conditional_t<std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>, affine, no_affine>;
 
-// Lazy values: an integer block whose form is known, or a bool block whose lanes are all one
-// value, need not write its lanes until something reads them one by one. arange, pid * BLOCK +
-// arange and offs < n then cost two numbers each in a program that only loads and stores through
-// them; an edge program (part of its mask clear) writes them out as before.
-struct lazy_state {
-  bool pending = false;  // the lanes are not written yet
-  int8_t one = -1;       // bool blocks: 0 or 1 when every lane is known to hold it, -1 otherwise
-};
-struct no_lazy {
-  static constexpr bool pending = false;
-  static constexpr int8_t one = -1;
-};
-// An f32 block made by fused arithmetic (fused.hpp) computes its lanes on first read.
-struct fused_state {
-  bool pending = false;  // the lanes are not computed yet
-  // How many registered fused blocks read this block (fused_list.hpp); a copy starts with none.
-  mutable uint8_t readers = 0;
-  static constexpr int8_t one = -1;
-  void (*eval)(const void* block, float* out) = nullptr;  // the fused block's lanes into out
-  fused_state() = default;
-  fused_state(const fused_state& o) : pending(o.pending), eval(o.eval) {}
-  fused_state& operator=(const fused_state& o) {
-    pending = o.pending;
-    eval = o.eval;
-    return *this;
-  }
-};
-template <class T>
-using lazy_slot = std::conditional_t<
-    std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> || std::is_same_v<T, bool>, lazy_state,
-    std::conditional_t<std::is_same_v<T, float>, fused_state, no_lazy>>;
+// A block whose form is known need not write its lanes until something reads them one by one
+// (the affine state of block_state.hpp): arange, pid * BLOCK + arange and offs < n then cost two
+// numbers each in a program that only loads and stores through them.
 
 // The form of a block of shape XS seen in a broadcast to a larger shape: along a dimension of
 // size 1 the value does not change.

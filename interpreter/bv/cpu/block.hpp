@@ -9,9 +9,8 @@
 #include <type_traits>
 
 #include "bv/cpu/affine.hpp"
-#include "bv/cpu/fused_list.hpp"
+#include "bv/cpu/block_state.hpp"
 #include "bv/cpu/runtime.hpp"
-#include "bv/cpu/views.hpp"
 #include "bv/dtype.hpp"
 #include "bv/operand.hpp"
 #include "bv/ops.hpp"
@@ -71,7 +70,9 @@ struct basic_block {
   using array = Eigen::Array<T, size, 1>;
 
  private:
-  // Written out on first read when the block is lazy (see lazy_slot); the truth otherwise.
+  // The block's state (block_state.hpp: owned, view, affine, uniform or fused) is these fields;
+  // only block_transitions changes them.
+  // The lanes when owned; written out on first read when pending.
   mutable array v_;
   // A loaded block that reads memory in place (views.hpp): its lanes are there, not in v_.
   mutable const T* view_ = nullptr;
@@ -88,32 +89,12 @@ struct basic_block {
   explicit basic_block(const array& a) : v_(a) {}
   // A lazy copy writes nothing: its values are its form (or its one value); a copy of a view
   // reads the same memory.
-  basic_block(const basic_block& o) : aff(o.aff), lz_(settled(o).lz_) {
-    if (!lz_.pending) take_lanes(o);
-  }
+  basic_block(const basic_block& o) : aff(o.aff) { detail::block_transitions::copy_into(*this, o); }
   basic_block& operator=(const basic_block& o) {
-    if (this == &o) return *this;
-    before_change();
-    retire_fused();
-    drop_view();
-    aff = o.aff;
-    if constexpr (std::is_same_v<T, float>) {
-      // A fused value computes its lanes straight into this block.
-      if (o.lz_.pending) {
-        o.lz_.eval(&o, v_.data());
-        lz_ = {};
-        return *this;
-      }
-    }
-    lz_ = o.lz_;
-    if (!lz_.pending) take_lanes(o);
+    if (this != &o) detail::block_transitions::assign(*this, o);
     return *this;
   }
-  ~basic_block() {
-    before_change();
-    retire_fused();
-    drop_view();
-  }
+  ~basic_block() { detail::block_transitions::leave(*this); }
   template <class E>
   static basic_block from(const E& expr) {
     basic_block b;
@@ -124,55 +105,40 @@ struct basic_block {
   static basic_block lazy(const detail::affine& f) {
     static_assert(is_int<T>, "Only integer blocks have an affine form.");
     basic_block b;
-    b.aff = f;
-    b.lz_.pending = f.known;
-    if (!f.known) b.v_.setZero();
+    detail::block_transitions::start_affine(b, f);
     return b;
   }
   // A bool block with every lane equal to `value`, not written until read.
   static basic_block uniform(bool value) {
     static_assert(std::is_same_v<T, bool>, "Only bool blocks are kept as one value.");
     basic_block b;
-    b.lz_.pending = true;
-    b.lz_.one = value ? 1 : 0;
+    detail::block_transitions::start_uniform(b, value);
     return b;
   }
 
   // The lanes' values in the block's own array (written out first if the block is lazy, copied
   // in if it is a view).
   const array& vals() const {
-    if (lz_.pending) materialise();
-    if (view_) settle_view();
+    detail::block_transitions::to_owned(*this);
     return v_;
   }
   // Writable lanes: what the form (or the one value) claimed about them ends here.
-  array& vals() {
-    if (lz_.pending) materialise();
-    if (view_) settle_view();
-    before_change();
-    forget_form();
-    return v_;
-  }
+  array& vals() { return detail::block_transitions::for_write(*this); }
   // The lanes to read, wherever they are: a view's memory, or the block's array. Valid until the
   // block changes or the program writes that memory (which settles the view first).
-  const T* read() const {
-    if (lz_.pending) materialise();
-    return view_ ? view_ : v_.data();
-  }
+  const T* read() const { return detail::block_transitions::lanes(*this); }
   auto arr() const { return Eigen::Map<const array>(read()); }
   const T* data() const { return read(); }
   T* data() { return vals().data(); }
-  // Whether the values are not written out yet (they are the form, or one value).
+  // Which of the states of block_state.hpp the block is in.
+  detail::value_state state() const { return detail::block_transitions::state_of(*this); }
+  // Whether the values are not written out yet (they are the form, one value, or an expression).
   bool pending() const { return lz_.pending; }
   // Whether the lanes are read in place from memory (views.hpp).
   bool is_view() const { return view_ != nullptr; }
   // Makes this (fresh) block read its lanes from src in place; false when it cannot (the
   // thread's list of views is full), and the caller copies them instead.
-  bool view_of(const T* src) {
-    if (!detail::view_add(this, src, sizeof(T) * size, &settle_fn)) return false;
-    view_ = src;
-    return true;
-  }
+  bool view_of(const T* src) { return detail::block_transitions::start_view(*this, src); }
   // Bool blocks: 1 (0) when every lane is known set (clear) without reading them, -1 otherwise.
   int known_uniform() const {
     if constexpr (std::is_same_v<T, bool>)
@@ -233,10 +199,7 @@ struct basic_block {
   }
 
   // Writing elements directly ends what the form (or the one value) claimed about them.
-  void forget_form() {
-    if constexpr (is_int<T>) aff.known = false;
-    if constexpr (std::is_same_v<T, bool>) lz_.one = -1;
-  }
+  void forget_form() { detail::block_transitions::forget_form(*this); }
 
   template <class Y>
   basic_block& operator+=(const Y& y);
@@ -250,85 +213,14 @@ struct basic_block {
  private:
   template <class, class, int>
   friend struct basic_block;
-  template <class, int, class>
-  friend struct fused;
-  template <class>
-  friend struct detail::leaf_x;
+  friend struct detail::block_transitions;
 
-  // Before this block's lanes change or end: the fused blocks that read it compute theirs.
-  void before_change() const {
-    if constexpr (std::is_same_v<T, float>)
-      if (lz_.readers) [[unlikely]]
-        detail::settle_fused_readers(&lz_.readers);
-  }
-  // A fused block whose lanes will never be read leaves the list of fused blocks.
-  void retire_fused() {
-    if constexpr (std::is_same_v<T, float>)
-      if (lz_.pending) {
-        lz_.pending = false;
-        detail::fused_drop(this);
-      }
-  }
-  // o, its lanes computed if it is a fused block (copies take lanes, not expressions).
-  static const basic_block& settled(const basic_block& o) {
-    if constexpr (std::is_same_v<T, float>)
-      if (o.lz_.pending) o.materialise();
-    return o;
-  }
-  static void settle_fused(const void* b) { static_cast<const basic_block*>(b)->materialise(); }
-
-  // This block's lanes from o's (o is not lazy): o's memory in place when o is a view.
-  template <class S2>
-  void take_lanes(const basic_block<T, S2, W>& o) {
-    if (o.view_ && view_of(o.view_)) return;
-    if (o.view_)
-      std::memcpy(static_cast<void*>(v_.data()), o.view_, sizeof(T) * size);
-    else
-      v_ = o.v_;
-  }
-  void settle_view() const {
-    std::memcpy(static_cast<void*>(v_.data()), view_, sizeof(T) * size);
-    drop_view();
-  }
-  void drop_view() const {
-    if (!view_) return;
-    view_ = nullptr;
-    detail::view_drop(this);
-  }
-  static void settle_fn(const void* b) { static_cast<const basic_block*>(b)->settle_view(); }
-
-  void materialise() const {
-    if constexpr (std::is_same_v<T, float>) {
-      // Cleared first: the evaluation may read leaves that settle on the way.
-      lz_.pending = false;
-      detail::fused_drop(this);
-      lz_.eval(this, v_.data());
-      return;
-    } else if constexpr (is_int<T>) {
-      // Wrapping unsigned arithmetic: the exact values fit in T (fit_affine), so the sum modulo
-      // 2^bits is exact even where a partial product is not. Locals: stores into v_ could
-      // otherwise alias the form and keep the loop scalar.
-      using U = std::make_unsigned_t<T>;
-      const U a0 = static_cast<U>(aff.a0), ar = static_cast<U>(aff.ar), ac = static_cast<U>(aff.ac);
-      T* o = v_.data();
-      for (int r = 0; r < rows; ++r) {
-        const U base = a0 + ar * static_cast<U>(r);
-        for (int c = 0; c < cols; ++c)
-          o[r * cols + c] = static_cast<T>(base + ac * static_cast<U>(c));
-      }
-    } else if constexpr (std::is_same_v<T, bool>) {
-      v_.setConstant(lz_.one == 1);
-    }
-    if constexpr (!std::is_same_v<detail::lazy_slot<T>, detail::no_lazy>) lz_.pending = false;
-  }
   // The same lanes under another shape of the same size, lazy if this one is.
   template <class S2>
   basic_block<T, S2, W> reshaped(const detail::affine_slot<T>& f) const {
-    settled(*this);
     basic_block<T, S2, W> out;
+    detail::block_transitions::copy_into(out, *this);
     out.aff = f;
-    out.lz_ = lz_;
-    if (!lz_.pending) out.take_lanes(*this);
     return out;
   }
 };

@@ -28,7 +28,7 @@ struct leaf_x {
   static constexpr int leaves = 1;
   const B* b = nullptr;
   auto arr() const { return Eigen::Map<const typename B::array>(b->read()); }
-  void collect(uint8_t** out, int& n) const { out[n++] = &b->lz_.readers; }
+  void collect(uint8_t** out, int& n) const { out[n++] = block_transitions::readers_of(*b); }
 };
 // A number operand.
 template <int N>
@@ -73,11 +73,7 @@ struct fused : basic_block<float, S, W> {
     uint8_t* leaves[E::leaves > 0 ? E::leaves : 1];
     int n = 0;
     e.collect(leaves, n);
-    this->lz_.eval = &eval_fn;
-    if (detail::fused_add(static_cast<const base*>(this), &base::settle_fused, leaves, n))
-      this->lz_.pending = true;
-    else
-      eval_fn(static_cast<const base*>(this), this->v_.data());  // no room: compute now
+    detail::block_transitions::start_fused(static_cast<base&>(*this), &eval_fn, leaves, n);
   }
   // A copy holds lanes, not the expression: it reads nothing that could change under it.
   fused(const fused& o) : base(o) {}
@@ -86,11 +82,8 @@ struct fused : basic_block<float, S, W> {
     return *this;
   }
   using base::operator=;
-  ~fused() {
-    // Here, not in ~basic_block: a fused block read by another settles while e still exists.
-    this->before_change();
-    this->retire_fused();
-  }
+  // Here, not only in ~basic_block: a fused block read by another settles while e still exists.
+  ~fused() { detail::block_transitions::leave(static_cast<base&>(*this)); }
 
   // The expression, while the lanes are not computed (pending()).
   const E& expr() const { return e; }
@@ -115,9 +108,6 @@ struct fused : basic_block<float, S, W> {
   }
 
  private:
-  template <class, class, int>
-  friend struct basic_block;
-
   static void eval_fn(const void* self, float* out) {
     const auto* f = static_cast<const fused*>(static_cast<const base*>(self));
     Eigen::Map<typename base::array> lanes(out);
