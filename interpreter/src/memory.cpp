@@ -1,6 +1,8 @@
 // The memory-event path: every access of every program comes here when a check, the debugger or
 // the shuffled schedule needs to see it, or when the fast path found a lane outside its buffer.
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 
 #include "bv/cpu/check.hpp"
@@ -25,6 +27,22 @@ bool register_observer(observer_factory f) {
   return true;
 }
 
+std::size_t reserve_program_scratch(std::size_t bytes, std::size_t align) {
+  static std::mutex mu;
+  static std::size_t used = 0;
+  std::lock_guard lk(mu);
+  const std::size_t at = (used + align - 1) / align * align;
+  if (align > 16 || at + bytes > program_state::k_check_scratch) {
+    std::fprintf(stderr,
+                 "blockvec: the checks' per-program state does not fit in %zu bytes (a check asks "
+                 "for %zu more, aligned to %zu); raise program_state::k_check_scratch\n",
+                 program_state::k_check_scratch, bytes, align);
+    std::abort();
+  }
+  used = at + bytes;
+  return at;
+}
+
 void set_hooks_for(launch_state& L) {
   if (!L.observers.empty() || L.sched == schedule::shuffled || debugger_wants_hooks())
     hooks.fetch_add(1);
@@ -46,33 +64,6 @@ void on_value(const value_event& e) {
   program_state* s = current();
   if (!s) return;
   for (auto& o : s->launch->observers) o->on_value(e, *s);
-}
-
-void note_i32_overflow(char op, int64_t a, int64_t b, int lanes) {
-  program_state* s = current();
-  if (!s || s->chk.overflow_op) return;  // the first one until it is reported
-  s->chk.overflow_op = op;
-  s->chk.overflow_a = a;
-  s->chk.overflow_b = b;
-  s->chk.overflow_lanes = lanes;
-}
-
-void on_lock(const void* addr, bool acquire) {
-  program_state* s = current();
-  if (!s) return;
-  auto& c = s->chk;
-  if (acquire) {
-    if (c.nlocks < static_cast<int>(c.locks.size()))
-      c.locks[static_cast<size_t>(c.nlocks++)] = addr;
-    return;
-  }
-  for (int i = 0; i < c.nlocks; ++i)
-    if (c.locks[static_cast<size_t>(i)] == addr) {
-      for (int j = i + 1; j < c.nlocks; ++j)
-        c.locks[static_cast<size_t>(j - 1)] = c.locks[static_cast<size_t>(j)];
-      --c.nlocks;
-      return;
-    }
 }
 
 int64_t next_alloc_id() {

@@ -348,28 +348,6 @@ std::string kernel_from(const std::source_location& loc) {
 
 program_state* current() { return t_current; }
 
-void note_nonfinite_read() {
-  if (t_current) t_current->chk.saw_nonfinite = true;
-}
-
-void run_steady_scans() {
-  program_state* s = t_current;
-  if (!s) return;
-  auto& c = s->chk;
-  for (int i = 0; i < c.nsteady && !c.saw_nonfinite; ++i)
-    if (steady_nonfinite(c.steady_scans[i].lo, c.steady_scans[i].test)) c.saw_nonfinite = true;
-  c.nsteady = 0;
-}
-
-void defer_steady_scan(const char* lo, bool (*test)(const void*)) {
-  program_state* s = t_current;
-  if (!s) return;  // no program to note a NaN on
-  auto& c = s->chk;
-  if (c.saw_nonfinite) return;  // the answer is known
-  if (c.nsteady == static_cast<int>(c.steady_scans.size())) run_steady_scans();
-  if (c.saw_nonfinite) return;
-  c.steady_scans[static_cast<size_t>(c.nsteady++)] = {lo, test};
-}
 launch_state* current_launch() { return t_current ? t_current->launch : nullptr; }
 
 void record_kernel_name(const std::source_location& loc) {
@@ -389,10 +367,15 @@ uint64_t progress_epoch() {
   return s && s->launch ? s->launch->epoch() : 0;
 }
 
+// Before the running program switches out (it waits, or is preempted): other programs run before
+// it resumes, so the views whose memory they may write settle, and the checks' watches on the
+// views that stay run while this program is still the current one (views.hpp).
+static void before_switch() { settle_all_views(); }
+
 void wait_for_progress(const std::source_location& loc, uint64_t seen) {
   program_state* s = t_current;
   if (!s) return;
-  settle_all_views();  // other programs run before this one resumes (views.hpp)
+  before_switch();
   s->last_loc = &loc;
   s->waited_epoch = seen ? seen : s->launch->epoch();
   s->state = program_state::status::waiting;
@@ -407,7 +390,7 @@ void maybe_preempt() {
   program_state* s = t_current;
   if (!s || s->launch->sched != schedule::shuffled) return;
   if (std::uniform_int_distribution<int>(0, 3)(s->launch->rng) != 0) return;
-  settle_all_views();  // other programs run before this one resumes (views.hpp)
+  before_switch();
   s->waited_epoch = 0;
   s->state = program_state::status::waiting;
   fiber_yield(static_cast<fiber_slot*>(s->fiber));

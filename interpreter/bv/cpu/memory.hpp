@@ -7,6 +7,7 @@
 
 #include "bv/cpu/access_path.hpp"
 #include "bv/cpu/block.hpp"
+#include "bv/cpu/nan_reads.hpp"
 #include "bv/cpu/ptr.hpp"
 #include "bv/cpu/runtime.hpp"
 #include "bv/cpu/values.hpp"
@@ -283,9 +284,9 @@ void after_load(basic_block<U, S, W>& out, const bool* mask, bool has_other) {
   }
   if constexpr (is_float<U>) {
     if (!(vc & checks::nan)) return;
-    // A view's values are tested when it ends (views.hpp says why); a view has every lane.
-    if (out.is_view()) return view_defer_scan(&out, &reads_nonfinite<U, N>);
-    if (holds_nonfinite(out.read(), N, mask)) note_nonfinite_read();
+    // A view's values are tested later (nan_reads.hpp says why); a view has every lane.
+    if (out.is_view()) return nan_watch_view(&out, &reads_nonfinite<U, N>);
+    if (holds_nonfinite(out.read(), N, mask)) nan_note_read();
   }
 }
 

@@ -70,8 +70,8 @@ struct options {
   std::string trace_path;
 };
 // The process-wide options, read from BV_SCHEDULE, BV_THREADS, BV_SEED, BV_CHECK, BV_NOTES,
-// BV_BREAK, BV_STACK, BV_TARGET, BV_WAVE_SIZE and BV_TRACE the first time they are needed. Bad values are reported once
-// on stderr and the default kept.
+// BV_BREAK, BV_STACK, BV_TARGET, BV_WAVE_SIZE and BV_TRACE the first time they are needed. Bad
+// values are reported once on stderr and the default kept.
 options& config();
 // Makes t the target of every later launch (and its wave size); `blockvec --target` calls it.
 void set_target(target t);
@@ -196,27 +196,10 @@ struct program_state {
   bool stepping = false;
   uint64_t waited_epoch = 0;
   std::vector<std::pair<std::string, std::string>> watched;  // name -> rendered value
-  // Scratch state of the checks (interpreter/src/checks/), per program.
-  struct check_scratch {
-    std::array<const void*, 4> locks{};  // addresses of locks taken with atomic_cas (race check)
-    int nlocks = 0;
-    bool nan_reported = false;   // the nan check reports the first producing op per program
-    bool saw_nonfinite = false;  // a load read NaN/Inf from memory: later NaNs may be propagated
-    // NaN/Inf tests of loaded views of read-only buffers, not run yet: the memory cannot change
-    // in the launch, so they wait until a store of NaN asks whether the program read any
-    // (views.hpp); a program that stores none never runs them.
-    struct steady_scan {
-      const char* lo = nullptr;
-      bool (*test)(const void*) = nullptr;
-    };
-    std::array<steady_scan, 8> steady_scans{};
-    int nsteady = 0;
-    // int32 overflow noted by block arithmetic, reported at the next memory op (overflow check)
-    char overflow_op = 0;
-    int overflow_lanes = 0;
-    int64_t overflow_a = 0, overflow_b = 0;
-    std::source_location last_access;  // for a report at the program's end
-  } chk;
+  // The checks' state of this program: each check keeps a struct of its own here, in a slot it
+  // reserves (program_scratch in check.hpp); all zero when the program starts.
+  static constexpr std::size_t k_check_scratch = 256;
+  alignas(16) std::array<unsigned char, k_check_scratch> check_scratch{};
 };
 
 // The program running on this OS thread (set by the scheduler whenever it resumes a fiber).

@@ -16,28 +16,19 @@
 //
 // A view of a buffer no program of the launch can write (every tensor argument over it is bound
 // to a ptr<const T>: a read-only buffer) is steady: it never settles, across atomics and yields
-// too, and its NaN/Inf test waits on its program until a store of NaN asks whether the program
-// read any (most programs store none, and never run it); a test that runs is remembered for the
-// launch (the w of a row norm, loaded by every program, is tested at most once). A steady view
-// stays in the list while other programs run on the thread; its test moves to its program before
-// the program yields, so that a NaN it holds is noted on the program that loaded it.
+// too. A steady view stays in the list while other programs run on the thread.
+//
+// A check may want to look at a view's lanes as they were loaded (the nan check tests them for
+// NaN/Inf read from memory) without paying for it at the load. It sets a watch on the view
+// (view_watch_set): the watch is called once, with the view's entry, when the view ends or
+// settles (the memory still as loaded), before its program may switch out (a steady view's watch
+// runs then, so that what it finds is noted on the program that loaded it), or when the check
+// asks for every watch now (run_view_watches). What a watch does is the check's business.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
 namespace bv::detail {
-
-// The nan check must know whether a program read NaN or Inf from memory (it then does not blame
-// the program for NaNs it stores). A view's values are tested when the view ends (dropped or
-// settled, the memory still as loaded) or when a store of NaN asks, not at the load: by then
-// the kernel's arithmetic has brought them into the cache, where the test at the load met them
-// first, in memory, and stalled on them.
-// Notes on the running program that it read NaN/Inf from memory (src/scheduler.cpp).
-void note_nonfinite_read();
-// The test of a steady view's lanes at lo, kept on the running program until a store of NaN asks
-// (or run now when it has no room); and running the kept ones (src/scheduler.cpp).
-void defer_steady_scan(const char* lo, bool (*test)(const void*));
-void run_steady_scans();
 
 // The read-only buffers of the running launch (set by the scheduler on each of its threads).
 struct read_only_set {
@@ -56,14 +47,18 @@ inline bool read_only(const char* lo, const char* hi) {
   return false;
 }
 
+struct view_entry;
+// A check's watch on a view (see above), and the test of the lanes at lo it was set with.
+using view_watch = void (*)(const view_entry& e);
+using view_test = bool (*)(const void* lo);
 struct view_entry {
   const char* lo = nullptr;  // the memory read, [lo, hi)
   const char* hi = nullptr;
   bool steady = false;  // lo..hi lies in a read-only buffer of the launch
   const void* block = nullptr;
   void (*settle)(const void* block) = nullptr;  // copies the lanes in; drops the entry
-  // Set while the values are still to be tested for NaN/Inf read from memory (see above).
-  bool (*reads_nonfinite)(const void* lo) = nullptr;
+  view_watch watch = nullptr;                   // set until it has run
+  view_test test = nullptr;
 };
 struct view_list {
   static constexpr int k_max = 8;
@@ -81,51 +76,32 @@ inline bool view_add(const void* block, const void* lo, std::size_t bytes,
   v.e[v.n++] = {p, p + bytes, read_only(p, p + bytes), block, settle};
   return true;
 }
-// The view of `block` is to be tested for NaN/Inf read from memory before it ends.
-inline void view_defer_scan(const void* block, bool (*reads_nonfinite)(const void*)) {
+// A watch on the view of `block`, run once (see above).
+inline void view_watch_set(const void* block, view_watch watch, view_test test) {
   view_list& v = t_views;
   for (int i = v.n - 1; i >= 0; --i)
     if (v.e[i].block == block) {
-      v.e[i].reads_nonfinite = reads_nonfinite;
+      v.e[i].watch = watch;
+      v.e[i].test = test;
       return;
     }
 }
-// The launch's answers for steady views: a few slots, by address.
-struct scan_memo {
-  uint64_t serial = 0;
-  const char* lo = nullptr;
-  bool (*test)(const void*) = nullptr;
-  bool nonfinite = false;
-};
-inline thread_local constinit scan_memo t_scan_memo[8]{};
-// Whether the lanes at lo of a read-only buffer hold NaN/Inf, remembered for the launch.
-inline bool steady_nonfinite(const char* lo, bool (*test)(const void*)) {
-  if (!t_read_only) return test(lo);
-  scan_memo& m = t_scan_memo[(reinterpret_cast<uintptr_t>(lo) >> 12) & 7];
-  if (m.serial == t_read_only->serial && m.lo == lo && m.test == test) return m.nonfinite;
-  const bool nonfinite = test(lo);
-  m = {t_read_only->serial, lo, test, nonfinite};
-  return nonfinite;
+inline void run_watch(view_entry& e) {
+  if (!e.watch) return;
+  const view_watch w = e.watch;
+  e.watch = nullptr;
+  w(e);
 }
-inline void scan_view(view_entry& e) {
-  if (!e.reads_nonfinite) return;
-  if (e.steady && t_read_only)
-    defer_steady_scan(e.lo, e.reads_nonfinite);  // the memory stays as it is for the launch
-  else if (e.reads_nonfinite(e.lo))
-    note_nonfinite_read();
-  e.reads_nonfinite = nullptr;
-}
-// Every deferred test now (a store of NaN asks whether the program read any).
-inline void scan_deferred_views() {
+// Every watch now, on views that stay (a check asks what its watches would find).
+inline void run_view_watches() {
   view_list& v = t_views;
-  for (int i = 0; i < v.n; ++i) scan_view(v.e[i]);
-  run_steady_scans();
+  for (int i = 0; i < v.n; ++i) run_watch(v.e[i]);
 }
 inline void view_drop(const void* block) {
   view_list& v = t_views;
   for (int i = 0; i < v.n; ++i)
     if (v.e[i].block == block) {
-      scan_view(v.e[i]);
+      run_watch(v.e[i]);
       v.e[i] = v.e[--v.n];
       return;
     }
@@ -142,12 +118,12 @@ inline void settle_views(const void* lo, const void* hi) {
   }
 }
 // Before an atomic or a yield: every view that other programs' writes could reach settles;
-// steady ones take their deferred test now, while their program runs.
+// steady ones stay, and run their watch now, while their program runs.
 inline void settle_all_views() {
   view_list& v = t_views;
   for (int i = 0; i < v.n;) {
     if (v.e[i].steady) {
-      scan_view(v.e[i]);
+      run_watch(v.e[i]);
       ++i;
     } else {
       v.e[i].settle(v.e[i].block);  // removes entry i

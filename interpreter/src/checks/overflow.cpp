@@ -8,29 +8,38 @@
 namespace bv::detail {
 namespace {
 
+// Per program: the first overflow noted and not reported yet (op 0: none), and the last access,
+// for a report at the program's end.
+struct overflow_program {
+  char op;
+  int lanes;
+  int64_t a, b;
+  std::source_location last_access;
+};
+
 struct overflow_check final : observer {
   uint32_t bit() const override { return checks::overflow; }
 
   static diagnostic make(program_state& s) {
-    auto& c = s.chk;
-    const int64_t a = c.overflow_a, b = c.overflow_b;
-    const int64_t exact = c.overflow_op == '+' ? a + b : c.overflow_op == '-' ? a - b : a * b;
+    auto& c = program_scratch<overflow_program>(s);
+    const int64_t a = c.a, b = c.b;
+    const int64_t exact = c.op == '+' ? a + b : c.op == '-' ? a - b : a * b;
     diagnostic d;
     d.kind = "int32-overflow";
-    d.headline = "int32 overflow in index arithmetic: " + std::to_string(a) + " " + c.overflow_op +
-                 " " + std::to_string(b) + " = " + std::to_string(exact) +
-                 " does not fit in i32 (" + plural(c.overflow_lanes, "lane") +
-                 " wrapped), before this operation";
+    d.headline = "int32 overflow in index arithmetic: " + std::to_string(a) + " " + c.op + " " +
+                 std::to_string(b) + " = " + std::to_string(exact) + " does not fit in i32 (" +
+                 plural(c.lanes, "lane") + " wrapped), before this operation";
     d.hint =
         "offsets wrap around to wrong (often negative) addresses on the GPU: compute them in "
         "i64 (offs.to(bv::i64) * stride) or pass the stride as int64_t";
-    c.overflow_op = 0;
+    c.op = 0;
     return d;
   }
 
   void on_access(const access& a, const bool*, program_state& s) override {
-    if (a.loc) s.chk.last_access = *a.loc;  // a copy: a.loc lives on the program's stack
-    if (!s.chk.overflow_op) return;
+    auto& c = program_scratch<overflow_program>(s);
+    if (a.loc) c.last_access = *a.loc;  // a copy: a.loc lives on the program's stack
+    if (!c.op) return;
     diagnostic d = make(s);
     if (a.alloc) {
       d.has_tensor = true;
@@ -41,9 +50,11 @@ struct overflow_check final : observer {
   }
 
   void on_program_end(program_state& s) override {
-    if (!s.chk.overflow_op) return;
+    const auto& c = program_scratch<overflow_program>(s);
+    if (!c.op) return;
+    const std::source_location last = c.last_access;
     diagnostic d = make(s);
-    complete(d, &s.chk.last_access);
+    complete(d, &last);
     d.pid = s.pid;
     report_in(*s.launch, std::move(d));  // on the scheduler's stack: no current program
   }
@@ -52,5 +63,16 @@ struct overflow_check final : observer {
 }  // namespace
 
 std::unique_ptr<observer> make_overflow_check() { return std::make_unique<overflow_check>(); }
+
+void note_i32_overflow(char op, int64_t a, int64_t b, int lanes) {
+  program_state* s = current();
+  if (!s) return;
+  auto& c = program_scratch<overflow_program>(*s);
+  if (c.op) return;  // the first one until it is reported
+  c.op = op;
+  c.a = a;
+  c.b = b;
+  c.lanes = lanes;
+}
 
 }  // namespace bv::detail

@@ -144,6 +144,16 @@ struct race_shadow {
 void destroy_race_shadow(race_shadow* r) { delete r; }
 
 namespace {
+// Per program: the locks it holds (taken by an atomic_cas that swapped, not released yet), the
+// first few; the first one guards its accesses.
+constexpr int k_locks_held = 4;
+struct locks_held {
+  const void* locks[k_locks_held];
+  int n;
+};
+}  // namespace
+
+namespace {
 
 // Cell c with program `me` (reader bits `mine`) recorded as a reader: the first reader, or
 // "several" once another program read it too.
@@ -317,8 +327,9 @@ struct race_check final : observer {
 
   // The lock the program holds (the first it took), as a non-zero key; 0: none.
   static uint32_t guard_of(const program_state& s) {
-    if (s.chk.nlocks == 0) return 0;
-    const auto h = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(s.chk.locks[0]) >> 2);
+    const auto& held = program_scratch<locks_held>(s);
+    if (held.n == 0) return 0;
+    const auto h = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(held.locks[0]) >> 2);
     return h == 0 ? 1u : h;
   }
 
@@ -598,5 +609,21 @@ struct race_check final : observer {
 }  // namespace
 
 std::unique_ptr<observer> make_race_check() { return std::make_unique<race_check>(); }
+
+void on_lock(const void* addr, bool acquire) {
+  program_state* s = current();
+  if (!s) return;
+  auto& c = program_scratch<locks_held>(*s);
+  if (acquire) {
+    if (c.n < k_locks_held) c.locks[c.n++] = addr;
+    return;
+  }
+  for (int i = 0; i < c.n; ++i)
+    if (c.locks[i] == addr) {
+      for (int j = i + 1; j < c.n; ++j) c.locks[j - 1] = c.locks[j];
+      --c.n;
+      return;
+    }
+}
 
 }  // namespace bv::detail
