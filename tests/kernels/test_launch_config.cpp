@@ -154,25 +154,28 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     CHECK(add.kernel == "bv::kernels::add_kernel<float, 2048, 4>");
     CHECK(add.programs == 2);
 
-    // col_sum: 32 x 128 on sm_90's 32-lane warps, 16 x 256 on AMD's 64-lane waves.
+    // col_sum: 32 x 128 on sm_90's 32-lane warps, 64 x 64 on AMD's 64-lane waves.
     auto partial = tensor<float>::randn("partial", {5, 300}, 11);
     auto sums = tensor<float>::empty("sums", {300});
     auto cs = kernels::col_sum(partial, sums);
     CHECK(cs.kernel == (t == target::sm_90 ? "bv::kernels::col_sum_kernel<float, 32, 128, 4>"
-                                           : "bv::kernels::col_sum_kernel<float, 16, 256, 4>"));
-    CHECK(cs.programs == (t == target::sm_90 ? 3 : 2));
+                                           : "bv::kernels::col_sum_kernel<float, 64, 64, 4>"));
+    CHECK(cs.programs == (t == target::sm_90 ? 3 : 5));
 
-    // matmul: 16-bit inputs on sm_90 take the warpgroup's 128x128x64 tiles; f32 the 64x64x32.
+    // matmul: 16-bit inputs on sm_90 take the warpgroup's 128x128x64 tiles, on AMD 128x128x32
+    // with 8 waves; f32 64x64x32 on sm_90, 128x64x32 with 8 waves on AMD.
     auto ha = tensor<half>::randn("ha", {70, 40}, 12), hb = tensor<half>::randn("hb", {40, 50}, 13);
     auto hc = tensor<float>::empty("hc", {70, 50});
     auto mm = kernels::matmul(ha, hb, hc);
     CHECK(mm.ok());
-    CHECK(
-        ends_with(mm.kernel, t == target::sm_90 ? ", 128, 128, 64, 8, 4>" : ", 64, 64, 32, 8, 4>"));
-    CHECK(mm.programs == (t == target::sm_90 ? 1 : 2));
+    CHECK(ends_with(mm.kernel,
+                    t == target::sm_90 ? ", 128, 128, 64, 8, 4>" : ", 128, 128, 32, 8, 8>"));
+    CHECK(mm.programs == 1);
+    check_ran(mm, t, t == target::sm_90 ? 4 : 8);
     auto fa = tensor<float>::randn("fa", {70, 40}, 14),
          fb = tensor<float>::randn("fb", {40, 50}, 15);
-    CHECK(ends_with(kernels::matmul(fa, fb, hc).kernel, ", 64, 64, 32, 8, 4>"));
+    CHECK(ends_with(kernels::matmul(fa, fb, hc).kernel,
+                    t == target::sm_90 ? ", 64, 64, 32, 8, 4>" : ", 128, 64, 32, 8, 8>"));
 
     // attention forward at D = 64: 128 query rows x 64 keys, 8 waves.
     auto q = tensor<half>::randn("q", {1, 1, 130, 64}, 16);
@@ -232,8 +235,8 @@ TEST_CASE("launch_config: instantiations are the distinct configurations, not ro
   CHECK(count.operator()<kernels::rmsnorm_configs, runtime_key>() == 4);
   CHECK(count.operator()<kernels::softmax_configs, runtime_key>() == 5);
   CHECK(count.operator()<kernels::col_sum_configs, runtime_key>() == 2);
-  // A compile-time key: f32 matmul reaches one row on every target, f16 two.
-  CHECK(count.operator()<kernels::matmul_configs, 4>() == 1);
+  // A compile-time key: f32 and f16 matmul reach two rows each (sm_90's and AMD's).
+  CHECK(count.operator()<kernels::matmul_configs, 4>() == 2);
   CHECK(count.operator()<kernels::matmul_configs, 2>() == 2);
   CHECK(count.operator()<kernels::attention_fwd_configs<2>, 64>() == 1);
   CHECK(count.operator()<kernels::attention_fwd_configs<2>, 128>() == 2);

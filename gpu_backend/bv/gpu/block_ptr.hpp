@@ -209,6 +209,15 @@ BV_DI auto tile_lanes(T* base, int off0, int off1, int stride0, int stride1) {
 }
 template <int W, int R, int C>
 BV_DI auto tile_mask(int off0, int off1, int shape0, int shape1, bool check0, bool check1) {
+#if !BV_NVIDIA && defined(__HIP_DEVICE_COMPILE__)
+  // AMD: the bounds pass through an empty asm, so that the compares stay at the load. Otherwise
+  // the compiler hoists those along the dimension a loop does not advance (a matmul's rows of a,
+  // columns of b) out of the loop and keeps each one's 64-bit lane mask in an SGPR pair through
+  // it: one pair per register of the tile, far more than a wave's ~100 SGPRs for 128-wide tiles.
+  // Recomputing them is one VALU compare per register per load. (VGPR operands: correct for any
+  // bounds, uniform or not.)
+  asm volatile("" : "+v"(shape0), "+v"(shape1));
+#endif
   basic_block<bool, shape<R, C>, W> m;
   generate(m, [&](auto, int ri, int ci) {
     const bool in0 = !check0 || static_cast<unsigned>(off0 + gpu::row_of<R, C, W>(ri)) <

@@ -120,7 +120,20 @@ BV_DI void vload(U* out, const U* addr) {
     vload<V / 2>(out + V / 2, addr + V / 2);
   } else {
     const raw_vec<bytes> r = *reinterpret_cast<const raw_vec<bytes>*>(addr);
+#if !BV_NVIDIA && defined(__HIP_DEVICE_COMPILE__) && __clang_major__ < 16
+    // clang-15 (Debian's hipcc, gfx90a): a memcpy straight into `out` kept the destination block
+    // in scratch where the load sits in one arm of a branch (the norms' row loads); element by
+    // element through a local it stays in registers. Newer clangs do better with the memcpy.
+    struct elems {
+      U e[V];
+    };
+    elems x;
+    __builtin_memcpy(&x, &r, bytes);
+#pragma unroll
+    for (int j = 0; j < V; ++j) out[j] = x.e[j];
+#else
     __builtin_memcpy(out, &r, bytes);
+#endif
   }
 }
 template <int V, class U>

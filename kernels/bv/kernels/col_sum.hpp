@@ -20,15 +20,16 @@ BV_KERNEL void col_sum_kernel(program<W> p, ptr<const float> partial, ptr<O> out
 }
 
 // Launch configurations (bv/launch_config.hpp): BG rows (bm) by BN columns (bn) a step, 4 waves.
-// On AMD, 256 columns: the 256-element store fills a quarter of 4 waves of 64 lanes with 16-byte
-// vectors (128 columns left 12%, which the coalescing check rightly reports as low utilisation).
-// On sm_90's 32-lane warps the GPU launcher's 32 x 128 tiles.
+// On sm_90's 32-lane warps the GPU launcher's 32 x 128 tiles. On AMD 64 x 64: each lane reads 4
+// contiguous columns (16-byte vectors) of one row a step. Wider tiles (16 x 256, 64 x 128) keep a
+// column-bound lane mask per register in SGPR pairs through the row loop and spill them on
+// gfx942 (docs/isa_report.md).
 struct col_sum_configs {
   // clang-format off
   static constexpr launch_config table[] = {
       // targets                     waves        rows a step  columns
       {.targets = only(target::sm_90), .waves = 4, .bm = 32, .bn = 128},
-      {.targets = amd_targets,         .waves = 4, .bm = 16, .bn = 256},
+      {.targets = amd_targets,         .waves = 4, .bm = 64, .bn = 64},
   };
   // clang-format on
 };
