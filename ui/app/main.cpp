@@ -1,9 +1,13 @@
 // blockvec-viewer [TRACE] [--bench FILE.json] [--errors FILE.json] [--lib LIB.so]...
 //                 [--screenshot FILE.png [--program X,Y,Z] [--op N] [--tab NAME]
 //                 [--diagnostic N] [--size WxH]]
+//                 [--live KERNEL [--live-size S] [--live-break COND[@LINE]|off] [--live-do
+//                 A,B,...]]
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QElapsedTimer>
 #include <QTabWidget>
+#include <QThread>
 #include <cstdio>
 #include <cstdlib>
 
@@ -41,7 +45,24 @@ int main(int argc, char** argv) {
                             "load the kernels of a kernel library (or a live plugin) into the "
                             "Live tab (repeatable)",
                             "LIB.so");
-  cl.addOptions({shot, prog, op, diag, tab, size, bench, errors, plugin});
+  QCommandLineOption live_run(
+      "live",
+      "run KERNEL in the Live tab (a library kernel, or one of a --lib); with --screenshot, the "
+      "window is grabbed at the last stop",
+      "KERNEL");
+  QCommandLineOption live_size("live-size", "the live run's size", "S", "3000");
+  QCommandLineOption live_break("live-break",
+                                "the programs the live run stops at first, and the line; 'off': "
+                                "only breakpoints and diagnostics stop it",
+                                "COND[@LINE]", "=1");
+  QCommandLineOption live_do(
+      "live-do",
+      "what to do at the live run's stops, in order: step (to the next op), line (to the next "
+      "line), continue, run-to:X (or X.Y.Z), break:LINE (a breakpoint there for the "
+      "--live-break programs), diagnostics (stop at diagnostics from now on)",
+      "ACTIONS");
+  cl.addOptions({shot, prog, op, diag, tab, size, bench, errors, plugin, live_run, live_size,
+                 live_break, live_do});
   cl.process(app);
 
   bvv::main_window w;
@@ -69,6 +90,72 @@ int main(int argc, char** argv) {
   if (chart_files && !cl.isSet(tab)) w.tabs()->setCurrentWidget(charts);
   if (cl.isSet(bench)) charts->open_bench(cl.value(bench));
   if (cl.isSet(errors)) charts->open_errors(cl.value(errors));
+  if (cl.isSet(live_run)) {
+    // A live run driven from the command line: its stops are waited for with the event loop
+    // running, as a person would click through them.
+    w.tabs()->setCurrentWidget(live);
+    w.show();
+    auto wait = [](const auto& done) {
+      QElapsedTimer t;
+      t.start();
+      while (!done() && t.elapsed() < 60000) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+        QThread::msleep(2);
+      }
+      return done();
+    };
+    QString cond = cl.value(live_break);
+    int line = 0;
+    if (cond == "off") {
+      live->set_start_stop(false);
+      cond.clear();
+    } else if (const auto at = cond.indexOf('@'); at >= 0) {
+      line = cond.mid(at + 1).toInt();
+      cond = cond.left(at);
+    }
+    live->set_condition(cond);
+    live->run(cl.value(live_run), cl.value(live_size), cond, line);
+    const QStringList actions =
+        cl.value(live_do).isEmpty() ? QStringList() : cl.value(live_do).split(',');
+    auto fail = [&](const QString& why) {
+      std::fprintf(stderr, "blockvec-viewer: %s\n", qPrintable(why));
+      return 1;
+    };
+    if (!wait([&] { return live->stopped() || !live->running(); }) || !live->stopped())
+      return fail("the live run did not stop: " + live->status_text());
+    for (const QString& a : actions) {
+      const int before = live->stops();
+      if (a == "diagnostics") {
+        live->set_stop_on_diagnostics(true);
+        continue;
+      }
+      if (a.startsWith("break:")) {
+        if (!live->toggle_breakpoint(a.mid(6).toInt())) return fail("no breakpoint: " + a);
+        continue;
+      }
+      if (a == "step")
+        live->resume_with(bvv::live_panel::step_op);
+      else if (a == "line")
+        live->resume_with(bvv::live_panel::step_line);
+      else if (a == "continue")
+        live->resume_with(bvv::live_panel::continue_run);
+      else if (a.startsWith("run-to:")) {
+        if (!live->run_to(a.mid(7).replace('.', ','))) return fail(live->status_text());
+      } else {
+        return fail("unknown --live-do action '" + a + "'");
+      }
+      if (!wait([&] { return (live->stopped() && live->stops() > before) || !live->running(); }) ||
+          !live->stopped())
+        return fail("after '" + a + "' the live run did not stop again: " + live->status_text());
+    }
+    if (!cl.isSet(shot)) return app.exec();
+    const QString file = cl.value(shot);
+    if (!w.grab().save(file)) return fail("cannot write " + file);
+    std::printf("%s\n", qPrintable(file));
+    live->resume_with(bvv::live_panel::stop_run);
+    wait([&] { return !live->running(); });
+    return 0;
+  }
   if (!cl.isSet(shot)) {
     w.show();
     if (!args.isEmpty()) w.open_trace(args[0]);

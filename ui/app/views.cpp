@@ -107,7 +107,8 @@ void block_grid::paintEvent(QPaintEvent*) {
     }
     if (text) {
       p.setPen(on ? Qt::black : QColor(110, 110, 110));
-      p.drawText(cell, Qt::AlignCenter, QString::number(a));
+      p.drawText(cell, Qt::AlignCenter,
+                 i < b_->value.size() ? QString::fromStdString(b_->value[i]) : QString::number(a));
     }
   }
 }

@@ -25,6 +25,8 @@ struct block_picture {
   std::vector<int64_t> addr;
   std::vector<uint8_t> active;
   std::vector<int> wave, lane;  // per element: the first (wave, lane) holding it
+  // Per element, the value to print in its cell (live mode: memory there now); empty: addresses.
+  std::vector<std::string> value;
   // Lane utilisation and coalescing: distinct 128-byte segments each wave touched vs the ideal.
   int active_lanes = 0, segments = 0, ideal_segments = 0;
   void fill_layout();  // wave, lane and the figures from rows, cols, waves, addr, active

@@ -1,5 +1,6 @@
 #include "live_panel.hpp"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDir>
@@ -8,22 +9,27 @@
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListView>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTableView>
 #include <QTextBlock>
 #include <QVBoxLayout>
 
 #include "bv/bv.hpp"
 #include "bv/cpu/check.hpp"
+#include "bv/cpu/debug_query.hpp"
 #include "bv/kernels/add.hpp"
 #include "bv/kernels/copy.hpp"
 #include "bv/kernels/matmul.hpp"
 #include "bv/kernels/softmax.hpp"
 #include "bv/library/load.hpp"
+#include "debug_views.hpp"
 
 namespace bvv {
 
@@ -130,7 +136,26 @@ QString run_library_entry(const bv_kernel_entry& c, const QByteArray& size_text,
 }
 }  // namespace
 
+// What a stop hands to the UI thread: copies, so that the worker may go on once it is resumed.
+struct live_panel::snapshot {
+  block_picture pic;
+  QString where, why, watched, file;
+  int line = 0;
+  int program = -1;
+  QString program_text;
+  bv::debug::launch_view states;
+  std::vector<bv::debug::live_block> blocks;
+  std::vector<bv::debug::tensor_accesses> memory;
+  std::string target;
+  int wave_size = 64;
+};
+
 live_panel::live_panel(QWidget* parent) : QWidget(parent) {
+  states_ = new program_states_model(this);
+  blocks_ = new blocks_model(this);
+  memory_ = new memory_model(this);
+  bps_ = new breakpoint_model(this);
+
   auto* v = new QVBoxLayout(this);
   v->setContentsMargins(4, 4, 4, 4);
   auto* form = new QHBoxLayout;
@@ -146,10 +171,19 @@ live_panel::live_panel(QWidget* parent) : QWidget(parent) {
          "(docs/viewer.md)"));
   cond_ = new QLineEdit("=1", this);
   cond_->setToolTip(
-      tr("program-id condition, as BV_BREAK: \"=1\", \"=0,>1\"; empty: every program"));
+      tr("program-id condition, as BV_BREAK: \"=1\", \"=0,>1\"; empty: every program. The start "
+         "stop and breakpoints set in the Source margin take it"));
+  cond_->setMaximumWidth(110);
   line_ = new QSpinBox(this);
   line_->setRange(0, 100000);
   line_->setToolTip(tr("stop at this source line; 0: at each matching program's first memory op"));
+  start_stop_ = new QCheckBox(tr("stop at start"), this);
+  start_stop_->setChecked(true);
+  start_stop_->setToolTip(
+      tr("stop the matching programs at the line (or their first memory op); off: only "
+         "breakpoints, Run to program and diagnostics stop"));
+  diag_stop_ = new QCheckBox(tr("stop at diagnostics"), this);
+  diag_stop_->setToolTip(tr("stop a program at the op that reported a diagnostic"));
   form->addWidget(new QLabel(tr("kernel"), this));
   form->addWidget(kernel_);
   form->addWidget(new QLabel(tr("size"), this));
@@ -158,39 +192,95 @@ live_panel::live_panel(QWidget* parent) : QWidget(parent) {
   form->addWidget(cond_);
   form->addWidget(new QLabel(tr("line"), this));
   form->addWidget(line_);
+  form->addWidget(start_stop_);
+  form->addWidget(diag_stop_);
   form->addWidget(load_);
+  form->addStretch(1);
   auto* buttons = new QHBoxLayout;
   run_ = new QPushButton(tr("Run"), this);
   cont_ = new QPushButton(tr("Continue"), this);
-  step_ = new QPushButton(tr("Step"), this);
+  step_ = new QPushButton(tr("Step op"), this);
+  step_->setToolTip(tr("run the stopped program to its next op"));
+  step_line_ = new QPushButton(tr("Step line"), this);
+  step_line_->setToolTip(tr("run the stopped program to its next op on another source line"));
+  run_to_ = new QPushButton(tr("Run to program"), this);
+  run_to_->setToolTip(
+      tr("continue until this program runs its next op (click a program in the "
+         "grid to choose it)"));
+  run_to_pid_ = new QLineEdit("0", this);
+  run_to_pid_->setMaximumWidth(80);
+  run_to_pid_->setToolTip(tr("a program id: X, or X,Y,Z"));
   stop_ = new QPushButton(tr("Stop"), this);
-  for (auto* b : {run_, cont_, step_, stop_}) buttons->addWidget(b);
+  for (auto* b : {run_, cont_, step_, step_line_}) buttons->addWidget(b);
+  buttons->addWidget(run_to_);
+  buttons->addWidget(run_to_pid_);
+  buttons->addWidget(stop_);
   buttons->addStretch(1);
   status_ = new QLabel(tr("Run a library kernel, or one from a plugin, on the interpreter; it "
-                          "stops at the breakpoint, then Step goes op by op."),
+                          "stops at the start condition and at breakpoints (click a line's "
+                          "margin), then Step op, Step line, Run to program or Continue."),
                        this);
   status_->setWordWrap(true);
+
+  source_ = new source_editor(bps_, this);
+  source_->setPlaceholderText(tr("the source of the kernel where it stops"));
+  grid_programs_ = new programs_grid(states_, this);
+  blocks_view_ = new QListView(this);
+  blocks_view_->setModel(blocks_);
+  blocks_view_->setToolTip(tr("what the stopped program's ops made, one line of source each"));
+  block_title_ = new QLabel(tr("<b>Block</b>: none"), this);
+  block_title_->setTextFormat(Qt::RichText);
   grid_ = new block_grid(this);
   watched_ = new QPlainTextEdit(this);
   watched_->setReadOnly(true);
-  watched_->setMaximumHeight(70);
-  source_ = new QPlainTextEdit(this);
-  source_->setReadOnly(true);
-  source_->setLineWrapMode(QPlainTextEdit::NoWrap);
-  source_->setPlaceholderText(tr("the source of the kernel where it stops"));
-  QFont mono("monospace");
-  mono.setStyleHint(QFont::TypeWriter);
-  source_->setFont(mono);
+  watched_->setMaximumHeight(60);
+  watched_->setPlaceholderText(tr("the stopped program's watched values"));
+  tensor_ = new QComboBox(this);
+  tensor_->setModel(memory_);
+  tensor_->setToolTip(tr("the tensor the memory strip shows"));
+  mem_strip_ = new memory_strip(memory_, this);
+  mem_strip_->setToolTip(
+      tr("elements of the tensor: dark, accessed by the stopped program; light, by other "
+         "programs only; blue read, orange written, purple both"));
+  memory_table_ = new QTableView(this);
+  memory_table_->setModel(memory_);
+  memory_table_->verticalHeader()->hide();
+  memory_table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  memory_table_->setMaximumHeight(90);
+
+  auto* middle = new QSplitter(Qt::Vertical, this);
+  middle->addWidget(grid_programs_);
+  middle->addWidget(blocks_view_);
+  auto* block_box = new QWidget(this);
+  auto* bv_ = new QVBoxLayout(block_box);
+  bv_->setContentsMargins(0, 0, 0, 0);
+  bv_->addWidget(block_title_);
+  bv_->addWidget(grid_, 1);
+  bv_->addWidget(watched_);
+  auto* mem_box = new QWidget(this);
+  auto* mv = new QVBoxLayout(mem_box);
+  mv->setContentsMargins(0, 0, 0, 0);
+  auto* mem_head = new QHBoxLayout;
+  mem_head->addWidget(new QLabel(tr("<b>Memory</b> so far"), this));
+  mem_head->addWidget(tensor_, 1);
+  mv->addLayout(mem_head);
+  mv->addWidget(mem_strip_, 1);
+  mv->addWidget(memory_table_);
+  auto* right = new QSplitter(Qt::Vertical, this);
+  right->addWidget(block_box);
+  right->addWidget(mem_box);
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(source_);
-  split->addWidget(grid_);
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 1);
+  split->addWidget(middle);
+  split->addWidget(right);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  split->setStretchFactor(2, 3);
   v->addLayout(form);
   v->addLayout(buttons);
   v->addWidget(status_);
   v->addWidget(split, 1);
-  v->addWidget(watched_);
+
   connect(run_, &QPushButton::clicked, this,
           [this] { run(kernel_->currentText(), size_->text(), cond_->text(), line_->value()); });
   connect(load_, &QPushButton::clicked, this, [this] {
@@ -202,28 +292,50 @@ live_panel::live_panel(QWidget* parent) : QWidget(parent) {
     if (const plugin_kernel* p = find_plugin_kernel(name); p && !p->default_size.isEmpty())
       size_->setText(p->default_size);
   });
-  connect(cont_, &QPushButton::clicked, this, [this] { resume_with(0); });
-  connect(step_, &QPushButton::clicked, this, [this] { resume_with(1); });
-  connect(stop_, &QPushButton::clicked, this, [this] { resume_with(2); });
+  connect(cont_, &QPushButton::clicked, this, [this] { resume_with(continue_run); });
+  connect(step_, &QPushButton::clicked, this, [this] { resume_with(step_op); });
+  connect(step_line_, &QPushButton::clicked, this, [this] { resume_with(step_line); });
+  connect(stop_, &QPushButton::clicked, this, [this] { resume_with(stop_run); });
+  connect(run_to_, &QPushButton::clicked, this, [this] { run_to(run_to_pid_->text()); });
+  connect(diag_stop_, &QCheckBox::toggled, this, [this](bool on) {
+    if (!finished_) bv::debug::stop_on_diagnostics(on);
+  });
+  connect(source_, &source_editor::margin_clicked, this, &live_panel::toggle_breakpoint);
+  connect(bps_, &breakpoint_model::breakpoints_changed, this, &live_panel::push_breakpoints);
+  connect(grid_programs_, &programs_grid::program_clicked, this, [this](int i) {
+    run_to_pid_->setText(
+        program_states_model::pid_text(states_->view().programs[size_t(i)].pid).mid(1).chopped(1));
+  });
+  connect(blocks_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& i) { show_block(i.isValid() ? i.row() : -1); });
+  connect(tensor_, &QComboBox::currentIndexChanged, this, &live_panel::show_tensor);
   set_buttons();
 }
 
 live_panel::~live_panel() {
   {
     std::lock_guard lk(mu_);
-    action_ = 2;
+    action_ = stop_run;
   }
   cv_.notify_all();
   if (worker_.joinable()) worker_.join();
   bv::detail::set_stop_handler({});
+  bv::debug::set_progress_handler({});
+  bv::debug::record_accesses(false);
+  bv::debug::set_line_breakpoints({});
+  bv::debug::run_to_program(std::nullopt);
+  bv::debug::stop_on_diagnostics(false);
 }
 
 void live_panel::set_buttons() {
   run_->setEnabled(finished_);
-  cont_->setEnabled(waiting_);
-  step_->setEnabled(waiting_);
+  for (auto* b : {cont_, step_, step_line_, run_to_}) b->setEnabled(waiting_);
   stop_->setEnabled(!finished_);
 }
+
+void live_panel::set_start_stop(bool on) { start_stop_->setChecked(on); }
+void live_panel::set_stop_on_diagnostics(bool on) { diag_stop_->setChecked(on); }
+void live_panel::set_condition(const QString& cond) { cond_->setText(cond); }
 
 void live_panel::resume_with(int action) {
   {
@@ -233,8 +345,58 @@ void live_panel::resume_with(int action) {
     waiting_ = false;
   }
   cv_.notify_all();
-  status_->setText(action == 2 ? tr("stopping...") : tr("running..."));
+  status_->setText(action == stop_run ? tr("stopping...") : tr("running..."));
   set_buttons();
+}
+
+bool live_panel::run_to(const QString& program) {
+  if (!waiting_) return false;
+  const QStringList parts = program.split(',');
+  int xyz[3] = {0, 0, 0};
+  bool ok = !program.trimmed().isEmpty() && parts.size() <= 3;
+  for (int i = 0; ok && i < parts.size(); ++i) xyz[i] = parts[i].trimmed().toInt(&ok);
+  const int i = ok ? states_->index_of(xyz[0], xyz[1], xyz[2]) : -1;
+  if (i < 0) {
+    status_->setText(
+        tr("no program '%1' in this launch of %2 programs").arg(program).arg(states_->rowCount()));
+    return false;
+  }
+  using st = program_states_model::status;
+  if (const st s = states_->state_of(i); s == st::done || s == st::error) {
+    status_->setText(
+        tr("program %1 has finished: nothing to run to")
+            .arg(program_states_model::pid_text(states_->view().programs[size_t(i)].pid)));
+    return false;
+  }
+  bv::debug::run_to_program(std::array<int, 3>{xyz[0], xyz[1], xyz[2]});
+  resume_with(continue_run);
+  return true;
+}
+
+bool live_panel::toggle_breakpoint(int line) {
+  if (source_file_.isEmpty() || line < 1) return false;
+  const QString cond = cond_->text().trimmed();
+  bool match = false;
+  std::string why;
+  if (!cond.isEmpty() && !bv::parse_pid_cond(cond.toStdString(), {0, 0, 0}, match, why)) {
+    status_->setText("<font color=#c00>" +
+                     tr("no breakpoint: %1").arg(QString::fromStdString(why)).toHtmlEscaped() +
+                     "</font>");
+    return false;
+  }
+  const bool set = bps_->toggle(source_file_, line, cond);
+  status_->setText(
+      set ? tr("breakpoint at line %1 for %2")
+                .arg(line)
+                .arg(cond.isEmpty() ? tr("every program") : tr("programs %1").arg(cond))
+          : tr("breakpoint at line %1 cleared").arg(line));
+  return true;
+}
+
+// Breakpoints reach the interpreter only while a run is live: other launches in this process
+// (a test's, a plugin's self-check) never stop at them.
+void live_panel::push_breakpoints() {
+  if (!finished_) bv::debug::set_line_breakpoints(bps_->list());
 }
 
 void live_panel::run(const QString& kernel, const QString& size_text, const QString& break_cond,
@@ -254,6 +416,11 @@ void live_panel::run(const QString& kernel, const QString& size_text, const QStr
   if (worker_.joinable()) worker_.join();
   finished_ = false;
   stops_ = 0;
+  stopped_program_ = -1;
+  why_.clear();
+  states_->clear();
+  blocks_->clear();
+  memory_->clear();
   trace_path_ = QDir::temp().filePath(
       QString("blockvec-live-%1.bvtrace").arg(QCoreApplication::applicationPid()));
   auto& cfg = bv::config();
@@ -262,18 +429,33 @@ void live_panel::run(const QString& kernel, const QString& size_text, const QStr
   cfg.quiet = true;
   cfg.interactive = false;
   cfg.trace_path = trace_path_.toStdString();
-  cfg.break_cond =
-      break_cond.toStdString() + (break_line > 0 ? "@:" + std::to_string(break_line) : "");
-  if (cfg.break_cond.empty()) cfg.break_cond = ",";  // every program, at its first memory op
+  cfg.break_cond.clear();
+  if (start_stop_->isChecked()) {
+    cfg.break_cond =
+        break_cond.toStdString() + (break_line > 0 ? "@:" + std::to_string(break_line) : "");
+    if (cfg.break_cond.empty()) cfg.break_cond = ",";  // every program, at its first memory op
+  }
+  bv::debug::record_accesses(true);
+  bv::debug::set_line_breakpoints(bps_->list());
+  bv::debug::run_to_program(std::nullopt);
+  bv::debug::stop_on_diagnostics(diag_stop_->isChecked());
+  // The programs grid follows the launch while it runs; the worker only posts, never waits.
+  bv::debug::set_progress_handler([this](const bv::debug::launch_view& v) {
+    QMetaObject::invokeMethod(
+        this, [this, v] { states_->set_view(v); }, Qt::QueuedConnection);
+  });
   bv::detail::set_stop_handler([this](bv::detail::program_state& s, const std::source_location* loc,
                                       const char* why, const bv::detail::access* a) {
-    block_picture pic;
+    auto snap = std::make_shared<snapshot>();
+    snap->target = bv::target_name(bv::config().tgt);
+    snap->wave_size = bv::config().wave_size;
     if (a) {
+      block_picture& pic = snap->pic;
       pic.rows = a->rows;
       pic.cols = a->cols;
       pic.waves = a->waves;
-      pic.wave_size = bv::config().wave_size;
-      pic.target = bv::target_name(bv::config().tgt);
+      pic.wave_size = snap->wave_size;
+      pic.target = snap->target;
       pic.rank = a->rank;
       pic.elem_bytes = a->alloc ? a->alloc->elem_bytes : 4;
       pic.numel = a->alloc ? a->alloc->numel : 0;
@@ -286,33 +468,37 @@ void live_panel::run(const QString& kernel, const QString& size_text, const QStr
       }
       pic.fill_layout();
     }
-    const QString where =
+    snap->why = QString::fromUtf8(why);
+    snap->where =
         QString("program (%1,%2,%3) %4 at line %5: %6%7")
             .arg(s.pid[0])
             .arg(s.pid[1])
             .arg(s.pid[2])
-            .arg(QString::fromUtf8(why))
+            .arg(snap->why)
             .arg(loc ? loc->line() : 0)
             .arg(a ? QString::fromUtf8(a->op) : QString("op"))
             .arg(a && a->alloc ? " " + QString::fromStdString(a->alloc->name) : QString());
-    QString watched;
     for (auto& [k, val] : s.watched)
-      if (k[0] != '#') watched += QString::fromStdString(k + " = " + val) + "\n";
-    const QString file = loc ? QString::fromUtf8(loc->file_name()) : QString();
-    const int line = loc ? static_cast<int>(loc->line()) : 0;
+      if (k[0] != '#') snap->watched += QString::fromStdString(k + " = " + val) + "\n";
+    snap->file = loc ? QString::fromUtf8(loc->file_name()) : QString();
+    snap->line = loc ? static_cast<int>(loc->line()) : 0;
+    snap->program = static_cast<int>(s.linear);
+    snap->program_text = program_states_model::pid_text(s.pid);
+    snap->states = bv::debug::program_states(s);
+    snap->blocks = bv::debug::live_blocks(s);
+    snap->memory = bv::debug::accesses_so_far(s);
     std::unique_lock lk(mu_);
     waiting_ = true;
     action_ = -1;
     QMetaObject::invokeMethod(
-        this,
-        [this, pic, where, watched, file, line] { show_stop(pic, where, watched, file, line); },
-        Qt::QueuedConnection);
+        this, [this, snap] { show_stop(*snap); }, Qt::QueuedConnection);
     cv_.wait(lk, [&] { return action_ >= 0; });
     waiting_ = false;
     const int act = action_;
-    return act == 2   ? bv::detail::stop_action::quit
-           : act == 1 ? bv::detail::stop_action::step
-                      : bv::detail::stop_action::resume;
+    return act == stop_run    ? bv::detail::stop_action::quit
+           : act == step_op   ? bv::detail::stop_action::step
+           : act == step_line ? bv::detail::stop_action::step_line
+                              : bv::detail::stop_action::resume;
   });
   status_->setText(tr("running %1...").arg(kernel));
   set_buttons();
@@ -373,56 +559,85 @@ void live_panel::run(const QString& kernel, const QString& size_text, const QStr
   });
 }
 
-// The kernel's own file (read once per file: a source file, not a trace), the stop's line
-// highlighted and scrolled into view.
-void live_panel::show_source(const QString& file, int line) {
-  if (file != source_file_) {
-    QFile f(file);
-    source_->setPlainText(f.open(QIODevice::ReadOnly | QIODevice::Text)
-                              ? QString::fromUtf8(f.readAll())
-                              : tr("(%1 cannot be read here)").arg(file));
-    source_file_ = file;
-  }
-  source_line_ = line;
-  QList<QTextEdit::ExtraSelection> marks;
-  const QTextBlock b = source_->document()->findBlockByNumber(line - 1);
-  if (line > 0 && b.isValid()) {
-    QTextEdit::ExtraSelection m;
-    m.format.setBackground(QColor(255, 236, 150));
-    m.format.setProperty(QTextFormat::FullWidthSelection, true);
-    m.cursor = QTextCursor(b);
-    marks << m;
-    source_->setTextCursor(QTextCursor(b));
-    source_->centerCursor();
-  }
-  source_->setExtraSelections(marks);
-}
-
 QString live_panel::source_line_text() const {
   const QTextBlock b = source_->document()->findBlockByNumber(source_line_ - 1);
   return b.isValid() ? b.text() : QString();
 }
 
-void live_panel::show_stop(const block_picture& pic, const QString& where, const QString& watched,
-                           const QString& file, int line) {
+void live_panel::show_stop(const snapshot& snap) {
   ++stops_;
-  pic_ = pic;
-  grid_->set_block(pic_.rows ? &pic_ : nullptr);
+  pic_ = snap.pic;
+  why_ = snap.why;
+  stopped_program_ = snap.program;
+  states_->set_view(snap.states);
+  blocks_->set_blocks(snap.blocks, snap.target, snap.wave_size);
+  const QString tensor = tensor_->currentText();
+  memory_->set_accesses(snap.memory, snap.program_text);
+  // The stopped op's block leads; the memory view keeps its tensor, else the stopped op's.
+  int row = blocks_->row_of_line(snap.line);
+  if (row < 0 && blocks_->rowCount()) row = 0;
+  if (row >= 0) blocks_view_->setCurrentIndex(blocks_->index(row));
+  show_block(row);
+  int t = memory_->row_of(tensor);
+  if (t < 0 && row >= 0) t = memory_->row_of(QString::fromStdString(blocks_->block(row).tensor));
+  if (t < 0 && memory_->rowCount()) t = 0;
+  tensor_->setCurrentIndex(t);
+  show_tensor(t);
   status_->setText(tr("stopped: %1 (%2 of %3 lanes active)")
-                       .arg(where)
+                       .arg(snap.where)
                        .arg(pic_.active_lanes)
                        .arg(pic_.addr.size()));
-  watched_->setPlainText(watched);
-  show_source(file, line);
+  watched_->setPlainText(snap.watched);
+  source_->set_file(snap.file);
+  source_file_ = snap.file;
+  source_line_ = snap.line;
+  source_->set_current_line(snap.line);
   set_buttons();
-  emit stopped_at(line);
+  emit stopped_at(snap.line);
 }
+
+// The block of a row of the blocks list: a memory op's lanes (values, masks, waves and lanes),
+// or a reduction's result in the title; with no recorded op, the access the program stopped at.
+void live_panel::show_block(int row) {
+  if (row < 0 || row >= blocks_->rowCount()) {
+    grid_->set_block(pic_.rows ? &pic_ : nullptr);
+    block_title_->setText(tr("<b>Block</b>: the access stopped at"));
+    return;
+  }
+  const auto& b = blocks_->block(row);
+  const block_picture& p = blocks_->picture(row);
+  grid_->set_block(p.rows ? &p : nullptr);
+  block_title_->setText(
+      p.rows
+          ? tr("<b>@%1 %2 %3</b>: %4x%5, %6 of %7 lanes active, waves of %8 on %9")
+                .arg(b.line)
+                .arg(QString::fromStdString(b.op), QString::fromStdString(b.tensor))
+                .arg(b.rows)
+                .arg(b.cols)
+                .arg(p.active_lanes)
+                .arg(p.addr.size())
+                .arg(p.wave_size)
+                .arg(QString::fromStdString(p.target))
+          : tr("<b>@%1 %2</b> = %3")
+                .arg(b.line)
+                .arg(QString::fromStdString(b.op), QString::fromStdString(b.text).toHtmlEscaped()));
+}
+
+void live_panel::show_tensor(int row) { mem_strip_->set_row(row); }
 
 void live_panel::finish(const QString& summary, bool launched) {
   finished_ = true;
   waiting_ = false;
   if (worker_.joinable()) worker_.join();
   bv::detail::set_stop_handler({});
+  bv::debug::set_progress_handler({});
+  bv::debug::record_accesses(false);
+  bv::debug::set_line_breakpoints({});
+  bv::debug::run_to_program(std::nullopt);
+  bv::debug::stop_on_diagnostics(false);
+  // The launch's last progress report (every program's end state) was queued before this call.
+  stopped_program_ = -1;
+  source_->set_current_line(0);
   auto& cfg = bv::config();
   cfg.trace_path.clear();
   cfg.break_cond.clear();
