@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
@@ -15,10 +16,22 @@
 
 namespace bv::cli {
 
+namespace {
+std::map<std::string, std::string>& library_reasons() {
+  static std::map<std::string, std::string> m;
+  return m;
+}
+}  // namespace
+
 std::string amd_emu_excluded_reason(const std::string& kernel) {
   if (kernel == "transformer_block")
     return "it is composed on the host from library kernels, each of which runs here on its own";
-  return "";
+  const auto it = library_reasons().find(kernel);
+  return it == library_reasons().end() ? "" : it->second;
+}
+
+void note_amd_emu_missing(const std::string& kernel, const std::string& why) {
+  library_reasons()[kernel] = why;
 }
 
 namespace {

@@ -17,5 +17,7 @@ int bench_amd_emu_command(const std::vector<std::string>& kernels, const std::ve
 
 // Why a kernel has no AMD emulator entry, for the messages ("" when it has one or none is known).
 std::string amd_emu_excluded_reason(const std::string& kernel);
+// Records why a kernel loaded with --lib has none (cli/library.cpp), for those messages.
+void note_amd_emu_missing(const std::string& kernel, const std::string& why);
 
 }  // namespace bv::cli

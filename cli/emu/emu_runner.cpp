@@ -65,4 +65,38 @@ run_result run(const std::string& name, target t, const std::vector<array>& inpu
   return r;
 }
 
+namespace {
+target g_library_before = target::gfx942;
+}
+
+void begin_library_run(target t) {
+  if (!is_amd(t)) throw std::invalid_argument("amd-emu runs AMD targets only");
+  setenv("BV_EMU_QUIET", "1", 1);
+  g_library_before = emu::current_target();
+  emu::set_target(t);
+  emu::record_launches(true);
+}
+
+counts end_library_run(size_t launches) {
+  const std::vector<emu::launch_counts> all = emu::recorded_launches();
+  emu::record_launches(false);
+  emu::set_target(g_library_before);
+  counts c;
+  const size_t first = all.size() > launches ? all.size() - launches : 0;
+  for (size_t i = first; i < all.size(); ++i) {
+    const auto& e = all[i].counts;
+    c.mfma += e.mfma;
+    c.global_read_bytes += e.global_read_bytes;
+    c.global_write_bytes += e.global_write_bytes;
+    c.lds_read_bytes += e.lds_read_bytes;
+    c.lds_write_bytes += e.lds_write_bytes;
+    c.lds_bank_conflicts += e.lds_bank_conflicts;
+    c.wave_instructions += e.wave_instructions;
+    c.active_lanes += e.active_lanes;
+    c.memory_checked =
+        i == first ? all[i].memory_checked : c.memory_checked && all[i].memory_checked;
+  }
+  return c;
+}
+
 }  // namespace bv::cli::amd_emu

@@ -51,4 +51,12 @@ std::vector<std::string> names();
 run_result run(const std::string& name, target t, const std::vector<array>& inputs,
                const std::vector<int64_t>& params = {});
 
+// A kernel library's emulated build (NAME.amd-emu.so) runs in this program's emulator: its run
+// goes between these two, on one thread. begin: the emulator's target set to t (gfx942 or gfx90a),
+// its printing off, its launches' counters recorded. end: the previous target back, and the
+// counters of the last `launches` launches summed (a run under `bench` launches more often than
+// it reports; repeated launches over the same inputs count the same).
+void begin_library_run(target t);
+counts end_library_run(size_t launches);
+
 }  // namespace bv::cli::amd_emu

@@ -46,6 +46,8 @@ const char* wait_name(wait w) {
 std::atomic<int> g_target{static_cast<int>(target::gfx942)};
 thread_local std::size_t t_last_lds = 0;
 thread_local launch_report t_last_report;
+thread_local bool t_recording = false;
+thread_local std::vector<launch_counts> t_recorded;
 
 lane& current() {
   if (!t_lane)
@@ -418,6 +420,7 @@ launch_report run(const launch_desc& d, void (*body)(void*), void* ctx) {
   }
   t_last_lds = L->lds_dev_used;
   t_last_report = r;
+  if (t_recording) t_recorded.push_back({r.counts, r.memory_checked});
   return r;
 }
 
@@ -430,5 +433,10 @@ void set_target(target t) {
 }
 std::size_t last_lds_bytes() { return t_last_lds; }
 const launch_report& last_report() { return t_last_report; }
+void record_launches(bool on) {
+  t_recording = on;
+  t_recorded.clear();
+}
+const std::vector<launch_counts>& recorded_launches() { return t_recorded; }
 
 }  // namespace bv::emu

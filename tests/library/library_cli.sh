@@ -85,7 +85,7 @@ has "not a library" "not a loadable shared library.*blockvec_add_kernel_library"
 expect 2 "no entry points" list --lib "$(ldd "$BV" | grep -o '/[^ ]*libc\.so[^ ]*' | head -1)"
 has "no entry points" "not a blockvec kernel library: it exports no bv_kernel_library_abi"
 expect 2 "wrong abi" list --lib "$WRONG"
-has "wrong abi" "built for kernel-library ABI 99; this blockvec loads ABI 2"
+has "wrong abi" "built for kernel-library ABI 99; this blockvec loads ABI 3"
 expect 2 "malformed" list --lib "$MALFORMED"
 has "malformed" "malformed_library.so: a kernel did not register: kernel entry 'incomplete' needs a name, default_size, make, launch, reference and compare"
 if [ -n "$ABI1" ]; then

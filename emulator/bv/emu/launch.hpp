@@ -3,6 +3,7 @@
 // the kernel lane by lane in the emulator (bv/emu/runtime.hpp). The spelling is the GPU
 // backend's, so host code written for a GPU translation unit compiles here too.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -109,6 +110,22 @@ class device_tensor {
   size_t bytes() const { return static_cast<size_t>(numel()) * sizeof(T); }
   bool is_contiguous() const { return true; }
   T* data() const { return data_.get(); }
+  // Host access, as the interpreter's tensor has it, so that references and kernel-library
+  // entries written against bv::tensor read and fill an emulated one unchanged.
+  T& operator()(int64_t i) const { return data_[i * strides_.at(0)]; }
+  T& operator()(int64_t i, int64_t j) const {
+    return data_[i * strides_.at(0) + j * strides_.at(1)];
+  }
+  T& operator()(int64_t i, int64_t j, int64_t k) const {
+    return data_[i * strides_.at(0) + j * strides_.at(1) + k * strides_.at(2)];
+  }
+  T& operator()(int64_t i, int64_t j, int64_t k, int64_t l) const {
+    return data_[i * strides_.at(0) + j * strides_.at(1) + k * strides_.at(2) + l * strides_.at(3)];
+  }
+  T& flat(int64_t i) const { return data_[i]; }  // row-major: the tensor is contiguous
+  void fill(T value) {
+    for (int64_t i = 0; i < numel(); ++i) data_[i] = value;
+  }
   operator ptr<T>() const { return {data_.get()}; }
   operator ptr<const T>() const { return {data_.get()}; }
 
@@ -124,6 +141,9 @@ template <class X>
 inline constexpr bool is_device_tensor = false;
 template <class T>
 inline constexpr bool is_device_tensor<device_tensor<T>> = true;
+// The interpreter's name for the trait (bv::library::compare_with takes either).
+template <class X>
+inline constexpr bool is_tensor = is_device_tensor<X>;
 
 // A failed launch has thrown already; nothing stays pending.
 inline int exit_status() { return 0; }
@@ -195,7 +215,9 @@ emu::result launch_impl(std::tuple<P...>*, grid g, A&&... args) {
 #if BV_EMU_INSTRUMENTED
   d.instrumented = true;
 #endif
+  const auto t0 = std::chrono::steady_clock::now();
   emu::launch_report rep = emu::run(d, &emu_call<K, P...>::run, &call);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.counts = rep.counts;
   r.memory_checked = rep.memory_checked;
   r.errors = rep.errors;

@@ -84,4 +84,15 @@ void set_target(target t);
 std::size_t last_lds_bytes();
 const launch_report& last_report();
 
+// The counters of every launch this thread makes between record_launches(true) and
+// record_launches(false) (each call clears them), in order: for launches made where their
+// bv::emu::result is not at hand, such as a kernel library's emulated build (its entries return
+// the launches' bv::launch_result alone).
+struct launch_counts {
+  counters counts;
+  bool memory_checked = false;
+};
+void record_launches(bool on);
+const std::vector<launch_counts>& recorded_launches();
+
 }  // namespace bv::emu

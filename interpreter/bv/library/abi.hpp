@@ -14,13 +14,21 @@
 // blockvec version it was built with: the ABI number changes with these structs and with the
 // interpreter's types that cross as opaque pointers (bv::launch_result).
 //
-// ABI 1 (bv/live_plugin.hpp: bv_live_abi_version, bv_live_kernels) had a run that only returned a
-// text summary; the viewer still loads it, the blockvec command asks for a rebuild.
+// A library may also be built a second time for the AMD emulator (blockvec_add_kernel_library
+// makes NAME.amd-emu.so beside NAME.so in a build with the emulator): the same sources with the
+// GPU language, whose launches run in the loading program's emulator. It says so through a fourth
+// function, absent from interpreter builds:
+//   const char* bv_kernel_library_backend(void);  "amd-emu"
+// The host sets the emulated target before a run (the emulator's state is the host's).
+//
+// ABI 2 had no `output` in bv_kernel_host. ABI 1 (bv/live_plugin.hpp: bv_live_abi_version,
+// bv_live_kernels) had a run that only returned a text summary; the viewer still loads it, the
+// blockvec command asks for a rebuild.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 
-#define BV_KERNEL_LIBRARY_ABI 2
+#define BV_KERNEL_LIBRARY_ABI 3
 
 extern "C" {
 
@@ -33,6 +41,10 @@ struct bv_kernel_host {
   // 0: launch once. n > 0 (blockvec bench): one untimed launch, then n timed ones over the same
   // inputs, reporting the fastest.
   int samples;
+  // Null, or called after the run once per output it compared, in order, with its values
+  // (row-major, as doubles) and tolerance: the host compares two backends' outputs with it.
+  void (*output)(void* context, const char* name, const int64_t* shape, int rank,
+                 const double* values, int64_t count, double tolerance);
 };
 
 // What a run found against the reference.
@@ -70,6 +82,7 @@ struct bv_kernel_entry {
 typedef int (*bv_kernel_library_abi_fn)(void);
 typedef const bv_kernel_entry* (*bv_kernel_library_entries_fn)(int* count);
 typedef const char* (*bv_kernel_library_error_fn)(void);
+typedef const char* (*bv_kernel_library_backend_fn)(void);
 
 // ABI 1, the viewer's first live plugins: a run that returns a one-line summary.
 #define BV_LIVE_PLUGIN_ABI 1

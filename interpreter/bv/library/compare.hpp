@@ -15,14 +15,32 @@
 
 namespace bv::library {
 
+// One compared output's values, kept when a host asks for them (keep_outputs()): the blockvec
+// command compares a kernel's outputs on two backends element by element.
+struct output_values {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::vector<double> values;  // row-major
+  double tolerance = 0;        // its tolerance against the reference
+};
+
 struct outcome {
   double max_abs_err = 0;
   double rel_err = 0;    // relative L2 error against the reference
   double tolerance = 0;  // what rel_err must stay within
   bool match = false;
   std::vector<launch_result> launches;
-  std::string note;  // e.g. "f16 inputs"
+  std::string note;                    // e.g. "f16 inputs"
+  std::vector<output_values> outputs;  // in the order compared, when keep_outputs() was on
 };
+
+// Whether checkers keep the outputs they compare (off unless a host asks through the ABI). One per
+// shared object (hidden), as timed_samples(). A host that asks sets its own as well: a library's
+// calls to this header's functions may bind to the host's copies, which read the host's.
+__attribute__((visibility("hidden"))) inline bool& keep_outputs() {
+  static bool on = false;
+  return on;
+}
 
 // An output: uninitialised memory to the checks until the kernel writes it, and a value no
 // kernel writes (NaN, or a loud integer) to the comparison, so an element it forgot fails.
@@ -100,6 +118,13 @@ class checker {
     }
     o_.match = (any_ ? o_.match : true) && c.match;
     any_ = true;
+    if (keep_outputs()) {
+      output_values v{got.name(), {got.shape().begin(), got.shape().end()}, {}, tol};
+      v.values.reserve(static_cast<size_t>(got.numel()));
+      for (int64_t i = 0; i < got.numel(); ++i)
+        v.values.push_back(static_cast<double>(static_cast<float>(got.flat(i))));
+      o_.outputs.push_back(std::move(v));
+    }
   }
   bool any() const { return any_; }
   outcome result() const { return o_; }

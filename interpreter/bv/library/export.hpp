@@ -59,16 +59,24 @@ inline int c_run(const void* self, const int64_t* size, int rank, uint64_t seed,
         if (const std::string why = refusal(e, s); !why.empty())
           throw std::invalid_argument("size not accepted: " + why);
         timed_samples() = host ? host->samples : 0;
+        keep_outputs() = host && host->output;
         outcome o;
         try {
           o = e.run(s, seed);
         } catch (...) {
           timed_samples() = 0;
+          keep_outputs() = false;
           throw;
         }
         timed_samples() = 0;
+        keep_outputs() = false;
         if (host && host->launched)
           for (const auto& l : o.launches) host->launched(host->context, &l);
+        if (host && host->output)
+          for (const auto& v : o.outputs)
+            host->output(host->context, v.name.c_str(), v.shape.data(),
+                         static_cast<int>(v.shape.size()), v.values.data(),
+                         static_cast<int64_t>(v.values.size()), v.tolerance);
         if (result) {
           result->match = o.match;
           result->max_abs_err = o.max_abs_err;
@@ -133,6 +141,13 @@ bv_kernel_library_entries(int* count) {
     return nullptr;
   }
 }
+#if defined(BV_AMD_EMU) && BV_AMD_EMU
+// This object's launches run in the emulator (a second build of the library's sources).
+extern "C" __attribute__((visibility("default"), used)) inline const char*
+bv_kernel_library_backend(void) {
+  return "amd-emu";
+}
+#endif
 extern "C" __attribute__((visibility("default"), used)) inline const char* bv_kernel_library_error(
     void) {
   const std::string& e = bv::library::registration_error();

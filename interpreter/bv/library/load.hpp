@@ -22,7 +22,7 @@ struct load_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A shared object opened as a kernel library: ABI 2 entries, or (abi == 1) a live plugin's
+// A shared object opened as a kernel library: entries of this ABI, or (abi == 1) a live plugin's
 // kernels, which only the viewer still runs.
 struct opened_library {
   std::string path;
@@ -30,7 +30,16 @@ struct opened_library {
   const bv_kernel_entry* entries = nullptr;
   const bv_live_kernel* live_kernels = nullptr;  // abi == 1
   int count = 0;
+  std::string backend = "interpreter";  // or "amd-emu": a build whose launches are emulated
 };
+
+// Where the AMD-emulator build of the library at `path` lies: NAME.amd-emu.so beside NAME.so.
+inline std::string amd_emu_sibling(const std::string& path) {
+  const std::string so = ".so";
+  const bool ends =
+      path.size() > so.size() && path.compare(path.size() - so.size(), so.size(), so) == 0;
+  return (ends ? path.substr(0, path.size() - so.size()) : path) + ".amd-emu.so";
+}
 
 // Opens `path` and checks what it exports. Libraries stay loaded for the life of the process:
 // their code may be on a stopped launch's stack, and the interpreter may hold their kernels'
@@ -83,6 +92,9 @@ inline opened_library open(const std::string& path, bool accept_abi1 = false) {
   if (auto err = reinterpret_cast<bv_kernel_library_error_fn>(dlsym(h, "bv_kernel_library_error")))
     if (const char* e = err())
       throw fail(std::string("a kernel did not register: ") + e + "; fix its declaration");
+  if (auto backend =
+          reinterpret_cast<bv_kernel_library_backend_fn>(dlsym(h, "bv_kernel_library_backend")))
+    if (const char* b = backend()) lib.backend = b;
   lib.entries = list(&lib.count);
   if (!lib.entries || lib.count <= 0 || lib.count > 100000)
     throw fail(
@@ -98,10 +110,36 @@ inline opened_library open(const std::string& path, bool accept_abi1 = false) {
 
 namespace detail {
 inline void collect_launch(void* context, const void* r) {
-  static_cast<std::vector<launch_result>*>(context)->push_back(
-      *static_cast<const launch_result*>(r));
+  static_cast<outcome*>(context)->launches.push_back(*static_cast<const launch_result*>(r));
+}
+inline void collect_output(void* context, const char* name, const int64_t* shape, int rank,
+                           const double* values, int64_t count, double tolerance) {
+  output_values v{name ? name : "", {}, {}, tolerance};
+  if (shape && rank > 0) v.shape.assign(shape, shape + rank);
+  if (values && count > 0) v.values.assign(values, values + count);
+  static_cast<outcome*>(context)->outputs.push_back(std::move(v));
 }
 }  // namespace detail
+
+// One run of library entry `c`: its launches (and, with `outputs`, its compared outputs' values)
+// come back in the outcome; `samples` as timed_samples(). A failure to run throws
+// std::runtime_error with the library's message.
+inline outcome run_entry(const bv_kernel_entry& c, const sizes& s, uint64_t seed, int samples,
+                         bool outputs) {
+  outcome o;
+  const bv_kernel_host host{&o, &detail::collect_launch, samples,
+                            outputs ? &detail::collect_output : nullptr};
+  bv_kernel_result r{};
+  char message[1024] = {0};
+  if (c.run(c.self, s.data(), static_cast<int>(s.size()), seed, &host, &r, message, sizeof message))
+    throw std::runtime_error(message[0] ? message : "the library's run failed");
+  o.match = r.match != 0;
+  o.max_abs_err = r.max_abs_err;
+  o.rel_err = r.rel_err;
+  o.tolerance = r.tolerance;
+  o.note = r.note;
+  return o;
+}
 
 // A library entry as the host's entry: run() passes the host's timed_samples() and collects the
 // launches the library reports; a failure to run comes back as std::runtime_error.
@@ -120,19 +158,7 @@ inline entry to_entry(const bv_kernel_entry& c) {
     return p->accepts(p->self, s.data(), static_cast<int>(s.size()), why, sizeof why) ? why : "";
   };
   e.run = [p](const sizes& s, uint64_t seed) {
-    outcome o;
-    const bv_kernel_host host{&o.launches, &detail::collect_launch, timed_samples()};
-    bv_kernel_result r{};
-    char message[1024] = {0};
-    if (p->run(p->self, s.data(), static_cast<int>(s.size()), seed, &host, &r, message,
-               sizeof message))
-      throw std::runtime_error(message[0] ? message : "the library's run failed");
-    o.match = r.match != 0;
-    o.max_abs_err = r.max_abs_err;
-    o.rel_err = r.rel_err;
-    o.tolerance = r.tolerance;
-    o.note = r.note;
-    return o;
+    return run_entry(*p, s, seed, timed_samples(), false);
   };
   e.native = [p](const sizes& s, uint64_t seed) {
     double seconds = 0;
@@ -145,9 +171,18 @@ inline entry to_entry(const bv_kernel_entry& c) {
   return e;
 }
 
-// Every entry of the kernel library at `path` (ABI 2 only). Throws load_error.
+// Refuses an AMD-emulator build where the interpreter's is meant. Throws load_error.
+inline void expect_interpreter_build(const opened_library& lib) {
+  if (lib.backend != "interpreter")
+    throw load_error(lib.path + ": the " + lib.backend +
+                     " build of a kernel library; pass its interpreter build (NAME.so), beside "
+                     "which blockvec finds this one for --backend amd-emu");
+}
+
+// Every entry of the kernel library at `path` (its interpreter build). Throws load_error.
 inline std::vector<entry> load(const std::string& path) {
   const opened_library lib = open(path);
+  expect_interpreter_build(lib);
   std::vector<entry> out;
   for (int i = 0; i < lib.count; ++i) out.push_back(to_entry(lib.entries[i]));
   return out;
