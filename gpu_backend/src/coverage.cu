@@ -1,50 +1,230 @@
-// Device code of every kernel in kernels/, one representative instantiation each, for the
-// compile-only builds (the ISA check; nvcc -c): a kernel the GPU backend cannot compile fails
-// here. Kernels with GPU launchers and tests are also instantiated, in their launch
-// configurations, by host_api.cu (add, copy, softmax, matmul) and host_api_lib.cu (rmsnorm,
-// add_rmsnorm, layernorm fwd, act_mul, dropout, cross_entropy, attention fwd) and
-// host_api_lib2.cu (matmul_bias_act with GELU, conv2d) and host_api_lib3.cu (the norm and
-// attention backward kernels, col_sum).
+// Device code of every launch configuration that the kernels in kernels/ declare for AMD targets
+// (gfx942, gfx90a), for the ISA check (gpu_backend/scripts/isa_build.sh): each kernel's table is
+// walked at compile time and every row a gfx942 or gfx90a launch can take is instantiated, once
+// per distinct configuration, in every element type and template variant the kernel has. So the
+// check follows the declarations: a row added, changed or removed changes what is compiled and
+// checked, with no list here to keep in step. Only the mapping from a row's fields to each
+// kernel's template arguments is written here, as the kernels' own launchers write it.
+#include <cstdint>
+#include <utility>
+
 #include "bv/bv.hpp"
 #include "bv/kernels/act_mul.hpp"
+#include "bv/kernels/add.hpp"
 #include "bv/kernels/attention.hpp"
 #include "bv/kernels/col_sum.hpp"
 #include "bv/kernels/conv2d.hpp"
+#include "bv/kernels/copy.hpp"
 #include "bv/kernels/cross_entropy.hpp"
 #include "bv/kernels/dropout.hpp"
 #include "bv/kernels/layernorm.hpp"
+#include "bv/kernels/matmul.hpp"
 #include "bv/kernels/matmul_fused.hpp"
 #include "bv/kernels/rmsnorm.hpp"
 #include "bv/kernels/rope.hpp"
+#include "bv/kernels/softmax.hpp"
 
-namespace bv::gpu {
+namespace bv::gpu::coverage {
 using namespace bv::kernels;
 using bv::gpu_lang::detail::kernel_entry;
 
-// Referenced so that the compiler emits every kernel below.
-const void* const coverage_kernels[] = {
-    (const void*)kernel_entry<act_mul_fwd_kernel<half, gate_act::silu, 1024>>(),
-    (const void*)kernel_entry<act_mul_bwd_kernel<half, gate_act::gelu_tanh, 1024>>(),
-    (const void*)kernel_entry<attention_fwd_kernel<half, 64, 64, 64, true>>(),
-    (const void*)kernel_entry<attention_bwd_preprocess_kernel<half, 64, 64>>(),
-    (const void*)kernel_entry<attention_bwd_dkdv_kernel<half, 64, 64, 64, true>>(),
-    (const void*)kernel_entry<attention_bwd_dq_kernel<half, 64, 64, 64, true>>(),
-    (const void*)kernel_entry<col_sum_kernel<float, 32, 128>>(),
-    (const void*)kernel_entry<conv2d_kernel<float, 32, 64, 32>>(),
-    (const void*)kernel_entry<cross_entropy_fwd_kernel<float, 1024>>(),
-    (const void*)kernel_entry<cross_entropy_bwd_kernel<float, 1024>>(),
-    (const void*)kernel_entry<dropout_kernel<float, 1024>>(),
-    (const void*)kernel_entry<layernorm_fwd_kernel<half, 1024>>(),
-    (const void*)kernel_entry<layernorm_bwd_lock_kernel<half, 1024>>(),
-    (const void*)kernel_entry<layernorm_bwd_twostage_kernel<half, 1024>>(),
-    (const void*)kernel_entry<matmul_bias_act_kernel<half, half, epilogue::silu, 64, 64, 32, 8>>(),
-    (const void*)kernel_entry<zero_kernel>(),
-    (const void*)kernel_entry<matmul_splitk_kernel<half, 64, 64, 32>>(),
-    (const void*)kernel_entry<rmsnorm_fwd_kernel<half, 1024>>(),
-    (const void*)kernel_entry<add_rmsnorm_fwd_kernel<half, 1024>>(),
-    (const void*)kernel_entry<rmsnorm_bwd_kernel<half, 1024>>(),
-    (const void*)kernel_entry<rope_split_kernel<half, 64>>(),
-    (const void*)kernel_entry<rope_merge_kernel<half, 64>>(),
-};
+// Referencing a kernel's entry makes the device pass emit it.
+const void* volatile sink;
+template <auto K>
+void emit() {
+  sink = reinterpret_cast<const void*>(kernel_entry<K>());
+}
 
-}  // namespace bv::gpu
+// Whether a launch for target t can take row i: with the key fixed at Key, the row find_config
+// picks; with a runtime key, a row for t that the rows before it for t do not shadow (an earlier
+// row for any key, or one for every key this row takes).
+template <class Decl, int64_t Key>
+constexpr bool pickable(int i, target t) {
+  if constexpr (Key != runtime_key) {
+    return find_config<Decl>(t, Key) == i;
+  } else {
+    const launch_config& r = Decl::table[i];
+    if (!r.targets.has(t)) return false;
+    for (int j = 0; j < i; ++j) {
+      const launch_config& e = Decl::table[j];
+      if (e.targets.has(t) && (e.up_to == 0 || (r.up_to != 0 && e.up_to >= r.up_to))) return false;
+    }
+    return true;
+  }
+}
+template <class Decl, int64_t Key>
+constexpr bool amd_pickable(int i) {
+  return pickable<Decl, Key>(i, target::gfx942) || pickable<Decl, Key>(i, target::gfx90a);
+}
+// The first AMD-pickable row that launches the same thing as row i (the one instantiated).
+template <class Decl, int64_t Key>
+constexpr int amd_canonical(int i) {
+  for (int j = 0; j <= i; ++j)
+    if (amd_pickable<Decl, Key>(j) && same_launch(Decl::table[j], Decl::table[i])) return j;
+  return -1;
+}
+
+// f(chosen_config<Decl, I>{}) for every row I that a gfx942 or gfx90a launch can take (with the
+// key known only at run time, or fixed at Key), once per distinct configuration.
+template <class Decl, int64_t Key = runtime_key, class F>
+void amd_rows(F&& f) {
+  [&]<int... I>(std::integer_sequence<int, I...>) {
+    (
+        [&] {
+          if constexpr (amd_canonical<Decl, Key>(I) == I) f(chosen_config<Decl, I>{});
+        }(),
+        ...);
+  }
+  (std::make_integer_sequence<int, config_count<Decl>>{});
+}
+
+// The element types the kernels are written for.
+template <class F>
+void each_dtype(F&& f) {
+  f(half{});
+  f(bfloat16{});
+  f(float{});
+}
+
+void all() {
+  // Elementwise, one block per program.
+  amd_rows<add_configs>([](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    each_dtype([](auto t) { emit<add_kernel<decltype(t), k.block, k.waves>>(); });
+  });
+  amd_rows<copy_configs>([](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    each_dtype([](auto t) { emit<copy_kernel<decltype(t), k.block, k.waves>>(); });
+  });
+  amd_rows<dropout_configs>([](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    each_dtype([](auto t) { emit<dropout_kernel<decltype(t), k.block, k.waves>>(); });
+  });
+  amd_rows<act_mul_configs>([](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    each_dtype([](auto t) {
+      using T = decltype(t);
+      emit<act_mul_fwd_kernel<T, gate_act::silu, k.block, k.waves>>();
+      emit<act_mul_fwd_kernel<T, gate_act::gelu_tanh, k.block, k.waves>>();
+      emit<act_mul_bwd_kernel<T, gate_act::silu, k.block, k.waves>>();
+      emit<act_mul_bwd_kernel<T, gate_act::gelu_tanh, k.block, k.waves>>();
+    });
+  });
+  // Row-wise kernels.
+  amd_rows<softmax_configs>([](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    each_dtype([](auto t) {
+      using T = decltype(t);
+      if constexpr (k.variant == 1)
+        emit<softmax_looped_kernel<T, k.block, k.waves>>();
+      else
+        emit<softmax_kernel<T, k.block, k.waves>>();
+    });
+  });
+  amd_rows<cross_entropy_configs>([](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    each_dtype([](auto t) {
+      using T = decltype(t);
+      emit<cross_entropy_fwd_kernel<T, k.block, k.waves>>();
+      emit<cross_entropy_bwd_kernel<T, k.block, k.waves>>();
+    });
+  });
+  amd_rows<rmsnorm_configs>([](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    each_dtype([](auto t) {
+      using T = decltype(t);
+      emit<rmsnorm_fwd_kernel<T, k.block, k.waves>>();
+      emit<add_rmsnorm_fwd_kernel<T, k.block, k.waves>>();
+      emit<rmsnorm_bwd_kernel<T, k.block, k.waves>>();
+    });
+  });
+  amd_rows<layernorm_configs>([](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    each_dtype([](auto t) {
+      using T = decltype(t);
+      emit<layernorm_fwd_kernel<T, k.block, k.waves>>();
+      emit<layernorm_bwd_lock_kernel<T, k.block, k.waves>>();
+      emit<layernorm_bwd_twostage_kernel<T, k.block, k.waves>>();
+    });
+  });
+  amd_rows<col_sum_configs>([](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    each_dtype([](auto t) { emit<col_sum_kernel<decltype(t), k.bm, k.bn, k.waves>>(); });
+  });
+  // RoPE: the key is the head dimension, which is also the kernel's block.
+  [](auto... d) {
+    (amd_rows<rope_configs, decltype(d)::value>([](auto c) {
+       constexpr launch_config k = decltype(c)::value;
+       constexpr int D = decltype(d)::value;
+       each_dtype([](auto t) {
+         using T = decltype(t);
+         emit<rope_split_kernel<T, D, k.waves>>();
+         emit<rope_merge_kernel<T, D, k.waves>>();
+       });
+     }),
+     ...);
+  }(std::integral_constant<int, 64>{}, std::integral_constant<int, 128>{});
+  // Tiled products. matmul's key is the inputs' element size; c is the inputs' type or f32.
+  each_dtype([](auto t) {
+    using T = decltype(t);
+    amd_rows<matmul_configs, sizeof(T)>([](auto c) {
+      constexpr launch_config k = decltype(c)::value;
+      emit<matmul_kernel<T, T, k.bm, k.bn, k.bk, k.group_m, k.waves>>();
+      if constexpr (!std::is_same_v<T, float>)
+        emit<matmul_kernel<T, float, k.bm, k.bn, k.bk, k.group_m, k.waves>>();
+    });
+  });
+  amd_rows<matmul_bias_act_configs>([](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    each_dtype([](auto t) {
+      using T = decltype(t);
+      [](auto... e) {
+        (emit<matmul_bias_act_kernel<T, T, decltype(e)::value, k.bm, k.bn, k.bk, k.group_m,
+                                     k.waves>>(),
+         ...);
+      }(std::integral_constant<epilogue, epilogue::none>{},
+        std::integral_constant<epilogue, epilogue::relu>{},
+        std::integral_constant<epilogue, epilogue::silu>{},
+        std::integral_constant<epilogue, epilogue::gelu_tanh>{});
+    });
+  });
+  emit<zero_kernel>();
+  amd_rows<matmul_splitk_configs>([](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    each_dtype(
+        [](auto t) { emit<matmul_splitk_kernel<decltype(t), k.bm, k.bn, k.bk, k.waves>>(); });
+  });
+  amd_rows<conv2d_configs>([](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    each_dtype([](auto t) { emit<conv2d_kernel<decltype(t), k.bm, k.bn, k.bk, k.waves>>(); });
+  });
+  // Attention: the forward has a table per element size, keyed by the head dimension (64 or
+  // 128); causal and not. The backward in 16-bit types, the ones its GPU launcher takes: in f32
+  // its D = 128 tiles need 81152 bytes of LDS (the interpreter and the emulator run it; the
+  // emulator reports lds-capacity), which no AMD device build could hold.
+  [](auto... d) {
+    (each_dtype([](auto t) {
+       using T = decltype(t);
+       constexpr int D = decltype(d)::value;
+       amd_rows<attention_fwd_configs<sizeof(T)>, D>([](auto c) {
+         constexpr launch_config k = decltype(c)::value;
+         emit<attention_fwd_kernel<T, D, k.bm, k.bn, false, k.waves>>();
+         emit<attention_fwd_kernel<T, D, k.bm, k.bn, true, k.waves>>();
+       });
+       if constexpr (sizeof(T) == 2)
+         amd_rows<attention_bwd_configs, D>([](auto c) {
+           constexpr launch_config k = decltype(c)::value;
+           emit<attention_bwd_preprocess_kernel<T, D, k.bm, k.waves>>();
+           emit<attention_bwd_dkdv_kernel<T, D, k.bm, k.bn, false, k.waves>>();
+           emit<attention_bwd_dkdv_kernel<T, D, k.bm, k.bn, true, k.waves>>();
+           emit<attention_bwd_dq_kernel<T, D, k.bm, k.bn, false, k.waves>>();
+           emit<attention_bwd_dq_kernel<T, D, k.bm, k.bn, true, k.waves>>();
+         });
+     }),
+     ...);
+  }(std::integral_constant<int, 64>{}, std::integral_constant<int, 128>{});
+}
+
+const int emitted = (all(), 0);
+
+}  // namespace bv::gpu::coverage
