@@ -1,5 +1,6 @@
 // Comparing a GPU run with the interpreter's, element by element.
 #pragma once
+#include <algorithm>
 #include <cmath>
 
 #include "outcome.hpp"
@@ -35,6 +36,19 @@ gpu_outcome finish_gpu(tensor<T>& gpu_out, double gpu_ms, const Ref& ref, double
     g.agree = g.max_abs_diff <= diff_tol;
   }
   return g;
+}
+
+// Another output of a GPU run folded into its outcome, as bv::library::checker folds outputs: it
+// matches while every output does, and the one furthest past its tolerance is reported.
+template <class T, class R>
+void fold_into(outcome& o, const tensor<T>& got, const R& ref, double tol) {
+  const outcome c = compare_with(got, ref, tol);
+  if (c.rel_err / c.tolerance > o.rel_err / o.tolerance) {
+    o.rel_err = c.rel_err;
+    o.tolerance = c.tolerance;
+  }
+  o.max_abs_err = std::max(o.max_abs_err, c.max_abs_err);
+  o.match = o.match && c.match;
 }
 
 }  // namespace bv::cli

@@ -1,10 +1,13 @@
-// The kernels the blockvec command knows. Each kernel registers one entry (cli/kernels/NAME.cpp):
-// how to make random inputs of a size, run the kernel, and compare with its reference; and, for
-// `blockvec bench`, a native C++ implementation of the same computation.
+// The kernels the blockvec command knows. Every built-in kernel registers the way a user's kernel
+// library does (bv/kernel_library.hpp): one bv::library::kernel per kernel in cli/kernels/NAME.cpp,
+// its input maker, launch, reference and comparison; the parts only the command has (the GPU run,
+// the AMD emulator's run) come with that one registration and take the inputs its `make` made.
 #pragma once
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "bv/bv.hpp"
@@ -38,48 +41,56 @@ struct emu_outcome {
   double emu_seconds = 0;  // the emulated run's wall time
 };
 
-struct kernel_entry {
-  std::string name;
-  std::string description;
-  std::string size_help;              // "N" or "ROWS,COLS" ...
-  std::vector<int64_t> default_size;  // for `run` and `demo`
-  std::vector<int64_t> bench_size;    // for `bench`
-  // "" when a size is accepted, otherwise why not (empty: any size of size_help's arity).
-  std::function<std::string(const std::vector<int64_t>& size)> accepts;
-  // Make inputs of `size` from `seed`, run on the interpreter, compare with the reference.
-  std::function<outcome(const std::vector<int64_t>& size, uint64_t seed)> run;
-  // One run of a single-threaded native C++/Eigen implementation of the same computation on
-  // inputs of `size`; returns its seconds (inputs made outside the timed part).
-  std::function<double(const std::vector<int64_t>& size, uint64_t seed)> native;
-  // The same kernel on the GPU backend (empty when the kernel has no GPU entry yet): make the
-  // same inputs as `run`, run them on the GPU (and, with `cpu`, on the interpreter too), compare
-  // each with the reference and with each other.
-  std::function<gpu_outcome(const std::vector<int64_t>& size, uint64_t seed, bool cpu)> run_gpu;
-  // The kernel's AMD lowering in the emulator for target t (empty when it has no emulated
-  // runner): the same inputs as `run`, on the emulator and on the interpreter, each compared with
-  // the reference and with each other.
-  std::function<emu_outcome(const std::vector<int64_t>& size, uint64_t seed, target t)> run_amd_emu;
+// A kernel as the command keeps it: a library entry (name, sizes, run, native), built-in or loaded
+// with --lib, and the backends only built-in kernels have.
+struct kernel_entry : bv::library::entry {
+  // --backend gpu|both (empty: no GPU entry): the entry's inputs on the GPU (and, with `cpu`, on
+  // the interpreter too), each compared with the reference and with each other.
+  std::function<gpu_outcome(const bv::library::sizes& size, uint64_t seed, bool cpu)> run_gpu;
+  // --backend amd-emu for target t (empty: no emulated runner): the entry's inputs in the
+  // emulator and on the interpreter, each compared with the reference and with each other.
+  std::function<emu_outcome(const bv::library::sizes& size, uint64_t seed, target t)> run_amd_emu;
 };
 
 std::vector<kernel_entry>& registry();
 const kernel_entry* find_kernel(const std::string& name);
 
-// A kernel library's entry (bv/library/entry.hpp) as one of the command's: no GPU or emulator
-// runner.
+// A kernel library's entry as one of the command's: no GPU or emulator runner.
 kernel_entry from_library(bv::library::entry e);
 
-// One registration per kernel file: a kernel_entry, or a bv::library::kernel declared the way a
-// user's library declares its kernels.
+// What a built-in kernel has beyond its library entry, each part on the inputs the entry's `make`
+// made (size and seed as for `run`), so the backends and the interpreter see the same tensors.
+template <class In, class Ref>
+struct backends {
+  // The GPU run (gpu/host_api.hpp; its no-GPU stubs in a CPU build), finished by finish_gpu
+  // (gpu_compare.hpp). It computes its own reference: a GPU entry may run another dtype than
+  // the interpreter's entry (attention's runs f16), whose reference differs.
+  std::function<gpu_outcome(In& in, bool cpu)> gpu = {};
+  // The emulated AMD lowering through emu_compare (cli/emu/emu_compare.hpp); `ref` is the
+  // entry's reference on these inputs.
+  std::function<emu_outcome(In& in, const Ref& ref, target t)> amd_emu = {};
+};
+
+// One registration per kernel, at namespace scope in its file:
+//   registrar reg{bv::library::kernel<io, ref_t>{...}, {.gpu = ..., .amd_emu = ...}};
 struct registrar {
-  explicit registrar(kernel_entry e) { registry().push_back(std::move(e)); }
   template <class In, class Ref>
-  explicit registrar(const bv::library::kernel<In, Ref>& k)
-      : registrar(from_library(k.to_entry())) {}
-  // A built-in library-style kernel with its --backend amd-emu runner.
-  template <class In, class Ref, class AmdEmu>
-  registrar(const bv::library::kernel<In, Ref>& k, AmdEmu amd_emu) {
+  explicit registrar(const bv::library::kernel<In, Ref>& k,
+                     std::type_identity_t<backends<In, Ref>> b = {}) {
     kernel_entry e = from_library(k.to_entry());
-    e.run_amd_emu = std::move(amd_emu);
+    if (b.gpu)
+      e.run_gpu = [make = k.make, gpu = std::move(b.gpu)](const bv::library::sizes& s,
+                                                          uint64_t seed, bool cpu) {
+        In in = make(s, seed);
+        return gpu(in, cpu);
+      };
+    if (b.amd_emu)
+      e.run_amd_emu = [make = k.make, reference = k.reference, emu = std::move(b.amd_emu)](
+                          const bv::library::sizes& s, uint64_t seed, target t) {
+        In in = make(s, seed);
+        const Ref ref = reference(in);
+        return emu(in, ref, t);
+      };
     registry().push_back(std::move(e));
   }
 };

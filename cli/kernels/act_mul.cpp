@@ -1,41 +1,47 @@
-// CLI entries: silu_mul, gelu_mul and their backwards (kernels/bv/kernels/act_mul.hpp).
+// silu_mul, gelu_mul and their backwards: the kernels (bv/kernels/act_mul.hpp), their references
+// (bv/kernels/ref/act_mul.hpp) and one registration each, made by one function of the activation
+// and the direction; Eigen arrays time bench's native column.
 #include "bv/kernels/act_mul.hpp"
 
 #include "bv/gpu/host_api.hpp"
 #include "bv/kernels/ref/act_mul.hpp"
 #include "emu/emu_compare.hpp"
-#include "gpu_compare.hpp"
 #include "lib_common.hpp"
 
 namespace bv::cli {
 namespace {
 using namespace lib;
+using kernels::gate_act;
 
-template <kernels::gate_act A>
-outcome run_fwd(const std::vector<int64_t>& s, uint64_t seed) {
-  auto x = tensor<float>::randn("x", {s[0], 2 * s[1]}, seed, 2.0);
-  auto y = output<float>("y", {s[0], s[1]});
-  checker c;
-  c.launched(launch_warm([&] { return kernels::act_mul_fwd<A>(x, y); }));
-  c.add(y, kernels::ref::act_mul_fwd(x, A == kernels::gate_act::gelu_tanh), 1e-5);
-  return c.done();
+// x = [gate | up], [M, 2N]. Forward: y [M, N]. Backward: dy [M, N] in, dx [M, 2N] out.
+struct io {
+  tensor<float> x, dy, out;
+  int rows() const { return static_cast<int>(x.size(0)); }
+  int n() const { return static_cast<int>(x.size(1) / 2); }
+};
+
+// The kernel on a's inputs into `out` (a.out, or the interpreter's copy beside a GPU run).
+template <gate_act A, bool Bwd>
+launch_result launch_into(const io& a, tensor<float>& out) {
+  if constexpr (Bwd)
+    return kernels::act_mul_bwd<A>(a.dy, a.x, out);
+  else
+    return kernels::act_mul_fwd<A>(a.x, out);
 }
-template <kernels::gate_act A>
-outcome run_bwd(const std::vector<int64_t>& s, uint64_t seed) {
-  auto x = tensor<float>::randn("x", {s[0], 2 * s[1]}, seed, 2.0);
-  auto dy = tensor<float>::randn("dy", {s[0], s[1]}, seed + 1);
-  auto dx = output<float>("dx", {s[0], 2 * s[1]});
-  checker c;
-  c.launched(launch_warm([&] { return kernels::act_mul_bwd<A>(dy, x, dx); }));
-  c.add(dx, kernels::ref::act_mul_bwd(dy, x, A == kernels::gate_act::gelu_tanh), 1e-5);
-  return c.done();
+template <gate_act A, bool Bwd>
+doubles reference(const io& a) {
+  constexpr bool gelu = A == gate_act::gelu_tanh;
+  if constexpr (Bwd)
+    return kernels::ref::act_mul_bwd(a.dy, a.x, gelu);
+  else
+    return kernels::ref::act_mul_fwd(a.x, gelu);
 }
 
 // Native: the same formulas over whole rows with Eigen arrays (vectorised exp), the same
 // overflow-safe tanh.
-template <kernels::gate_act A>
+template <gate_act A>
 farr act(const farr& g) {
-  if constexpr (A == kernels::gate_act::silu) {
+  if constexpr (A == gate_act::silu) {
     return g / (1.0f + (-g).exp());
   } else {
     const farr e =
@@ -43,9 +49,9 @@ farr act(const farr& g) {
     return 0.5f * g * (1.0f + (e - 1.0f) / (e + 1.0f));
   }
 }
-template <kernels::gate_act A>
+template <gate_act A>
 farr act_grad(const farr& g) {
-  if constexpr (A == kernels::gate_act::silu) {
+  if constexpr (A == gate_act::silu) {
     const farr sg = 1.0f / (1.0f + (-g).exp());
     return sg * (1.0f + g * (1.0f - sg));
   } else {
@@ -55,126 +61,90 @@ farr act_grad(const farr& g) {
     return 0.5f * (1.0f + t) + 0.5f * g * (1.0f - t * t) * k * (1.0f + 3.0f * c * g * g);
   }
 }
-template <kernels::gate_act A>
-double native_fwd(const std::vector<int64_t>& s, uint64_t seed) {
-  auto x = tensor<float>::randn("x", {s[0], 2 * s[1]}, seed, 2.0);
-  auto y = tensor<float>::empty("y", {s[0], s[1]});
-  return time_it([&] {
-    famap X(x.data(), s[0], 2 * s[1]), Y(y.data(), s[0], s[1]);
-    Y = act<A>(X.leftCols(s[1])) * X.rightCols(s[1]);
-  });
-}
-template <kernels::gate_act A>
-double native_bwd(const std::vector<int64_t>& s, uint64_t seed) {
-  auto x = tensor<float>::randn("x", {s[0], 2 * s[1]}, seed, 2.0);
-  auto dy = tensor<float>::randn("dy", {s[0], s[1]}, seed + 1);
-  auto dx = tensor<float>::empty("dx", {s[0], 2 * s[1]});
-  return time_it([&] {
-    famap X(x.data(), s[0], 2 * s[1]), DY(dy.data(), s[0], s[1]), DX(dx.data(), s[0], 2 * s[1]);
-    const farr g = X.leftCols(s[1]);
-    DX.leftCols(s[1]) = DY * X.rightCols(s[1]) * act_grad<A>(g);
-    DX.rightCols(s[1]) = DY * act<A>(g);
-  });
+template <gate_act A, bool Bwd>
+std::function<void()> native(io& a) {
+  return [&a, m = int64_t{a.rows()}, n = int64_t{a.n()}] {
+    famap X(a.x.data(), m, 2 * n);
+    if constexpr (Bwd) {
+      famap DY(a.dy.data(), m, n), DX(a.out.data(), m, 2 * n);
+      const farr g = X.leftCols(n);
+      DX.leftCols(n) = DY * X.rightCols(n) * act_grad<A>(g);
+      DX.rightCols(n) = DY * act<A>(g);
+    } else {
+      famap Y(a.out.data(), m, n);
+      Y = act<A>(X.leftCols(n)) * X.rightCols(n);
+    }
+  };
 }
 
 // GPU against interpreter: the GPU's exp (tanh, sigmoid) differs from the CPU's by an ulp or two,
 // so the allowed difference scales with the outputs (dx reaches 20 and more at x of scale 2: an
-// absolute 1e-5 failed at 1.3e-5 on an H100, 2026-11-21).
-inline double diff_tol(const std::vector<double>& ref) {
+// absolute 1e-5 failed at 1.3e-5 on an H100, 2026-11-21). The emulator's likewise.
+inline double diff_tol(const doubles& ref) {
   double m = 1;
   for (double v : ref) m = std::max(m, std::abs(v));
   return 1e-5 * m;
 }
 
-template <kernels::gate_act A>
-gpu_outcome run_fwd_gpu(const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
-  constexpr bool gelu = A == kernels::gate_act::gelu_tanh;
-  auto x = tensor<float>::randn("x", {s[0], 2 * s[1]}, seed, 2.0);
-  auto y = output<float>("y", {s[0], s[1]});
-  const double ms = gpu::act_mul_fwd(gpu::dtype_id::f32, gelu, x.data(), y.data(),
-                                     static_cast<int>(s[0]), static_cast<int>(s[1]));
-  const auto ref = kernels::ref::act_mul_fwd(x, gelu);
-  return finish_gpu(y, ms, ref, 1e-5, cpu, diff_tol(ref),
-                    [&](tensor<float>& o) { return kernels::act_mul_fwd<A>(x, o); });
-}
-template <kernels::gate_act A>
-gpu_outcome run_bwd_gpu(const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
-  constexpr bool gelu = A == kernels::gate_act::gelu_tanh;
-  auto x = tensor<float>::randn("x", {s[0], 2 * s[1]}, seed, 2.0);
-  auto dy = tensor<float>::randn("dy", {s[0], s[1]}, seed + 1);
-  auto dx = output<float>("dx", {s[0], 2 * s[1]});
-  const double ms = gpu::act_mul_bwd(gpu::dtype_id::f32, gelu, dy.data(), x.data(), dx.data(),
-                                     static_cast<int>(s[0]), static_cast<int>(s[1]));
-  const auto ref = kernels::ref::act_mul_bwd(dy, x, gelu);
-  return finish_gpu(dx, ms, ref, 1e-5, cpu, diff_tol(ref),
-                    [&](tensor<float>& o) { return kernels::act_mul_bwd<A>(dy, x, o); });
-}
-
-template <kernels::gate_act A>
-emu_outcome run_fwd_emu(const std::vector<int64_t>& s, uint64_t seed, target t) {
-  constexpr bool gelu = A == kernels::gate_act::gelu_tanh;
-  auto x = tensor<float>::randn("x", {s[0], 2 * s[1]}, seed, 2.0);
-  auto y = output<float>("y", {s[0], s[1]});
-  const auto ref = kernels::ref::act_mul_fwd(x, gelu);
-  return emu_compare(gelu ? "gelu_mul" : "silu_mul", t)
-      .in(x)
-      .cpu([&] { return kernels::act_mul_fwd<A>(x, y); })
-      .out(0, y, ref, 1e-5, diff_tol(ref))
-      .done();
-}
-template <kernels::gate_act A>
-emu_outcome run_bwd_emu(const std::vector<int64_t>& s, uint64_t seed, target t) {
-  constexpr bool gelu = A == kernels::gate_act::gelu_tanh;
-  auto x = tensor<float>::randn("x", {s[0], 2 * s[1]}, seed, 2.0);
-  auto dy = tensor<float>::randn("dy", {s[0], s[1]}, seed + 1);
-  auto dx = output<float>("dx", {s[0], 2 * s[1]});
-  const auto ref = kernels::ref::act_mul_bwd(dy, x, gelu);
-  return emu_compare(gelu ? "gelu_mul_bwd" : "silu_mul_bwd", t)
-      .in(dy)
-      .in(x)
-      .cpu([&] { return kernels::act_mul_bwd<A>(dy, x, dx); })
-      .out(0, dx, ref, 1e-5, diff_tol(ref))
-      .done();
+template <gate_act A, bool Bwd>
+registrar reg(const char* name, const char* description) {
+  constexpr bool gelu = A == gate_act::gelu_tanh;
+  return registrar{
+      kernel<io, doubles>{
+          .name = name,
+          .description = description,
+          .size_help = "ROWS,N",
+          .default_size = {33, 1500},
+          .bench_size = {256, 2048},
+          .make =
+              [](const sizes& s, uint64_t seed) {
+                io a{tensor<float>::randn("x", {s[0], 2 * s[1]}, seed, 2.0), {}, {}};
+                if constexpr (Bwd) {
+                  a.dy = tensor<float>::randn("dy", {s[0], s[1]}, seed + 1);
+                  a.out = output<float>("dx", {s[0], 2 * s[1]});
+                } else {
+                  a.out = output<float>("y", {s[0], s[1]});
+                }
+                return a;
+              },
+          .launch = [](io& a) { return launch_into<A, Bwd>(a, a.out); },
+          .reference = reference<A, Bwd>,
+          .compare = [](checker& c, const io& a, const doubles& r) { c.expect(a.out, r, 1e-5); },
+          .native = native<A, Bwd>,
+      },
+      {
+          .gpu =
+              [](io& a, bool cpu) {
+                const double ms = Bwd ? gpu::act_mul_bwd(gpu::dtype_id::f32, gelu, a.dy.data(),
+                                                         a.x.data(), a.out.data(), a.rows(), a.n())
+                                      : gpu::act_mul_fwd(gpu::dtype_id::f32, gelu, a.x.data(),
+                                                         a.out.data(), a.rows(), a.n());
+                const doubles ref = reference<A, Bwd>(a);
+                return finish_gpu(a.out, ms, ref, 1e-5, cpu, diff_tol(ref),
+                                  [&](tensor<float>& o) { return launch_into<A, Bwd>(a, o); });
+              },
+          .amd_emu =
+              [name](io& a, const doubles& ref, target t) {
+                emu_compare e(name, t);
+                if constexpr (Bwd) e.in(a.dy);
+                return e.in(a.x)
+                    .cpu([&] { return launch_into<A, Bwd>(a, a.out); })
+                    .out(0, a.out, ref, 1e-5, diff_tol(ref))
+                    .done();
+              },
+      }};
 }
 
-constexpr auto silu = kernels::gate_act::silu;
-constexpr auto gelu = kernels::gate_act::gelu_tanh;
+constexpr auto silu = gate_act::silu;
+constexpr auto gelu = gate_act::gelu_tanh;
 
-registrar r1{{.name = "silu_mul",
-              .description = "fused SiLU(gate) * up over [M, 2N] -> [M, N], f32",
-              .size_help = "ROWS,N",
-              .default_size = {33, 1500},
-              .bench_size = {256, 2048},
-              .run = run_fwd<silu>,
-              .native = native_fwd<silu>,
-              .run_gpu = run_fwd_gpu<silu>,
-              .run_amd_emu = run_fwd_emu<silu>}};
-registrar r2{{.name = "gelu_mul",
-              .description = "fused GELU-tanh(gate) * up over [M, 2N], overflow-safe tanh, f32",
-              .size_help = "ROWS,N",
-              .default_size = {33, 1500},
-              .bench_size = {256, 2048},
-              .run = run_fwd<gelu>,
-              .native = native_fwd<gelu>,
-              .run_gpu = run_fwd_gpu<gelu>,
-              .run_amd_emu = run_fwd_emu<gelu>}};
-registrar r3{{.name = "silu_mul_bwd",
-              .description = "backward of silu_mul: [dgate | dup] from dy and x, f32",
-              .size_help = "ROWS,N",
-              .default_size = {33, 1500},
-              .bench_size = {256, 2048},
-              .run = run_bwd<silu>,
-              .native = native_bwd<silu>,
-              .run_gpu = run_bwd_gpu<silu>,
-              .run_amd_emu = run_bwd_emu<silu>}};
-registrar r4{{.name = "gelu_mul_bwd",
-              .description = "backward of gelu_mul: [dgate | dup] from dy and x, f32",
-              .size_help = "ROWS,N",
-              .default_size = {33, 1500},
-              .bench_size = {256, 2048},
-              .run = run_bwd<gelu>,
-              .native = native_bwd<gelu>,
-              .run_gpu = run_bwd_gpu<gelu>,
-              .run_amd_emu = run_bwd_emu<gelu>}};
+registrar r1 = reg<silu, false>("silu_mul", "fused SiLU(gate) * up over [M, 2N] -> [M, N], f32");
+registrar r2 = reg<gelu, false>("gelu_mul",
+                                "fused GELU-tanh(gate) * up over [M, 2N], overflow-safe tanh, f32");
+registrar r3 =
+    reg<silu, true>("silu_mul_bwd", "backward of silu_mul: [dgate | dup] from dy and x, f32");
+registrar r4 =
+    reg<gelu, true>("gelu_mul_bwd", "backward of gelu_mul: [dgate | dup] from dy and x, f32");
+
 }  // namespace
 }  // namespace bv::cli

@@ -1,46 +1,52 @@
-// CLI entries: attention, attention_causal, attention_bwd (kernels/bv/kernels/attention.hpp).
+// attention, attention_causal and attention_bwd: the kernels (bv/kernels/attention.hpp), their
+// references (bv/kernels/ref/attention.hpp) and one registration each; Eigen's unfused
+// computation times bench's native column.
 #include "bv/kernels/attention.hpp"
+
+#include <cmath>
 
 #include "bv/gpu/host_api.hpp"
 #include "bv/kernels/ref/attention.hpp"
 #include "emu/emu_compare.hpp"
-#include "gpu_compare.hpp"
 #include "lib_common.hpp"
 
 namespace bv::cli {
 namespace {
 using namespace lib;
 
-std::vector<int64_t> shape4(const std::vector<int64_t>& s) { return {s[0], s[1], s[2], s[3]}; }
+sizes shape4(const sizes& s) { return {s[0], s[1], s[2], s[3]}; }
+int dim(const tensor<float>& t, int d) { return static_cast<int>(t.size(d)); }
 
-outcome run_fwd(const std::vector<int64_t>& s, uint64_t seed, bool causal) {
-  auto q = tensor<float>::randn("q", shape4(s), seed);
-  auto k = tensor<float>::randn("k", shape4(s), seed + 1);
-  auto v = tensor<float>::randn("v", shape4(s), seed + 2);
-  auto o = output<float>("o", shape4(s));
-  auto lse = output<float>("lse", {s[0] * s[1], s[2]});
-  checker c;
-  c.launched(launch_warm([&] { return kernels::attention_fwd(q, k, v, o, lse, causal); }));
-  const auto ref = kernels::ref::attention_fwd(q, k, v, causal);
-  c.add(o, ref.o, 1e-5);
-  c.add(lse, ref.lse, 1e-5);
-  return c.done();
+// The GPU build instantiates attention for f16 and head dim 64: the GPU run takes the entry's
+// inputs as f16 (the values an f16 draw from the same seed gives), and the interpreter (--backend
+// both) runs the f16 kernel on the same ones.
+tensor<half> as_f16(const tensor<float>& t) {
+  auto h = tensor<half>::zeros(t.name(), t.shape());
+  for (int64_t i = 0; i < t.numel(); ++i) h.data()[i] = static_cast<half>(t.data()[i]);
+  return h;
+}
+
+// q, k, v [B, H, S, D] and what the forward writes.
+struct fwd_io {
+  tensor<float> q, k, v, o, lse;
+};
+
+fwd_io make_fwd(const sizes& s, uint64_t seed) {
+  return {tensor<float>::randn("q", shape4(s), seed),
+          tensor<float>::randn("k", shape4(s), seed + 1),
+          tensor<float>::randn("v", shape4(s), seed + 2), output<float>("o", shape4(s)),
+          output<float>("lse", {s[0] * s[1], s[2]})};
 }
 
 // Native: per head, S = Q K^T * scale as one GEMM, row softmax, O = P V: the unfused computation
 // at its best on one core.
-double native_fwd(const std::vector<int64_t>& s, uint64_t seed, bool causal) {
-  auto q = tensor<float>::randn("q", shape4(s), seed);
-  auto k = tensor<float>::randn("k", shape4(s), seed + 1);
-  auto v = tensor<float>::randn("v", shape4(s), seed + 2);
-  auto o = tensor<float>::empty("o", shape4(s));
-  const int64_t n = s[2], d = s[3];
-  const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  fmat sc(n, n);
-  return time_it([&] {
-    for (int64_t h = 0; h < s[0] * s[1]; ++h) {
-      fmap Q(q.data() + h * n * d, n, d), K(k.data() + h * n * d, n, d),
-          V(v.data() + h * n * d, n, d), O(o.data() + h * n * d, n, d);
+std::function<void()> native_fwd(fwd_io& a, bool causal) {
+  const int64_t heads = a.q.size(0) * a.q.size(1), n = a.q.size(2), d = a.q.size(3);
+  return [&a, causal, heads, n, d, sc = fmat(n, n)]() mutable {
+    const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+    for (int64_t h = 0; h < heads; ++h) {
+      fmap Q(a.q.data() + h * n * d, n, d), K(a.k.data() + h * n * d, n, d),
+          V(a.v.data() + h * n * d, n, d), O(a.o.data() + h * n * d, n, d);
       sc.noalias() = (Q * K.transpose()) * scale;
       for (int64_t i = 0; i < n; ++i) {
         const int64_t len = causal ? i + 1 : n;
@@ -51,120 +57,122 @@ double native_fwd(const std::vector<int64_t>& s, uint64_t seed, bool causal) {
       }
       O.noalias() = sc * V;
     }
-  });
+  };
 }
 
-// The GPU build instantiates attention for f16 and head dim 64: the GPU run draws f16 inputs, and
-// the interpreter (--backend both) runs the f16 kernel on the same ones.
-gpu_outcome run_fwd_gpu(const std::vector<int64_t>& s, uint64_t seed, bool cpu, bool causal) {
-  auto q = tensor<half>::randn("q", shape4(s), seed);
-  auto k = tensor<half>::randn("k", shape4(s), seed + 1);
-  auto v = tensor<half>::randn("v", shape4(s), seed + 2);
-  auto o = output<half>("o", shape4(s));
-  std::vector<float> lse(static_cast<size_t>(s[0] * s[1] * s[2]));
-  const double ms = gpu::attention_fwd(gpu::dtype_id::f16, q.data(), k.data(), v.data(), o.data(),
-                                       lse.data(), static_cast<int>(s[0]), static_cast<int>(s[1]),
-                                       static_cast<int>(s[2]), static_cast<int>(s[3]), causal);
-  return finish_gpu(o, ms, kernels::ref::attention_fwd(q, k, v, causal).o, 1e-2, cpu, 2e-2,
-                    [&](tensor<half>& out) {
-                      auto l = tensor<float>::empty("lse", {s[0] * s[1], s[2]});
-                      return kernels::attention_fwd(q, k, v, out, l, causal);
-                    });
+registrar reg_fwd(bool causal, const char* name, const char* description, sizes default_size,
+                  sizes bench_size) {
+  return registrar{
+      kernel<fwd_io, kernels::ref::attention_result>{
+          .name = name,
+          .description = description,
+          .size_help = "B,H,S,D (D = 64 or 128)",
+          .default_size = std::move(default_size),
+          .bench_size = std::move(bench_size),
+          .make = make_fwd,
+          .launch =
+              [causal](fwd_io& a) {
+                return kernels::attention_fwd(a.q, a.k, a.v, a.o, a.lse, causal);
+              },
+          .reference =
+              [causal](const fwd_io& a) {
+                return kernels::ref::attention_fwd(a.q, a.k, a.v, causal);
+              },
+          .compare =
+              [](checker& c, const fwd_io& a, const kernels::ref::attention_result& r) {
+                c.expect(a.o, r.o, 1e-5);
+                c.expect(a.lse, r.lse, 1e-5);
+              },
+          .native = [causal](fwd_io& a) { return native_fwd(a, causal); },
+      },
+      {
+          .gpu =
+              [causal](fwd_io& a, bool cpu) {
+                auto q = as_f16(a.q), k = as_f16(a.k), v = as_f16(a.v);
+                auto o = output<half>("o", a.o.shape());
+                std::vector<float> lse(static_cast<size_t>(a.lse.numel()));
+                const double ms = gpu::attention_fwd(gpu::dtype_id::f16, q.data(), k.data(),
+                                                     v.data(), o.data(), lse.data(), dim(a.q, 0),
+                                                     dim(a.q, 1), dim(a.q, 2), dim(a.q, 3), causal);
+                return finish_gpu(o, ms, kernels::ref::attention_fwd(q, k, v, causal).o, 1e-2, cpu,
+                                  2e-2, [&](tensor<half>& out) {
+                                    auto l = tensor<float>::empty("lse", a.lse.shape());
+                                    return kernels::attention_fwd(q, k, v, out, l, causal);
+                                  });
+              },
+          .amd_emu =
+              [name, causal](fwd_io& a, const kernels::ref::attention_result& ref, target t) {
+                return emu_compare(name, t)
+                    .in(a.q)
+                    .in(a.k)
+                    .in(a.v)
+                    .cpu([&] { return kernels::attention_fwd(a.q, a.k, a.v, a.o, a.lse, causal); })
+                    .out(0, a.o, ref.o, 1e-5, 1e-4)
+                    .out(1, a.lse, ref.lse, 1e-5, 1e-4)
+                    .done();
+              },
+      }};
 }
 
-emu_outcome run_fwd_emu(const std::vector<int64_t>& s, uint64_t seed, target t, bool causal) {
-  auto q = tensor<float>::randn("q", shape4(s), seed);
-  auto k = tensor<float>::randn("k", shape4(s), seed + 1);
-  auto v = tensor<float>::randn("v", shape4(s), seed + 2);
-  auto o = output<float>("o", shape4(s));
-  auto lse = output<float>("lse", {s[0] * s[1], s[2]});
-  const auto ref = kernels::ref::attention_fwd(q, k, v, causal);
-  return emu_compare(causal ? "attention_causal" : "attention", t)
-      .in(q)
-      .in(k)
-      .in(v)
-      .cpu([&] { return kernels::attention_fwd(q, k, v, o, lse, causal); })
-      .out(0, o, ref.o, 1e-5, 1e-4)
-      .out(1, lse, ref.lse, 1e-5, 1e-4)
-      .done();
-}
+registrar r_fwd =
+    reg_fwd(false, "attention", "flash attention forward, online softmax, f32, non-causal",
+            {1, 2, 200, 64}, {1, 2, 256, 64});
+// GPU: head dim 64 only in this build (pass a size such as 1,2,150,64).
+registrar r_causal =
+    reg_fwd(true, "attention_causal", "flash attention forward, causal, f32, head dim 128",
+            {1, 2, 150, 128}, {1, 2, 256, 128});
 
-registrar reg_fwd{{
-    .name = "attention",
-    .description = "flash attention forward, online softmax, f32, non-causal",
-    .size_help = "B,H,S,D (D = 64 or 128)",
-    .default_size = {1, 2, 200, 64},
-    .bench_size = {1, 2, 256, 64},
-    .run = [](const std::vector<int64_t>& s, uint64_t seed) { return run_fwd(s, seed, false); },
-    .native = [](const std::vector<int64_t>& s,
-                 uint64_t seed) { return native_fwd(s, seed, false); },
-    .run_gpu = [](const std::vector<int64_t>& s, uint64_t seed,
-                  bool cpu) { return run_fwd_gpu(s, seed, cpu, false); },
-    .run_amd_emu = [](const std::vector<int64_t>& s, uint64_t seed,
-                      target t) { return run_fwd_emu(s, seed, t, false); },
-}};
+// The backward's inputs: q, k, v, dout, and o and lse as the forward (on the interpreter) left
+// them; its outputs dq, dk, dv.
+struct bwd_io {
+  tensor<float> q, k, v, dout, o, lse, dq, dk, dv;
+};
 
-registrar reg_causal{{
-    .name = "attention_causal",
-    .description = "flash attention forward, causal, f32, head dim 128",
-    .size_help = "B,H,S,D (D = 64 or 128)",
-    .default_size = {1, 2, 150, 128},
-    .bench_size = {1, 2, 256, 128},
-    .run = [](const std::vector<int64_t>& s, uint64_t seed) { return run_fwd(s, seed, true); },
-    .native = [](const std::vector<int64_t>& s,
-                 uint64_t seed) { return native_fwd(s, seed, true); },
-    // GPU: head dim 64 only in this build (pass a size such as 1,2,150,64).
-    .run_gpu = [](const std::vector<int64_t>& s, uint64_t seed,
-                  bool cpu) { return run_fwd_gpu(s, seed, cpu, true); },
-    .run_amd_emu = [](const std::vector<int64_t>& s, uint64_t seed,
-                      target t) { return run_fwd_emu(s, seed, t, true); },
-}};
-
-registrar reg_bwd{{
-    .name = "attention_bwd",
-    .description = "flash attention backward (dq, dk, dv), recomputing P from lse, f32, causal",
-    .size_help = "B,H,S,D (D = 64 or 128)",
-    .default_size = {1, 2, 150, 64},
-    .bench_size = {1, 2, 256, 64},
-    .run =
-        [](const std::vector<int64_t>& s, uint64_t seed) {
-          auto q = tensor<float>::randn("q", shape4(s), seed);
-          auto k = tensor<float>::randn("k", shape4(s), seed + 1);
-          auto v = tensor<float>::randn("v", shape4(s), seed + 2);
-          auto dout = tensor<float>::randn("dout", shape4(s), seed + 3);
-          auto o = tensor<float>::empty("o", shape4(s));
-          auto lse = tensor<float>::empty("lse", {s[0] * s[1], s[2]});
-          kernels::attention_fwd(q, k, v, o, lse, true);
-          auto dq = output<float>("dq", shape4(s));
-          auto dk = output<float>("dk", shape4(s));
-          auto dv = output<float>("dv", shape4(s));
-          checker c;
-          c.launched(launch_warm(
-              [&] { return kernels::attention_bwd(q, k, v, o, lse, dout, dq, dk, dv, true); }));
-          const auto ref = kernels::ref::attention_bwd(q, k, v, dout, true);
-          c.add(dq, ref.dq, 1e-5);
-          c.add(dk, ref.dk, 1e-5);
-          c.add(dv, ref.dv, 1e-5);
-          return c.done();
-        },
-    .native =
-        [](const std::vector<int64_t>& s, uint64_t seed) {
-          auto q = tensor<float>::randn("q", shape4(s), seed);
-          auto k = tensor<float>::randn("k", shape4(s), seed + 1);
-          auto v = tensor<float>::randn("v", shape4(s), seed + 2);
-          auto dout = tensor<float>::randn("dout", shape4(s), seed + 3);
-          auto dq = tensor<float>::empty("dq", shape4(s));
-          auto dk = tensor<float>::empty("dk", shape4(s));
-          auto dv = tensor<float>::empty("dv", shape4(s));
-          const int64_t n = s[2], d = s[3];
-          const float scale = 1.0f / std::sqrt(static_cast<float>(d));
-          fmat p(n, n), dp(n, n);
-          return time_it([&] {
-            for (int64_t h = 0; h < s[0] * s[1]; ++h) {
+registrar r_bwd{
+    kernel<bwd_io, kernels::ref::attention_grads>{
+        .name = "attention_bwd",
+        .description = "flash attention backward (dq, dk, dv), recomputing P from lse, f32, causal",
+        .size_help = "B,H,S,D (D = 64 or 128)",
+        .default_size = {1, 2, 150, 64},
+        .bench_size = {1, 2, 256, 64},
+        .make =
+            [](const sizes& s, uint64_t seed) {
+              bwd_io a{tensor<float>::randn("q", shape4(s), seed),
+                       tensor<float>::randn("k", shape4(s), seed + 1),
+                       tensor<float>::randn("v", shape4(s), seed + 2),
+                       tensor<float>::randn("dout", shape4(s), seed + 3),
+                       tensor<float>::empty("o", shape4(s)),
+                       tensor<float>::empty("lse", {s[0] * s[1], s[2]}),
+                       output<float>("dq", shape4(s)),
+                       output<float>("dk", shape4(s)),
+                       output<float>("dv", shape4(s))};
+              kernels::attention_fwd(a.q, a.k, a.v, a.o, a.lse, true);
+              return a;
+            },
+        .launch =
+            [](bwd_io& a) {
+              return kernels::attention_bwd(a.q, a.k, a.v, a.o, a.lse, a.dout, a.dq, a.dk, a.dv,
+                                            true);
+            },
+        .reference =
+            [](const bwd_io& a) {
+              return kernels::ref::attention_bwd(a.q, a.k, a.v, a.dout, true);
+            },
+        .compare =
+            [](checker& c, const bwd_io& a, const kernels::ref::attention_grads& r) {
+              c.expect(a.dq, r.dq, 1e-5);
+              c.expect(a.dk, r.dk, 1e-5);
+              c.expect(a.dv, r.dv, 1e-5);
+            },
+        .native = [](bwd_io& a) -> std::function<void()> {
+          const int64_t heads = a.q.size(0) * a.q.size(1), n = a.q.size(2), d = a.q.size(3);
+          return [&a, heads, n, d, p = fmat(n, n), dp = fmat(n, n)]() mutable {
+            const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+            for (int64_t h = 0; h < heads; ++h) {
               const int64_t off = h * n * d;
-              fmap Q(q.data() + off, n, d), K(k.data() + off, n, d), V(v.data() + off, n, d),
-                  dO(dout.data() + off, n, d), dQ(dq.data() + off, n, d), dK(dk.data() + off, n, d),
-                  dV(dv.data() + off, n, d);
+              fmap Q(a.q.data() + off, n, d), K(a.k.data() + off, n, d), V(a.v.data() + off, n, d),
+                  dO(a.dout.data() + off, n, d), dQ(a.dq.data() + off, n, d),
+                  dK(a.dk.data() + off, n, d), dV(a.dv.data() + off, n, d);
               p.noalias() = (Q * K.transpose()) * scale;
               for (int64_t i = 0; i < n; ++i) {
                 auto row = p.row(i).head(i + 1).array();
@@ -179,64 +187,56 @@ registrar reg_bwd{{
               dQ.noalias() = (dp * K) * scale;
               dK.noalias() = (dp.transpose() * Q) * scale;
             }
-          });
+          };
         },
-    // GPU: f16 inputs and head dim 64 in this build; the interpreter runs the f16 kernel too.
-    .run_gpu =
-        [](const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
-          auto q = tensor<half>::randn("q", shape4(s), seed);
-          auto k = tensor<half>::randn("k", shape4(s), seed + 1);
-          auto v = tensor<half>::randn("v", shape4(s), seed + 2);
-          auto dout = tensor<half>::randn("dout", shape4(s), seed + 3);
-          auto o = tensor<half>::empty("o", shape4(s));
-          auto lse = tensor<float>::empty("lse", {s[0] * s[1], s[2]});
-          kernels::attention_fwd(q, k, v, o, lse, true);
-          auto dq = output<half>("dq", shape4(s));
-          auto dk = output<half>("dk", shape4(s));
-          auto dv = output<half>("dv", shape4(s));
-          const double ms = gpu::attention_bwd(
-              gpu::dtype_id::f16, q.data(), k.data(), v.data(), o.data(), lse.data(), dout.data(),
-              dq.data(), dk.data(), dv.data(), static_cast<int>(s[0]), static_cast<int>(s[1]),
-              static_cast<int>(s[2]), static_cast<int>(s[3]), true);
-          const auto ref = kernels::ref::attention_bwd(q, k, v, dout, true);
-          // dq against the reference and the interpreter; dk and dv folded into the GPU's outcome.
-          auto g = finish_gpu(dq, ms, ref.dq, 2e-2, cpu, 5e-2, [&](tensor<half>& out) {
-            auto dk_cpu = tensor<half>::empty("dk(cpu)", shape4(s));
-            auto dv_cpu = tensor<half>::empty("dv(cpu)", shape4(s));
-            return kernels::attention_bwd(q, k, v, o, lse, dout, out, dk_cpu, dv_cpu, true).back();
-          });
-          checker c{g.gpu, true};
-          c.add(dk, ref.dk, 2e-2);
-          c.add(dv, ref.dv, 2e-2);
-          g.gpu = c.done(g.gpu.note);
-          return g;
-        },
-    .run_amd_emu =
-        [](const std::vector<int64_t>& s, uint64_t seed, target t) {
-          auto q = tensor<float>::randn("q", shape4(s), seed);
-          auto k = tensor<float>::randn("k", shape4(s), seed + 1);
-          auto v = tensor<float>::randn("v", shape4(s), seed + 2);
-          auto dout = tensor<float>::randn("dout", shape4(s), seed + 3);
-          auto o = tensor<float>::empty("o", shape4(s));
-          auto lse = tensor<float>::empty("lse", {s[0] * s[1], s[2]});
-          kernels::attention_fwd(q, k, v, o, lse, true);  // o and lse, as the forward left them
-          auto dq = output<float>("dq", shape4(s));
-          auto dk = output<float>("dk", shape4(s));
-          auto dv = output<float>("dv", shape4(s));
-          const auto ref = kernels::ref::attention_bwd(q, k, v, dout, true);
-          return emu_compare("attention_bwd", t)
-              .in(q)
-              .in(k)
-              .in(v)
-              .in(o)
-              .in(dout)
-              .in(lse)
-              .cpu([&] { return kernels::attention_bwd(q, k, v, o, lse, dout, dq, dk, dv, true); })
-              .out(0, dq, ref.dq, 1e-5, 1e-4)
-              .out(1, dk, ref.dk, 1e-5, 1e-4)
-              .out(2, dv, ref.dv, 1e-5, 1e-4)
-              .done();
-        },
-}};
+    },
+    {
+        // GPU: f16 inputs and head dim 64 in this build; the interpreter runs the f16 kernel too,
+        // forward included (o and lse in f16, as the GPU's backward takes them).
+        .gpu =
+            [](bwd_io& a, bool cpu) {
+              auto q = as_f16(a.q), k = as_f16(a.k), v = as_f16(a.v), dout = as_f16(a.dout);
+              auto o = tensor<half>::empty("o", a.o.shape());
+              auto lse = tensor<float>::empty("lse", a.lse.shape());
+              kernels::attention_fwd(q, k, v, o, lse, true);
+              auto dq = output<half>("dq", a.dq.shape());
+              auto dk = output<half>("dk", a.dk.shape());
+              auto dv = output<half>("dv", a.dv.shape());
+              const double ms =
+                  gpu::attention_bwd(gpu::dtype_id::f16, q.data(), k.data(), v.data(), o.data(),
+                                     lse.data(), dout.data(), dq.data(), dk.data(), dv.data(),
+                                     dim(a.q, 0), dim(a.q, 1), dim(a.q, 2), dim(a.q, 3), true);
+              const auto ref = kernels::ref::attention_bwd(q, k, v, dout, true);
+              // dq against the reference and the interpreter; dk and dv folded into the GPU's.
+              auto g = finish_gpu(dq, ms, ref.dq, 2e-2, cpu, 5e-2, [&](tensor<half>& out) {
+                auto dk_cpu = tensor<half>::empty("dk(cpu)", a.dk.shape());
+                auto dv_cpu = tensor<half>::empty("dv(cpu)", a.dv.shape());
+                return kernels::attention_bwd(q, k, v, o, lse, dout, out, dk_cpu, dv_cpu, true)
+                    .back();
+              });
+              fold_into(g.gpu, dk, ref.dk, 2e-2);
+              fold_into(g.gpu, dv, ref.dv, 2e-2);
+              return g;
+            },
+        .amd_emu =
+            [](bwd_io& a, const kernels::ref::attention_grads& ref, target t) {
+              return emu_compare("attention_bwd", t)
+                  .in(a.q)
+                  .in(a.k)
+                  .in(a.v)
+                  .in(a.o)
+                  .in(a.dout)
+                  .in(a.lse)
+                  .cpu([&] {
+                    return kernels::attention_bwd(a.q, a.k, a.v, a.o, a.lse, a.dout, a.dq, a.dk,
+                                                  a.dv, true);
+                  })
+                  .out(0, a.dq, ref.dq, 1e-5, 1e-4)
+                  .out(1, a.dk, ref.dk, 1e-5, 1e-4)
+                  .out(2, a.dv, ref.dv, 1e-5, 1e-4)
+                  .done();
+            },
+    }};
+
 }  // namespace
 }  // namespace bv::cli

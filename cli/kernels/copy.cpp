@@ -1,3 +1,5 @@
+// copy: the kernel (bv/kernels/copy.hpp), its reference (bv/kernels/ref/copy.hpp) and one
+// registration; memcpy times bench's native column.
 #include "bv/kernels/copy.hpp"
 
 #include <cstring>
@@ -5,50 +7,54 @@
 #include "bv/gpu/host_api.hpp"
 #include "bv/kernels/ref/copy.hpp"
 #include "emu/emu_compare.hpp"
-#include "gpu_compare.hpp"
-#include "outcome.hpp"
+#include "lib_common.hpp"
 
 namespace bv::cli {
 namespace {
-registrar reg{{
-    .name = "copy",
-    .description = "copy out = x, f32, 1024 per program (the simplest masked kernel)",
-    .size_help = "N",
-    .default_size = {100003},
-    .bench_size = {1 << 20},
-    .run =
-        [](const std::vector<int64_t>& s, uint64_t seed) {
-          auto x = tensor<float>::randn("x", {s[0]}, seed);
-          auto out = tensor<float>::empty("out", {s[0]});
-          poison(out);
-          auto r = launch_warm([&] { return kernels::copy(x, out); });
-          return compare_with(out, kernels::ref::copy(x), 0.0, {r});
-        },
-    .native =
-        [](const std::vector<int64_t>& s, uint64_t seed) {
-          auto x = tensor<float>::randn("x", {s[0]}, seed);
-          auto out = tensor<float>::empty("out", {s[0]});
-          return time_it([&] { std::memcpy(out.data(), x.data(), sizeof(float) * s[0]); });
-        },
-    .run_gpu =
-        [](const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
-          auto x = tensor<float>::randn("x", {s[0]}, seed);
-          auto out = tensor<float>::empty("out", {s[0]});
-          poison(out);
-          const double ms = gpu::copy(gpu::dtype_id::f32, x.data(), out.data(), s[0]);
-          return finish_gpu(out, ms, kernels::ref::copy(x), 0.0, cpu, 0.0,
-                            [&](tensor<float>& o) { return kernels::copy(x, o); });
-        },
-    .run_amd_emu =
-        [](const std::vector<int64_t>& s, uint64_t seed, target t) {
-          auto x = tensor<float>::randn("x", {s[0]}, seed);
-          auto out = bv::library::output<float>("out", {s[0]});
-          return emu_compare("copy", t)
-              .in(x)
-              .cpu([&] { return kernels::copy(x, out); })
-              .out(0, out, kernels::ref::copy(x), 0.0, 0.0)
-              .done();
-        },
-}};
+using namespace lib;
+
+struct io {
+  tensor<float> x, out;
+};
+
+registrar reg{
+    kernel<io, doubles>{
+        .name = "copy",
+        .description = "copy out = x, f32, 1024 per program (the simplest masked kernel)",
+        .size_help = "N",
+        .default_size = {100003},
+        .bench_size = {1 << 20},
+        .make =
+            [](const sizes& s, uint64_t seed) {
+              return io{tensor<float>::randn("x", {s[0]}, seed), output<float>("out", {s[0]})};
+            },
+        .launch = [](io& a) { return kernels::copy(a.x, a.out); },
+        .reference = [](const io& a) { return kernels::ref::copy(a.x); },
+        .compare = [](checker& c, const io& a, const doubles& r) { c.expect(a.out, r, 0.0); },
+        .native =
+            [](io& a) {
+              return [&a, n = a.x.numel()] {
+                std::memcpy(a.out.data(), a.x.data(), sizeof(float) * n);
+              };
+            },
+    },
+    {
+        .gpu =
+            [](io& a, bool cpu) {
+              const double ms =
+                  gpu::copy(gpu::dtype_id::f32, a.x.data(), a.out.data(), a.x.numel());
+              return finish_gpu(a.out, ms, kernels::ref::copy(a.x), 0.0, cpu, 0.0,
+                                [&](tensor<float>& o) { return kernels::copy(a.x, o); });
+            },
+        .amd_emu =
+            [](io& a, const doubles& ref, target t) {
+              return emu_compare("copy", t)
+                  .in(a.x)
+                  .cpu([&] { return kernels::copy(a.x, a.out); })
+                  .out(0, a.out, ref, 0.0, 0.0)
+                  .done();
+            },
+    }};
+
 }  // namespace
 }  // namespace bv::cli

@@ -1,236 +1,199 @@
-// CLI entries: layernorm, layernorm_bwd (lock), layernorm_bwd_two_stage
-// (kernels/bv/kernels/layernorm.hpp).
+// layernorm, layernorm_bwd (lock) and layernorm_bwd_two_stage: the kernels
+// (bv/kernels/layernorm.hpp), their references (bv/kernels/ref/layernorm.hpp) and one
+// registration each, the two backwards made by one function of the reduction; Eigen arrays time
+// bench's native column.
 #include "bv/kernels/layernorm.hpp"
+
+#include <cmath>
 
 #include "bv/gpu/host_api.hpp"
 #include "bv/kernels/ref/layernorm.hpp"
 #include "emu/emu_compare.hpp"
-#include "gpu_compare.hpp"
 #include "lib_common.hpp"
 
 namespace bv::cli {
 namespace {
 using namespace lib;
 using row_arr = Eigen::Array<float, 1, Eigen::Dynamic>;
+using kernels::reduction;
 
-outcome run_bwd(const std::vector<int64_t>& s, uint64_t seed, kernels::reduction how) {
-  auto x = tensor<float>::randn("x", {s[0], s[1]}, seed, 2.0);
-  auto w = tensor<float>::randn("w", {s[1]}, seed + 1);
-  auto b = tensor<float>::randn("b", {s[1]}, seed + 2);
-  auto dy = tensor<float>::randn("dy", {s[0], s[1]}, seed + 3);
-  auto y = tensor<float>::empty("y", {s[0], s[1]});
-  auto mean = tensor<float>::empty("mean", {s[0]});
-  auto rstd = tensor<float>::empty("rstd", {s[0]});
-  kernels::layernorm_fwd(x, w, b, y, mean, rstd);
-  auto dx = output<float>("dx", {s[0], s[1]});
-  auto dw = output<float>("dw", {s[1]});
-  auto db = output<float>("db", {s[1]});
-  checker c;
-  c.launched(
-      launch_warm([&] { return kernels::layernorm_bwd(dy, x, w, mean, rstd, dx, dw, db, how); }));
-  const auto ref = kernels::ref::layernorm_bwd(dy, x, w);
-  c.add(dx, ref.dx, 1e-5);
-  c.add(dw, ref.dw, 1e-5);
-  c.add(db, ref.db, 1e-5);
-  return c.done();
+// x [ROWS, COLS], w and b [COLS]; the forward's y, mean and rstd (the backward's inputs, made by
+// the forward on the interpreter); the backward's dy in, dx, dw and db out.
+struct io {
+  tensor<float> x, w, b, y, mean, rstd, dy, dx, dw, db;
+  int rows() const { return static_cast<int>(x.size(0)); }
+  int cols() const { return static_cast<int>(x.size(1)); }
+};
+
+io make_fwd(const sizes& s, uint64_t seed) {
+  return io{tensor<float>::randn("x", {s[0], s[1]}, seed, 2.0),
+            tensor<float>::randn("w", {s[1]}, seed + 1),
+            tensor<float>::randn("b", {s[1]}, seed + 2),
+            output<float>("y", {s[0], s[1]}),
+            output<float>("mean", {s[0]}),
+            output<float>("rstd", {s[0]})};
 }
 
-gpu_outcome run_bwd_gpu(const std::vector<int64_t>& s, uint64_t seed, bool cpu,
-                        kernels::reduction how) {
-  auto x = tensor<float>::randn("x", {s[0], s[1]}, seed, 2.0);
-  auto w = tensor<float>::randn("w", {s[1]}, seed + 1);
-  auto b = tensor<float>::randn("b", {s[1]}, seed + 2);
-  auto dy = tensor<float>::randn("dy", {s[0], s[1]}, seed + 3);
-  auto y = tensor<float>::empty("y", {s[0], s[1]});
-  auto mean = tensor<float>::empty("mean", {s[0]});
-  auto rstd = tensor<float>::empty("rstd", {s[0]});
-  kernels::layernorm_fwd(x, w, b, y, mean, rstd);
-  auto dx = output<float>("dx", {s[0], s[1]});
-  auto dw = output<float>("dw", {s[1]});
-  auto db = output<float>("db", {s[1]});
-  const double ms =
-      gpu::layernorm_bwd(gpu::dtype_id::f32, how == kernels::reduction::lock, dy.data(), x.data(),
-                         w.data(), mean.data(), rstd.data(), dx.data(), dw.data(), db.data(),
-                         static_cast<int>(s[0]), static_cast<int>(s[1]));
-  const auto ref = kernels::ref::layernorm_bwd(dy, x, w);
-  // dx against the reference and the interpreter; dw and db folded into the GPU's outcome.
-  auto g = finish_gpu(dx, ms, ref.dx, 1e-5, cpu, 1e-5, [&](tensor<float>& o) {
-    auto dw_cpu = tensor<float>::empty("dw(cpu)", {s[1]});
-    auto db_cpu = tensor<float>::empty("db(cpu)", {s[1]});
-    return kernels::layernorm_bwd(dy, x, w, mean, rstd, o, dw_cpu, db_cpu, how).front();
-  });
-  checker c{g.gpu, true};
-  c.add(dw, ref.dw, 1e-5);
-  c.add(db, ref.db, 1e-5);
-  g.gpu = c.done(g.gpu.note);
-  return g;
+registrar reg_fwd{
+    kernel<io, kernels::ref::layernorm_result>{
+        .name = "layernorm",
+        .description = "LayerNorm forward, f32, one program per row, mean and rstd saved",
+        .size_help = "ROWS,COLS",
+        .default_size = {77, 1000},
+        .bench_size = {256, 1024},
+        .make = make_fwd,
+        .launch = [](io& a) { return kernels::layernorm_fwd(a.x, a.w, a.b, a.y, a.mean, a.rstd); },
+        .reference = [](const io& a) { return kernels::ref::layernorm_fwd(a.x, a.w, a.b); },
+        .compare =
+            [](checker& c, const io& a, const kernels::ref::layernorm_result& r) {
+              c.expect(a.y, r.y, 1e-5);
+              c.expect(a.mean, r.mean, 1e-5);
+              c.expect(a.rstd, r.rstd, 1e-5);
+            },
+        .native =
+            [](io& a) {
+              return [&a, rows = a.x.size(0), cols = a.x.size(1)] {
+                famap X(a.x.data(), rows, cols), Y(a.y.data(), rows, cols);
+                Eigen::Map<row_arr> W(a.w.data(), cols), B(a.b.data(), cols);
+                float *mean = a.mean.data(), *rstd = a.rstd.data();
+                for (int64_t r = 0; r < rows; ++r) {
+                  mean[r] = X.row(r).mean();
+                  rstd[r] = 1.0f / std::sqrt((X.row(r) - mean[r]).square().mean() + 1e-5f);
+                  Y.row(r) = (X.row(r) - mean[r]) * rstd[r] * W + B;
+                }
+              };
+            },
+    },
+    {
+        .gpu =
+            [](io& a, bool cpu) {
+              std::vector<float> mean(a.rows()), rstd(a.rows());
+              const double ms = gpu::layernorm_fwd(gpu::dtype_id::f32, a.x.data(), a.w.data(),
+                                                   a.b.data(), a.y.data(), mean.data(), rstd.data(),
+                                                   a.rows(), a.cols(), 1e-5f);
+              return finish_gpu(a.y, ms, kernels::ref::layernorm_fwd(a.x, a.w, a.b).y, 1e-5, cpu,
+                                1e-5, [&](tensor<float>& o) {
+                                  auto m = tensor<float>::empty("mean", a.mean.shape());
+                                  auto r = tensor<float>::empty("rstd", a.rstd.shape());
+                                  return kernels::layernorm_fwd(a.x, a.w, a.b, o, m, r);
+                                });
+            },
+        .amd_emu =
+            [](io& a, const kernels::ref::layernorm_result& ref, target t) {
+              return emu_compare("layernorm", t)
+                  .in(a.x)
+                  .in(a.w)
+                  .in(a.b)
+                  .cpu([&] { return kernels::layernorm_fwd(a.x, a.w, a.b, a.y, a.mean, a.rstd); })
+                  .out(0, a.y, ref.y, 1e-5, 1e-5)
+                  .out(1, a.mean, ref.mean, 1e-5, 1e-5)
+                  .out(2, a.rstd, ref.rstd, 1e-5, 1e-5)
+                  .done();
+            },
+    }};
+
+// The backward's inputs: the forward's on the interpreter, then dy and the outputs.
+io make_bwd(const sizes& s, uint64_t seed) {
+  io a = make_fwd(s, seed);
+  a.y = tensor<float>::empty("y", {s[0], s[1]});
+  a.mean = tensor<float>::empty("mean", {s[0]});
+  a.rstd = tensor<float>::empty("rstd", {s[0]});
+  kernels::layernorm_fwd(a.x, a.w, a.b, a.y, a.mean, a.rstd);
+  a.dy = tensor<float>::randn("dy", {s[0], s[1]}, seed + 3);
+  a.dx = output<float>("dx", {s[0], s[1]});
+  a.dw = output<float>("dw", {s[1]});
+  a.db = output<float>("db", {s[1]});
+  return a;
 }
 
-emu_outcome run_bwd_emu(const std::vector<int64_t>& s, uint64_t seed, target t,
-                        kernels::reduction how) {
-  auto x = tensor<float>::randn("x", {s[0], s[1]}, seed, 2.0);
-  auto w = tensor<float>::randn("w", {s[1]}, seed + 1);
-  auto b = tensor<float>::randn("b", {s[1]}, seed + 2);
-  auto dy = tensor<float>::randn("dy", {s[0], s[1]}, seed + 3);
-  auto y = tensor<float>::empty("y", {s[0], s[1]});
-  auto mean = tensor<float>::empty("mean", {s[0]});
-  auto rstd = tensor<float>::empty("rstd", {s[0]});
-  kernels::layernorm_fwd(x, w, b, y, mean, rstd);
-  auto dx = output<float>("dx", {s[0], s[1]});
-  auto dw = output<float>("dw", {s[1]});
-  auto db = output<float>("db", {s[1]});
-  const auto ref = kernels::ref::layernorm_bwd(dy, x, w);
-  // dw and db sum a column over every row (in an order the lock makes arbitrary): their
-  // difference grows with the rows.
-  const double col_tol = 1e-5 * static_cast<double>(s[0]);
-  return emu_compare(how == kernels::reduction::lock ? "layernorm_bwd" : "layernorm_bwd_two_stage",
-                     t)
-      .in(dy)
-      .in(x)
-      .in(w)
-      .in(mean)
-      .in(rstd)
-      .cpu([&] { return kernels::layernorm_bwd(dy, x, w, mean, rstd, dx, dw, db, how); })
-      .out(0, dx, ref.dx, 1e-5, 1e-5)
-      .out(1, dw, ref.dw, 1e-5, col_tol)
-      .out(2, db, ref.db, 1e-5, col_tol)
-      .done();
+// The backward's kernels into dx (a.dx, or the interpreter's copy beside a GPU run).
+launches launch_bwd(io& a, tensor<float>& dx, tensor<float>& dw, tensor<float>& db, reduction how) {
+  return kernels::layernorm_bwd(a.dy, a.x, a.w, a.mean, a.rstd, dx, dw, db, how);
 }
 
-double native_bwd(const std::vector<int64_t>& s, uint64_t seed) {
-  auto x = tensor<float>::randn("x", {s[0], s[1]}, seed, 2.0);
-  auto w = tensor<float>::randn("w", {s[1]}, seed + 1);
-  auto dy = tensor<float>::randn("dy", {s[0], s[1]}, seed + 3);
-  auto dx = tensor<float>::empty("dx", {s[0], s[1]});
-  famap X(x.data(), s[0], s[1]), DY(dy.data(), s[0], s[1]), DX(dx.data(), s[0], s[1]);
-  std::vector<float> mean(s[0]), rstd(s[0]);
-  for (int64_t r = 0; r < s[0]; ++r) {
-    mean[r] = X.row(r).mean();
-    rstd[r] = 1.0f / std::sqrt((X.row(r) - mean[r]).square().mean() + 1e-5f);
-  }
-  row_arr dw(s[1]), db(s[1]);
-  return time_it([&] {
-    Eigen::Map<row_arr> W(w.data(), s[1]);
+// Native: dx per row, dw and db summed over rows, with the forward's statistics.
+std::function<void()> native_bwd(io& a) {
+  return [&a, rows = a.x.size(0), cols = a.x.size(1), dw = row_arr(a.x.size(1)),
+          db = row_arr(a.x.size(1))]() mutable {
+    famap X(a.x.data(), rows, cols), DY(a.dy.data(), rows, cols), DX(a.dx.data(), rows, cols);
+    Eigen::Map<row_arr> W(a.w.data(), cols);
+    const float *mean = a.mean.data(), *rstd = a.rstd.data();
     dw.setZero();
     db.setZero();
-    for (int64_t r = 0; r < s[0]; ++r) {
+    for (int64_t r = 0; r < rows; ++r) {
       const row_arr xhat = (X.row(r) - mean[r]) * rstd[r];
       const row_arr g = DY.row(r) * W;
-      const float c1 = (xhat * g).sum() / s[1], c2 = g.sum() / s[1];
+      const float c1 = (xhat * g).sum() / cols, c2 = g.sum() / cols;
       DX.row(r) = (g - (xhat * c1 + c2)) * rstd[r];
       dw += DY.row(r) * xhat;
       db += DY.row(r);
     }
-  });
+  };
 }
 
-registrar reg_fwd{{
-    .name = "layernorm",
-    .description = "LayerNorm forward, f32, one program per row, mean and rstd saved",
-    .size_help = "ROWS,COLS",
-    .default_size = {77, 1000},
-    .bench_size = {256, 1024},
-    .run =
-        [](const std::vector<int64_t>& s, uint64_t seed) {
-          auto x = tensor<float>::randn("x", {s[0], s[1]}, seed, 2.0);
-          auto w = tensor<float>::randn("w", {s[1]}, seed + 1);
-          auto b = tensor<float>::randn("b", {s[1]}, seed + 2);
-          auto y = output<float>("y", {s[0], s[1]});
-          auto mean = output<float>("mean", {s[0]});
-          auto rstd = output<float>("rstd", {s[0]});
-          checker c;
-          c.launched(launch_warm([&] { return kernels::layernorm_fwd(x, w, b, y, mean, rstd); }));
-          const auto ref = kernels::ref::layernorm_fwd(x, w, b);
-          c.add(y, ref.y, 1e-5);
-          c.add(mean, ref.mean, 1e-5);
-          c.add(rstd, ref.rstd, 1e-5);
-          return c.done();
-        },
-    .native =
-        [](const std::vector<int64_t>& s, uint64_t seed) {
-          auto x = tensor<float>::randn("x", {s[0], s[1]}, seed, 2.0);
-          auto w = tensor<float>::randn("w", {s[1]}, seed + 1);
-          auto b = tensor<float>::randn("b", {s[1]}, seed + 2);
-          auto y = tensor<float>::empty("y", {s[0], s[1]});
-          std::vector<float> mean(s[0]), rstd(s[0]);
-          return time_it([&] {
-            famap X(x.data(), s[0], s[1]), Y(y.data(), s[0], s[1]);
-            Eigen::Map<row_arr> W(w.data(), s[1]), B(b.data(), s[1]);
-            for (int64_t r = 0; r < s[0]; ++r) {
-              mean[r] = X.row(r).mean();
-              rstd[r] = 1.0f / std::sqrt((X.row(r) - mean[r]).square().mean() + 1e-5f);
-              Y.row(r) = (X.row(r) - mean[r]) * rstd[r] * W + B;
-            }
-          });
-        },
-    .run_gpu =
-        [](const std::vector<int64_t>& s, uint64_t seed, bool cpu) {
-          auto x = tensor<float>::randn("x", {s[0], s[1]}, seed, 2.0);
-          auto w = tensor<float>::randn("w", {s[1]}, seed + 1);
-          auto b = tensor<float>::randn("b", {s[1]}, seed + 2);
-          auto y = output<float>("y", {s[0], s[1]});
-          std::vector<float> mean(s[0]), rstd(s[0]);
-          const double ms = gpu::layernorm_fwd(
-              gpu::dtype_id::f32, x.data(), w.data(), b.data(), y.data(), mean.data(), rstd.data(),
-              static_cast<int>(s[0]), static_cast<int>(s[1]), 1e-5f);
-          return finish_gpu(y, ms, kernels::ref::layernorm_fwd(x, w, b).y, 1e-5, cpu, 1e-5,
-                            [&](tensor<float>& o) {
-                              auto m = tensor<float>::empty("mean", {s[0]});
-                              auto r = tensor<float>::empty("rstd", {s[0]});
-                              return kernels::layernorm_fwd(x, w, b, o, m, r);
-                            });
-        },
-    .run_amd_emu =
-        [](const std::vector<int64_t>& s, uint64_t seed, target t) {
-          auto x = tensor<float>::randn("x", {s[0], s[1]}, seed, 2.0);
-          auto w = tensor<float>::randn("w", {s[1]}, seed + 1);
-          auto b = tensor<float>::randn("b", {s[1]}, seed + 2);
-          auto y = output<float>("y", {s[0], s[1]});
-          auto mean = output<float>("mean", {s[0]});
-          auto rstd = output<float>("rstd", {s[0]});
-          const auto ref = kernels::ref::layernorm_fwd(x, w, b);
-          return emu_compare("layernorm", t)
-              .in(x)
-              .in(w)
-              .in(b)
-              .cpu([&] { return kernels::layernorm_fwd(x, w, b, y, mean, rstd); })
-              .out(0, y, ref.y, 1e-5, 1e-5)
-              .out(1, mean, ref.mean, 1e-5, 1e-5)
-              .out(2, rstd, ref.rstd, 1e-5, 1e-5)
-              .done();
-        },
-}};
+registrar reg_bwd(reduction how, const char* name, const char* description) {
+  return registrar{
+      kernel<io, kernels::ref::layernorm_grads>{
+          .name = name,
+          .description = description,
+          .size_help = "ROWS,COLS",
+          .default_size = {77, 1000},
+          .bench_size = {256, 1024},
+          .make = make_bwd,
+          .launch = [how](io& a) { return launch_bwd(a, a.dx, a.dw, a.db, how); },
+          .reference = [](const io& a) { return kernels::ref::layernorm_bwd(a.dy, a.x, a.w); },
+          .compare =
+              [](checker& c, const io& a, const kernels::ref::layernorm_grads& r) {
+                c.expect(a.dx, r.dx, 1e-5);
+                c.expect(a.dw, r.dw, 1e-5);
+                c.expect(a.db, r.db, 1e-5);
+              },
+          .native = native_bwd,
+      },
+      {
+          .gpu =
+              [how](io& a, bool cpu) {
+                const double ms =
+                    gpu::layernorm_bwd(gpu::dtype_id::f32, how == reduction::lock, a.dy.data(),
+                                       a.x.data(), a.w.data(), a.mean.data(), a.rstd.data(),
+                                       a.dx.data(), a.dw.data(), a.db.data(), a.rows(), a.cols());
+                const auto ref = kernels::ref::layernorm_bwd(a.dy, a.x, a.w);
+                // dx against the reference and the interpreter; dw and db folded into the GPU's.
+                auto g = finish_gpu(a.dx, ms, ref.dx, 1e-5, cpu, 1e-5, [&](tensor<float>& o) {
+                  auto dw_cpu = tensor<float>::empty("dw(cpu)", a.dw.shape());
+                  auto db_cpu = tensor<float>::empty("db(cpu)", a.db.shape());
+                  return launch_bwd(a, o, dw_cpu, db_cpu, how).front();
+                });
+                fold_into(g.gpu, a.dw, ref.dw, 1e-5);
+                fold_into(g.gpu, a.db, ref.db, 1e-5);
+                return g;
+              },
+          .amd_emu =
+              [how, name](io& a, const kernels::ref::layernorm_grads& ref, target t) {
+                // dw and db sum a column over every row (in an order the lock makes arbitrary):
+                // their difference grows with the rows.
+                const double col_tol = 1e-5 * a.rows();
+                return emu_compare(name, t)
+                    .in(a.dy)
+                    .in(a.x)
+                    .in(a.w)
+                    .in(a.mean)
+                    .in(a.rstd)
+                    .cpu([&] { return launch_bwd(a, a.dx, a.dw, a.db, how); })
+                    .out(0, a.dx, ref.dx, 1e-5, 1e-5)
+                    .out(1, a.dw, ref.dw, 1e-5, col_tol)
+                    .out(2, a.db, ref.db, 1e-5, col_tol)
+                    .done();
+              },
+      }};
+}
 
-registrar reg_lock{{
-    .name = "layernorm_bwd",
-    .description = "LayerNorm backward, f32: dx per row, dw/db into lock-guarded group rows "
-                   "(atomic_cas spin), then column sums",
-    .size_help = "ROWS,COLS",
-    .default_size = {77, 1000},
-    .bench_size = {256, 1024},
-    .run = [](const std::vector<int64_t>& s,
-              uint64_t seed) { return run_bwd(s, seed, kernels::reduction::lock); },
-    .native = native_bwd,
-    .run_gpu = [](const std::vector<int64_t>& s, uint64_t seed,
-                  bool cpu) { return run_bwd_gpu(s, seed, cpu, kernels::reduction::lock); },
-    .run_amd_emu = [](const std::vector<int64_t>& s, uint64_t seed,
-                      target t) { return run_bwd_emu(s, seed, t, kernels::reduction::lock); },
-}};
+registrar reg_lock = reg_bwd(reduction::lock, "layernorm_bwd",
+                             "LayerNorm backward, f32: dx per row, dw/db into lock-guarded group "
+                             "rows (atomic_cas spin), then column sums");
+registrar reg_two = reg_bwd(reduction::two_stage, "layernorm_bwd_two_stage",
+                            "LayerNorm backward, f32: dx per row, dw/db as per-program partial "
+                            "rows (no lock), then column sums");
 
-registrar reg_two{{
-    .name = "layernorm_bwd_two_stage",
-    .description = "LayerNorm backward, f32: dx per row, dw/db as per-program partial rows "
-                   "(no lock), then column sums",
-    .size_help = "ROWS,COLS",
-    .default_size = {77, 1000},
-    .bench_size = {256, 1024},
-    .run = [](const std::vector<int64_t>& s,
-              uint64_t seed) { return run_bwd(s, seed, kernels::reduction::two_stage); },
-    .native = native_bwd,
-    .run_gpu = [](const std::vector<int64_t>& s, uint64_t seed,
-                  bool cpu) { return run_bwd_gpu(s, seed, cpu, kernels::reduction::two_stage); },
-    .run_amd_emu = [](const std::vector<int64_t>& s, uint64_t seed,
-                      target t) { return run_bwd_emu(s, seed, t, kernels::reduction::two_stage); },
-}};
 }  // namespace
 }  // namespace bv::cli

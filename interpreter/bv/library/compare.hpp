@@ -115,6 +115,7 @@ class checker {
     if (worse) {
       o_.rel_err = c.rel_err;
       o_.tolerance = c.tolerance;
+      worst_ = got.name();
     }
     o_.match = (any_ ? o_.match : true) && c.match;
     any_ = true;
@@ -128,10 +129,16 @@ class checker {
   }
   bool any() const { return any_; }
   outcome result() const { return o_; }
+  // The name of the output reported, the one furthest past (or closest to) its tolerance.
+  const std::string& worst() const { return worst_; }
+  // A note for this run in place of the kernel's own (one that names worst(), say).
+  void note(std::string n) { note_ = std::move(n); }
+  const std::string& note() const { return note_; }
 
  private:
   outcome o_;
   bool any_ = false;
+  std::string worst_, note_;
 };
 
 }  // namespace bv::library

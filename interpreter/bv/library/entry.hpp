@@ -128,6 +128,11 @@ struct kernel {
   std::function<Ref(const In&)> reference;
   std::function<void(checker&, const In&, const Ref&)> compare;
   std::string note = {};  // shown with each run, e.g. "f16 inputs"
+  // blockvec bench's native column when the reference is not the implementation to compare with
+  // (a faster one, with Eigen, say): given inputs `make` made, it prepares what is not to be
+  // timed (scratch buffers, statistics a backward takes) and returns the work that is, which
+  // writes the outputs. Empty: the reference, timed.
+  std::function<std::function<void()>(In&)> native = {};
 
   entry to_entry() const {
     if (name.empty() || default_size.empty() || !make || !launch || !reference || !compare)
@@ -146,9 +151,17 @@ struct kernel {
         throw std::logic_error("kernel entry '" + k.name + "' compared no output (call expect)");
       outcome o = c.result();
       o.launches = std::move(ls);
-      o.note = k.note;
+      o.note = c.note().empty() ? k.note : c.note();
       return o;
     };
+    if (k.native) {
+      e.native = [k](const sizes& size, uint64_t seed) {
+        In in = k.make(size, seed);
+        const std::function<void()> work = k.native(in);
+        return time_it(work);
+      };
+      return e;
+    }
     e.native = [k](const sizes& size, uint64_t seed) {
       const In in = k.make(size, seed);
       return time_it([&] {
