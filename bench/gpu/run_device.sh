@@ -8,7 +8,7 @@
 # bench/gpu/triton_peer.py, bench/gpu/layernorm_peer.py and bench/interp_peer.py (step interp,
 # not in the default: the CPU interpreters side by side). Everything goes to $OUT/log.txt
 # (or ./gpu-out) as it happens, JSON beside it; what was written comes back even after a timeout.
-# Environment: BV_STEPS (default "bench lnpeer peer conformance tests runs"), BV_BENCH_ARGS (default
+# Environment: BV_STEPS (default "bench lnpeer peer blockpeer conformance tests runs"), BV_BENCH_ARGS (default
 # --variants), BV_TEST_MATCH (a grep -E pattern: only the test cases it matches), BV_TEST_TIMEOUT
 # (s per test case, default 40), BV_RUN_TIMEOUT (s per kernel, 20).
 set -u
@@ -16,7 +16,7 @@ C=${1:-.gpu-carry}
 O=${OUT:-gpu-out}
 mkdir -p "$O"
 exec > >(tee -a "$O/log.txt") 2>&1
-STEPS=" ${BV_STEPS:-bench lnpeer peer conformance tests runs} "
+STEPS=" ${BV_STEPS:-bench lnpeer peer blockpeer conformance tests runs} "
 has() { [[ "$STEPS" == *" $1 "* ]]; }
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  steps:$STEPS"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader
@@ -34,6 +34,10 @@ if has peer; then
   echo "== triton peer"
   PYTHONUNBUFFERED=1 timeout 240 python3 bench/gpu/triton_peer.py > "$O/peer.json"; echo "peer rc=$?"
 fi
+if has blockpeer; then
+  echo "== decoder block peer (PyTorch eager)"
+  PYTHONUNBUFFERED=1 timeout 120 python3 bench/gpu/block_peer.py > "$O/block_peer.json"; echo "block peer rc=$?"
+fi
 if has interp; then
   # The CPU side on this machine: blockvec's interpreter beside Triton's, on one core.
   echo "== interpreter peer (TRITON_INTERPRET=1)"
@@ -48,6 +52,7 @@ def load(name):
     try: return json.load(open(os.path.join(o, name)))
     except Exception as e: return None
 cli, peer, ln = load("cli_bench.json"), load("peer.json"), load("ln_peer.json")
+blk = load("block_peer.json")
 if cli:
     print("blockvec bench --backend gpu: %s, %s, median of %d after %d warm-up" % (cli["date"], cli["device"], cli["reps"], cli["warmup"]))
     for r in cli["results"]:
@@ -69,6 +74,13 @@ if cli:
         side("matmul f16", "matmul_f16", p["matmul"]["triton"], p["matmul"].get("torch"))
         side("rmsnorm f16", "rmsnorm", p["rmsnorm"]["triton"], p["rmsnorm"].get("torch_eager"))
         side("attention", "attention", p["attn"]["triton"], p["attn"].get("torch"))
+    if blk and "results" in blk:
+        print("decoder block, forward + backward, f32 (ratio = PyTorch eager time / ours):")
+        for k, b in blk["results"].items():
+            if k in ours:
+                print("  %-28s seq %d hidden %d ffn %d  ours %.3f ms  torch eager %.3f ms  ratio %.2f" % (
+                    k, b["seq"], b["heads"] * b["head_dim"], b["ffn"], ours[k] * 1e3,
+                    b["torch_eager"] * 1e3, b["torch_eager"] / ours[k]))
     if ln:
         l = ln["layernorm"]
         for k in sorted(x for x in ours if x == "layernorm" or x.startswith("layernorm@")):

@@ -1,10 +1,12 @@
 // transformer_block: the samples/transformer decoder block, forward and backward composed on the
 // host from the library's kernels (samples/transformer/block.hpp), its double reference
 // (samples/transformer/reference.hpp) and one registration; the same block in fp32 Eigen times
-// bench's native column. Composed on the host, it has no GPU or emulator run of its own.
+// bench's native column. On the GPU the same host composition runs over device tensors
+// (bv::gpu::transformer_block, samples/transformer/check_gpu.hpp); it has no emulator run yet.
 #include <Eigen/Core>
 
-#include "../../samples/transformer/check.hpp"
+#include "../../samples/transformer/check_gpu.hpp"
+#include "gpu_compare.hpp"
 #include "lib_common.hpp"
 
 namespace bv::cli {
@@ -144,46 +146,97 @@ std::function<void()> native(io& a) {
   };
 }
 
+// The eight results of a run, in compare_all's order.
+std::vector<f32t*> results_of(f32t& out, gradients& g) {
+  return {&out,    &g.dx,         &g.d_attn_norm, &g.d_wqkv,
+          &g.d_wo, &g.d_mlp_norm, &g.d_w_gate_up, &g.d_w_down};
+}
+std::vector<flat> results_of(const ref::result& r) {
+  return {flat_of(r.out),  flat_of(r.dx),         flat_of(r.d_attn_norm), flat_of(r.d_wqkv),
+          flat_of(r.d_wo), flat_of(r.d_mlp_norm), flat_of(r.d_w_gate_up), flat_of(r.d_w_down)};
+}
+// Every result against the reference, folded into one outcome (the worst one reported).
+outcome compare_results(const std::vector<f32t*>& got, const ref::result& r) {
+  const auto want = results_of(r);
+  outcome o = compare_with(*got[0], want[0], tolerance);
+  for (size_t i = 1; i < got.size(); ++i) fold_into(o, *got[i], want[i], tolerance);
+  return o;
+}
+
+// --backend gpu|both: the block on the GPU from the entry's inputs; with `cpu`, on the
+// interpreter too (into the entry's own tensors), and the two element by element. They agree to
+// 1e-4 of the largest result (the reductions add in other orders).
+gpu_outcome run_gpu(io& a, bool cpu) {
+  gpu_outcome o;
+  auto out = output<float>("out", {a.c.seq, a.c.dim()});
+  gradients g(a.c);
+  for (f32t* t : results_of(out, g)) poison(*t);
+  o.gpu_ms = run_on_gpu(a.c, a.w, a.x, a.dout, out, g);
+  const auto r = ref::block(a.c, a.w, a.x, a.dout);
+  const auto on_gpu = results_of(out, g);
+  o.gpu = compare_results(on_gpu, r);
+  if (!cpu) return o;
+  for (f32t* t : results_of(a.act.out, a.g)) poison(*t);
+  samples::transformer::launches l;
+  forward(a.c, a.w, a.x, a.rope, a.act, l);
+  backward(a.c, a.w, a.x, a.rope, a.act, a.dout, a.g, l);
+  const auto on_cpu = results_of(a.act.out, a.g);
+  o.cpu = compare_results(on_cpu, r);
+  o.cpu.launches = std::move(l.all);
+  o.cpu_ran = true;
+  double scale = 1.0;
+  for (size_t i = 0; i < on_cpu.size(); ++i) {
+    o.max_abs_diff = std::max(o.max_abs_diff, max_abs_diff(*on_gpu[i], *on_cpu[i]));
+    for (int64_t j = 0; j < on_cpu[i]->numel(); ++j)
+      scale = std::max(scale, double(std::abs(on_cpu[i]->flat(j))));
+  }
+  o.diff_tolerance = 1e-4 * scale;
+  o.agree = o.max_abs_diff <= o.diff_tolerance;
+  return o;
+}
+
 registrar reg{kernel<io, ref::result>{
-    .name = "transformer_block",
-    .description = "TinyLlama-style decoder block (RMSNorm, RoPE attention, SwiGLU, residuals), "
-                   "forward + backward from the library kernels, f32",
-    .size_help = "SEQ,HEADS,FFN (head dim 64)",
-    .default_size = {64, 2, 256},
-    .bench_size = {128, 2, 512},
-    .make =
-        [](const sizes& s, uint64_t seed) {
-          const block_config c = from(s);
-          return io{c,
-                    weights::random(c, seed),
-                    f32t::randn("x", {c.seq, c.dim()}, seed + 10),
-                    f32t::randn("dout", {c.seq, c.dim()}, seed + 11),
-                    kernels::rope_tables(c.seq, head_dim),
-                    activations(c),
-                    gradients(c)};
-        },
-    .launch =
-        [](io& a) {
-          samples::transformer::launches l;
-          forward(a.c, a.w, a.x, a.rope, a.act, l);
-          backward(a.c, a.w, a.x, a.rope, a.act, a.dout, a.g, l);
-          return std::move(l.all);
-        },
-    .reference = [](const io& a) { return ref::block(a.c, a.w, a.x, a.dout); },
-    .compare =
-        [](checker& ch, const io& a, const ref::result& r) {
-          ch.expect(a.act.out, flat_of(r.out), tolerance);
-          ch.expect(a.g.dx, flat_of(r.dx), tolerance);
-          ch.expect(a.g.d_attn_norm, flat_of(r.d_attn_norm), tolerance);
-          ch.expect(a.g.d_wqkv, flat_of(r.d_wqkv), tolerance);
-          ch.expect(a.g.d_wo, flat_of(r.d_wo), tolerance);
-          ch.expect(a.g.d_mlp_norm, flat_of(r.d_mlp_norm), tolerance);
-          ch.expect(a.g.d_w_gate_up, flat_of(r.d_w_gate_up), tolerance);
-          ch.expect(a.g.d_w_down, flat_of(r.d_w_down), tolerance);
-          ch.note("8 outputs and gradients compared; worst: " + ch.worst());
-        },
-    .native = native,
-}};
+                  .name = "transformer_block",
+                  .description =
+                      "TinyLlama-style decoder block (RMSNorm, RoPE attention, SwiGLU, residuals), "
+                      "forward + backward from the library kernels, f32",
+                  .size_help = "SEQ,HEADS,FFN (head dim 64)",
+                  .default_size = {64, 2, 256},
+                  .bench_size = {128, 2, 512},
+                  .make =
+                      [](const sizes& s, uint64_t seed) {
+                        const block_config c = from(s);
+                        return io{c,
+                                  weights::random(c, seed),
+                                  f32t::randn("x", {c.seq, c.dim()}, seed + 10),
+                                  f32t::randn("dout", {c.seq, c.dim()}, seed + 11),
+                                  kernels::rope_tables(c.seq, head_dim),
+                                  activations(c),
+                                  gradients(c)};
+                      },
+                  .launch =
+                      [](io& a) {
+                        samples::transformer::launches l;
+                        forward(a.c, a.w, a.x, a.rope, a.act, l);
+                        backward(a.c, a.w, a.x, a.rope, a.act, a.dout, a.g, l);
+                        return std::move(l.all);
+                      },
+                  .reference = [](const io& a) { return ref::block(a.c, a.w, a.x, a.dout); },
+                  .compare =
+                      [](checker& ch, const io& a, const ref::result& r) {
+                        ch.expect(a.act.out, flat_of(r.out), tolerance);
+                        ch.expect(a.g.dx, flat_of(r.dx), tolerance);
+                        ch.expect(a.g.d_attn_norm, flat_of(r.d_attn_norm), tolerance);
+                        ch.expect(a.g.d_wqkv, flat_of(r.d_wqkv), tolerance);
+                        ch.expect(a.g.d_wo, flat_of(r.d_wo), tolerance);
+                        ch.expect(a.g.d_mlp_norm, flat_of(r.d_mlp_norm), tolerance);
+                        ch.expect(a.g.d_w_gate_up, flat_of(r.d_w_gate_up), tolerance);
+                        ch.expect(a.g.d_w_down, flat_of(r.d_w_down), tolerance);
+                        ch.note("8 outputs and gradients compared; worst: " + ch.worst());
+                      },
+                  .native = native,
+              },
+              {.gpu = run_gpu}};
 
 }  // namespace
 }  // namespace bv::cli

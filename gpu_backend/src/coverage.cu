@@ -211,8 +211,7 @@ void all() {
          emit<attention_fwd_kernel<T, D, k.bm, k.bn, false, k.waves>>();
          emit<attention_fwd_kernel<T, D, k.bm, k.bn, true, k.waves>>();
        });
-       if constexpr (sizeof(T) == 2)
-         amd_rows<attention_bwd_configs, D>([](auto c) {
+       amd_rows<attention_bwd_configs<sizeof(T)>, D>([](auto c) {
            constexpr launch_config k = decltype(c)::value;
            emit<attention_bwd_preprocess_kernel<T, D, k.bm, k.waves>>();
            emit<attention_bwd_dkdv_kernel<T, D, k.bm, k.bn, false, k.waves>>();

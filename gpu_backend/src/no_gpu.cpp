@@ -74,4 +74,5 @@ double rope_merge(dtype_id, const void*, void*, const float*, const float*, int,
 }
 std::vector<std::string> bench_names() { return {}; }
 bench_figure bench(const std::string&, int, int) { none(); }
+double transformer_block(const transformer_block_io&, int) { none(); }
 }  // namespace bv::gpu

@@ -38,6 +38,7 @@
 #include "bv/kernels/rmsnorm.hpp"
 #include "bv/kernels/rope.hpp"
 #include "bv/kernels/softmax.hpp"
+#include "../../samples/transformer/check_gpu.hpp"
 #include "bv/testing.hpp"
 
 namespace {
@@ -762,6 +763,33 @@ TEST_CASE("gpu matmul: f32, f16 and bf16 with f32 output, ragged") {
                                    bv::testing::ragged(rng, 129, 300),
                                    bv::testing::ragged(rng, 33, 300), s + 4);
   matmul_case<bv::half, bv::half>(256, 256, 256, s + 5);
+}
+
+TEST_CASE("gpu decoder block: forward and backward against the double reference and the interpreter") {
+  using namespace bv::samples::transformer;
+  const uint64_t s = seed_for("transformer_block");
+  std::mt19937_64 rng(s);
+  block_config c;
+  c.seq = bv::testing::ragged(rng, 33, 150);  // ragged: partial attention and row tiles
+  c.heads = 2;
+  c.ffn = bv::testing::ragged(rng, 100, 300);
+  std::vector<std::vector<float>> gpu, cpu;
+  double ms = 0;
+  const auto on_gpu = run_and_check_gpu(c, s, ms, &gpu);
+  const auto on_cpu = run_and_check(c, s, {}, &cpu).outputs;
+  REQUIRE(on_gpu.size() == on_cpu.size());
+  for (size_t i = 0; i < on_gpu.size(); ++i) {
+    INFO(on_gpu[i].name, ": GPU rel L2 ", on_gpu[i].rel_l2, ", interpreter ", on_cpu[i].rel_l2);
+    CHECK(on_gpu[i].finite);
+    CHECK(on_gpu[i].rel_l2 <= tolerance);
+    // The two backends agree far better than either does with the reference's rounding.
+    double diff = 0, scale = 0;
+    for (size_t j = 0; j < gpu[i].size(); ++j) {
+      diff = std::max(diff, double(std::abs(gpu[i][j] - cpu[i][j])));
+      scale = std::max(scale, double(std::abs(cpu[i][j])));
+    }
+    CHECK(diff <= 1e-4 * std::max(scale, 1.0));
+  }
 }
 
 TEST_CASE("backend choice: automatic picks the GPU, BV_INTERPRET=1 forces the interpreter") {

@@ -97,4 +97,23 @@ double rope_split(dtype_id t, const void* src, void* dst, const float* cos, cons
 double rope_merge(dtype_id t, const void* src, void* dst, const float* cos, const float* sin, int S,
                   int H, int D, int dst_stride, int col0, float sign);
 
+// The TinyLlama-style decoder block of samples/transformer (RMSNorm, RoPE causal attention,
+// SwiGLU, residuals; head dim 64), f32, forward and backward on the GPU, composed by the same
+// host code as on the interpreter (samples/transformer/block.hpp over the launchers in kernels/).
+// Inputs and results are host buffers, row-major, in the shapes block.hpp gives them.
+struct transformer_block_io {
+  int64_t seq = 0, heads = 0, ffn = 0;
+  float eps = 1e-6f;
+  const float *x = nullptr, *dout = nullptr;
+  const float *attn_norm = nullptr, *wqkv = nullptr, *wo = nullptr, *mlp_norm = nullptr,
+              *w_gate_up = nullptr, *w_down = nullptr;
+  float *out = nullptr, *dx = nullptr;
+  float *d_attn_norm = nullptr, *d_wqkv = nullptr, *d_wo = nullptr, *d_mlp_norm = nullptr,
+        *d_w_gate_up = nullptr, *d_w_down = nullptr;
+};
+// Runs the block once and copies every result back; with samples > 0, then times `samples` more
+// forward + backward passes over the same device tensors. Returns milliseconds of device time: of
+// the one run, or the fastest timed one.
+double transformer_block(const transformer_block_io& io, int samples = 0);
+
 }  // namespace bv::gpu

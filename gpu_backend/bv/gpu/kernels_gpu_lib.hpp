@@ -272,7 +272,7 @@ void attention_bwd(const device_tensor<T>& q, const device_tensor<T>& k, const d
   constexpr int D = 64;
   const int bh = static_cast<int>(q.size(0) * q.size(1)), s = static_cast<int>(q.size(2));
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
-  with_config_for<bv::kernels::attention_bwd_configs, D>("attention_bwd", [&](auto c) {
+  with_config_for<bv::kernels::attention_bwd_configs<sizeof(T)>, D>("attention_bwd", [&](auto c) {
     constexpr launch_config cf = decltype(c)::value;
     launch<bv::kernels::attention_bwd_preprocess_kernel<T, D, cf.bm, cf.waves>>(
         grid(cdiv(s, cf.bm), bh), o, dout, delta, s);

@@ -240,10 +240,19 @@ static_assert(detail::attention_fwd_sm90_by_size_alike<64>() &&
               "sm_90's attention forward tiles were measured on an H100 and hold for every element "
               "size: its f32 rows must launch what its 16-bit rows do.");
 
-// Backward (the preprocess runs BM rows; dK/dV and dQ BM x BN tiles): 64x64 with 4 waves at
-// D = 64 (the GPU launcher's); 32x32 at D = 128, which keeps the backward's four [B, 128] fp32
-// tiles small (no GPU launcher takes D = 128 yet).
+// Backward (the preprocess runs BM rows; dK/dV and dQ BM x BN tiles), by element size as the
+// forward: 64x64 with 4 waves at D = 64 (the GPU launcher's); 32x32 at D = 128, which keeps the
+// backward's four [B, 128] fp32 tiles small. f32 on AMD at D = 128: 16x16, since 32x32 needs 81152
+// bytes of LDS for dK/dV and 76928 for dQ (hipcc, gfx90a) and a workgroup has 65536; 16x32 needs
+// 65664 for dQ; 32x16 fits but spills twice as much as 16x16 (clang-19, gfx942: dK/dV 1195 VGPRs
+// against 546; the ISA report lists them).
+template <int Bytes>
 struct attention_bwd_configs {
+  static_assert(Bytes == 2 || Bytes == 4,
+                "attention_bwd_configs has tables for 16-bit (2-byte) and f32 (4-byte) inputs.");
+};
+template <>
+struct attention_bwd_configs<2> {
   static constexpr const char* key = "head dimension";
   // clang-format off
   static constexpr launch_config table[] = {
@@ -253,8 +262,20 @@ struct attention_bwd_configs {
   };
   // clang-format on
 };
+template <>
+struct attention_bwd_configs<4> {
+  static constexpr const char* key = "head dimension";
+  // clang-format off
+  static constexpr launch_config table[] = {
+      // targets                        D up to      waves        BM          BN
+      {.targets = only(target::sm_90), .up_to = 64,  .waves = 4,  .bm = 64,  .bn = 64},
+      {.targets = only(target::sm_90), .up_to = 128, .waves = 4,  .bm = 32,  .bn = 32},
+      {.targets = amd_targets,         .up_to = 64,  .waves = 4,  .bm = 64,  .bn = 64},
+      {.targets = amd_targets,         .up_to = 128, .waves = 4,  .bm = 16,  .bn = 16},
+  };
+  // clang-format on
+};
 
-#if !BV_GPU
 namespace detail {
 template <class T>
 void check_attention_shapes(const tensor<T>& q, const char* what) {
@@ -308,7 +329,7 @@ std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k,
   detail::with_head_dim(q.size(3), causal, [&](auto d, auto c) {
     constexpr int D = decltype(d)::value;
     constexpr bool C = decltype(c)::value;
-    with_config_for<attention_bwd_configs, D>("attention_bwd", [&](auto cfg) {
+    with_config_for<attention_bwd_configs<sizeof(T)>, D>("attention_bwd", [&](auto cfg) {
       constexpr launch_config t = decltype(cfg)::value;
       out.push_back(launch<attention_bwd_preprocess_kernel<T, D, t.bm, t.waves>>(
           grid(cdiv(s, t.bm), bh), o, dout, delta, s));
@@ -321,6 +342,5 @@ std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k,
   });
   return out;
 }
-#endif
 
 }  // namespace bv::kernels

@@ -38,7 +38,7 @@ std::vector<result> attention_bwd(const device_tensor<T>& q, const device_tensor
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   auto delta = device_tensor<float>::empty("delta", {bh, s});
   std::vector<result> out;
-  with_config_for<kernels::attention_bwd_configs, D>("attention_bwd", [&](auto c) {
+  with_config_for<kernels::attention_bwd_configs<sizeof(T)>, D>("attention_bwd", [&](auto c) {
     constexpr launch_config cf = decltype(c)::value;
     out.push_back(launch<kernels::attention_bwd_preprocess_kernel<T, D, cf.bm, cf.waves>>(
         grid(cdiv(s, cf.bm), bh), o, dout, delta, s));
