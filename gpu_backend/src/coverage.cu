@@ -198,10 +198,8 @@ void all() {
     constexpr launch_config k = decltype(c)::value;
     each_dtype([](auto t) { emit<conv2d_kernel<decltype(t), k.bm, k.bn, k.bk, k.waves>>(); });
   });
-  // Attention: the forward has a table per element size, keyed by the head dimension (64 or
-  // 128); causal and not. The backward in 16-bit types, the ones its GPU launcher takes: in f32
-  // its D = 128 tiles need 81152 bytes of LDS (the interpreter and the emulator run it; the
-  // emulator reports lds-capacity), which no AMD device build could hold.
+  // Attention: the forward and the backward have a table per element size, keyed by the head
+  // dimension (64 or 128); causal and not.
   [](auto... d) {
     (each_dtype([](auto t) {
        using T = decltype(t);
