@@ -210,13 +210,13 @@ void all() {
          emit<attention_fwd_kernel<T, D, k.bm, k.bn, true, k.waves>>();
        });
        amd_rows<attention_bwd_configs<sizeof(T)>, D>([](auto c) {
-           constexpr launch_config k = decltype(c)::value;
-           emit<attention_bwd_preprocess_kernel<T, D, k.bm, k.waves>>();
-           emit<attention_bwd_dkdv_kernel<T, D, k.bm, k.bn, false, k.waves>>();
-           emit<attention_bwd_dkdv_kernel<T, D, k.bm, k.bn, true, k.waves>>();
-           emit<attention_bwd_dq_kernel<T, D, k.bm, k.bn, false, k.waves>>();
-           emit<attention_bwd_dq_kernel<T, D, k.bm, k.bn, true, k.waves>>();
-         });
+         constexpr launch_config k = decltype(c)::value;
+         emit<attention_bwd_preprocess_kernel<T, D, k.bm, k.waves>>();
+         emit<attention_bwd_dkdv_kernel<T, D, k.bm, k.bn, false, k.waves>>();
+         emit<attention_bwd_dkdv_kernel<T, D, k.bm, k.bn, true, k.waves>>();
+         emit<attention_bwd_dq_kernel<T, D, k.bm, k.bn, false, k.waves>>();
+         emit<attention_bwd_dq_kernel<T, D, k.bm, k.bn, true, k.waves>>();
+       });
      }),
      ...);
   }(std::integral_constant<int, 64>{}, std::integral_constant<int, 128>{});
