@@ -486,8 +486,10 @@ debug::launch_view view_of(launch_state& L, bool ended) {
     if (i == 0) v.grid = q.grid;
     debug::program_row& r = v.programs[i];
     r.pid = q.pid;
-    r.line = q.last_loc ? q.last_loc->line() : 0;
     using st = program_state::status;
+    // last_loc may point into the program's stack: read only while it has one.
+    const bool live = q.state == st::running || q.state == st::waiting || q.state == st::stopped;
+    r.line = live && q.last_loc ? q.last_loc->line() : 0;
     r.state = q.state == st::pending   ? debug::program_status::not_started
               : q.state == st::running ? debug::program_status::running
               : q.state == st::waiting ? debug::program_status::waiting

@@ -27,7 +27,7 @@ const char* status_name(program_status s);
 struct program_row {
   std::array<int, 3> pid{0, 0, 0};
   program_status state = program_status::not_started;
-  unsigned line = 0;  // the line of its last op (0: none yet)
+  unsigned line = 0;  // running, waiting or stopped: the line of its last op (0: none)
 };
 
 // Every program of one launch, in launch order (linear program index).
