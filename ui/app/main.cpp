@@ -95,10 +95,10 @@ int main(int argc, char** argv) {
     // running, as a person would click through them.
     w.tabs()->setCurrentWidget(live);
     w.show();
-    auto wait = [](const auto& done) {
+    auto wait = [](const auto& done, int ms = 60000) {
       QElapsedTimer t;
       t.start();
-      while (!done() && t.elapsed() < 60000) {
+      while (!done() && t.elapsed() < ms) {
         QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
         QThread::msleep(2);
       }
@@ -113,10 +113,15 @@ int main(int argc, char** argv) {
       line = cond.mid(at + 1).toInt();
       cond = cond.left(at);
     }
+    QStringList actions =
+        cl.value(live_do).isEmpty() ? QStringList() : cl.value(live_do).split(',');
+    // Leading 'diagnostics' holds from the start (with --live-break off, the first stop is one).
+    while (!actions.isEmpty() && actions.front() == "diagnostics") {
+      live->set_stop_on_diagnostics(true);
+      actions.pop_front();
+    }
     live->set_condition(cond);
     live->run(cl.value(live_run), cl.value(live_size), cond, line);
-    const QStringList actions =
-        cl.value(live_do).isEmpty() ? QStringList() : cl.value(live_do).split(',');
     auto fail = [&](const QString& why) {
       std::fprintf(stderr, "blockvec-viewer: %s\n", qPrintable(why));
       return 1;
@@ -149,8 +154,13 @@ int main(int argc, char** argv) {
         return fail("after '" + a + "' the live run did not stop again: " + live->status_text());
     }
     if (!cl.isSet(shot)) return app.exec();
+    // The picture is the Live tab alone, at the window's size: its panels are the point.
+    live->setParent(nullptr);
+    if (wh.size() == 2) live->resize(wh[0].toInt(), wh[1].toInt());
+    live->show();
+    wait([] { return false; }, 300);
     const QString file = cl.value(shot);
-    if (!w.grab().save(file)) return fail("cannot write " + file);
+    if (!live->grab().save(file)) return fail("cannot write " + file);
     std::printf("%s\n", qPrintable(file));
     live->resume_with(bvv::live_panel::stop_run);
     wait([&] { return !live->running(); });

@@ -11,7 +11,7 @@ namespace bvv {
 // ---- programs_grid ------------------------------------------------------------------------------
 
 namespace {
-constexpr int k_legend_h = 34;  // two rows of legend under the cells
+constexpr int k_legend_h = 52;  // the legend under the cells: three rows of two states
 }
 
 programs_grid::programs_grid(program_states_model* m, QWidget* parent) : QWidget(parent), m_(m) {
@@ -60,19 +60,18 @@ void programs_grid::paintEvent(QPaintEvent*) {
     }
   }
   // The legend: every state with its count.
-  int x = 4, y = height() - k_legend_h + 2;
+  const int y0 = height() - k_legend_h + 2;
   QFont f = font();
   f.setPointSizeF(std::max(6.0, f.pointSizeF() - 1));
   p.setFont(f);
-  const QFontMetrics fm(f);
+  int k = 0;
   for (st s : {st::not_started, st::running, st::waiting, st::stopped, st::done, st::error}) {
+    const int x = 4 + (k % 2) * (width() / 2), y = y0 + (k / 2) * 16;
+    ++k;
     const QString label = QString("%1 %2").arg(program_states_model::name(s)).arg(m_->count(s));
-    const int w = 14 + fm.horizontalAdvance(label) + 10;
-    if (x + w > width() && x > 4) x = 4, y += 16;
     p.fillRect(QRect(x, y + 2, 10, 10), program_states_model::colour(s));
     p.setPen(palette().color(QPalette::Text));
     p.drawText(QPoint(x + 14, y + 11), label);
-    x += w;
   }
 }
 

@@ -414,6 +414,11 @@ void live_panel::run(const QString& kernel, const QString& size_text, const QStr
     return;
   }
   if (worker_.joinable()) worker_.join();
+  // The form shows what runs, also when a script or test started it.
+  kernel_->setCurrentText(kernel);
+  size_->setText(size_text);
+  cond_->setText(break_cond);
+  line_->setValue(break_line);
   finished_ = false;
   stops_ = 0;
   stopped_program_ = -1;
