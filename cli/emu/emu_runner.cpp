@@ -16,7 +16,7 @@ const std::vector<runner>& runners() {
   static const std::vector<runner> table = [] {
     std::vector<runner> all;
     for (auto family : {elementwise_runners, row_runners, norm_runners, matmul_runners,
-                        conv2d_runners, attention_runners, attention_bwd_runners})
+                        conv2d_runners, attention_runners, attention_bwd_runners, block_runners})
       for (const runner& r : family()) all.push_back(r);
     return all;
   }();

@@ -31,6 +31,7 @@ std::vector<runner> matmul_runners();
 std::vector<runner> conv2d_runners();
 std::vector<runner> attention_runners();
 std::vector<runner> attention_bwd_runners();
+std::vector<runner> block_runners();
 
 inline int64_t elements(const array& a) {
   int64_t n = 1;

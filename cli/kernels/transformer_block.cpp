@@ -2,10 +2,12 @@
 // host from the library's kernels (samples/transformer/block.hpp), its double reference
 // (samples/transformer/reference.hpp) and one registration; the same block in fp32 Eigen times
 // bench's native column. On the GPU the same host composition runs over device tensors
-// (bv::gpu::transformer_block, samples/transformer/check_gpu.hpp); it has no emulator run yet.
+// (bv::gpu::transformer_block, samples/transformer/check_gpu.hpp), and in the AMD emulator
+// (cli/emu/run_block.cpp).
 #include <Eigen/Core>
 
 #include "../../samples/transformer/check_gpu.hpp"
+#include "emu/emu_compare.hpp"
 #include "gpu_compare.hpp"
 #include "lib_common.hpp"
 
@@ -195,6 +197,30 @@ gpu_outcome run_gpu(io& a, bool cpu) {
   return o;
 }
 
+// --backend amd-emu: the block's 35 launches in the emulator from the entry's inputs
+// (cli/emu/run_block.cpp), then on the interpreter into the entry's own tensors; each of the 8
+// results against the reference and, element by element, the two runs against each other to
+// 1e-4 of the interpreter's largest result, as on the GPU.
+emu_outcome run_amd_emu(io& a, const ref::result& r, target t) {
+  const auto on_cpu = results_of(a.act.out, a.g);
+  for (f32t* p : on_cpu) poison(*p);
+  emu_compare e("transformer_block", t);
+  e.in(a.x).in(a.dout).in(a.w.attn_norm).in(a.w.wqkv).in(a.w.wo).in(a.w.mlp_norm);
+  e.in(a.w.w_gate_up).in(a.w.w_down);
+  e.cpu([&] {
+    samples::transformer::launches l;
+    forward(a.c, a.w, a.x, a.rope, a.act, l);
+    backward(a.c, a.w, a.x, a.rope, a.act, a.dout, a.g, l);
+    return std::move(l.all);
+  });
+  double scale = 1.0;
+  for (const f32t* p : on_cpu)
+    for (int64_t j = 0; j < p->numel(); ++j) scale = std::max(scale, double(std::abs(p->flat(j))));
+  const auto want = results_of(r);
+  for (size_t i = 0; i < on_cpu.size(); ++i) e.out(i, *on_cpu[i], want[i], tolerance, 1e-4 * scale);
+  return e.done("8 outputs and gradients compared");
+}
+
 registrar reg{kernel<io, ref::result>{
                   .name = "transformer_block",
                   .description =
@@ -236,7 +262,7 @@ registrar reg{kernel<io, ref::result>{
                       },
                   .native = native,
               },
-              {.gpu = run_gpu}};
+              {.gpu = run_gpu, .amd_emu = run_amd_emu}};
 
 }  // namespace
 }  // namespace bv::cli

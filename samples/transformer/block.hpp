@@ -31,12 +31,23 @@ using f32t = tensor<float>;
 constexpr int head_dim = 64;
 
 struct block_config {
-  int64_t seq = 64;    // tokens (one sequence)
-  int64_t heads = 2;   // attention heads of head_dim
-  int64_t ffn = 256;   // SwiGLU intermediate size
+  int64_t seq = 64;   // tokens (one sequence)
+  int64_t heads = 2;  // attention heads of head_dim
+  int64_t ffn = 256;  // SwiGLU intermediate size
   float eps = 1e-6f;
   int64_t dim() const { return heads * head_dim; }
 };
+
+// The block's structs hold the backend's tensors: an inline namespace per backend keeps each
+// backend's definitions apart in a program that links several (the blockvec command runs the
+// block on the interpreter, the GPU and the emulator), as kernels::rope_tables does.
+#if defined(BV_AMD_EMU) && BV_AMD_EMU
+inline namespace amd_emu_tensors {
+#elif BV_GPU
+inline namespace gpu_tensors {
+#else
+inline namespace cpu_tensors {
+#endif
 
 struct weights {
   f32t attn_norm, wqkv, wo, mlp_norm, w_gate_up, w_down;
@@ -99,6 +110,8 @@ struct gradients {
     d_w_down = f32t::empty("d_w_down", {f, d});
   }
 };
+
+}  // namespace (per backend)
 
 struct launches {
   std::vector<launch_result> all;

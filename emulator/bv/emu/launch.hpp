@@ -9,9 +9,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "bv/emu/runtime.hpp"
@@ -90,10 +92,19 @@ class device_tensor {
     lang::fill_random(t.data(), t.numel(), seed, scale);
     return t;
   }
+  // Whole-buffer copies: a view (transposed()) has its storage's bytes in storage order, as on
+  // the GPU backend.
   void copy_from_host(const T* host) { std::memcpy(data(), host, bytes()); }
   void copy_to_host(T* host) const { std::memcpy(host, data(), bytes()); }
   std::vector<T> to_host() const { return std::vector<T>(data(), data() + numel()); }
-  std::vector<T> values() const { return to_host(); }
+  // The elements in row-major order of the shape (the interpreter's tensor::values()), views
+  // included.
+  std::vector<T> values() const {
+    if (is_contiguous()) return to_host();
+    std::vector<T> v(static_cast<size_t>(numel()));
+    for (int64_t i = 0; i < numel(); ++i) v[static_cast<size_t>(i)] = data_[offset_of(i)];
+    return v;
+  }
   void fill_bytes(int b) { std::memset(static_cast<void*>(data()), b, bytes()); }
 
   const std::string& name() const { return name_; }
@@ -108,7 +119,25 @@ class device_tensor {
     return n;
   }
   size_t bytes() const { return static_cast<size_t>(numel()) * sizeof(T); }
-  bool is_contiguous() const { return true; }
+  bool is_contiguous() const {
+    int64_t want = 1;
+    for (int d = dim() - 1; d >= 0; --d) {
+      if (shape_[d] != 1 && strides_[d] != want) return false;
+      want *= shape_[d];
+    }
+    return true;
+  }
+  // The 2-D transpose as a view of the same memory (the interpreter's tensor::transposed()):
+  // kernels that take strides (matmul) read it in place, so host code that passes transposed
+  // weights (a backward's weight gradients) runs here unchanged.
+  device_tensor transposed() const {
+    if (dim() != 2)
+      throw std::invalid_argument("tensor '" + name_ + "': transposed() needs a 2-D tensor");
+    device_tensor t = *this;
+    std::swap(t.shape_[0], t.shape_[1]);
+    std::swap(t.strides_[0], t.strides_[1]);
+    return t;
+  }
   T* data() const { return data_.get(); }
   // Host access, as the interpreter's tensor has it, so that references and kernel-library
   // entries written against bv::tensor read and fill an emulated one unchanged.
@@ -122,7 +151,8 @@ class device_tensor {
   T& operator()(int64_t i, int64_t j, int64_t k, int64_t l) const {
     return data_[i * strides_.at(0) + j * strides_.at(1) + k * strides_.at(2) + l * strides_.at(3)];
   }
-  T& flat(int64_t i) const { return data_[i]; }  // row-major: the tensor is contiguous
+  // The i-th element in row-major order of the shape (a view's too, as the interpreter's).
+  T& flat(int64_t i) const { return data_[is_contiguous() ? i : offset_of(i)]; }
   void fill(T value) {
     for (int64_t i = 0; i < numel(); ++i) data_[i] = value;
   }
@@ -130,6 +160,15 @@ class device_tensor {
   operator ptr<const T>() const { return {data_.get()}; }
 
  private:
+  // Where the i-th element in row-major order of the shape lies in storage.
+  int64_t offset_of(int64_t i) const {
+    int64_t off = 0;
+    for (int d = dim() - 1; d >= 0; --d) {
+      off += (i % shape_[d]) * strides_[d];
+      i /= shape_[d];
+    }
+    return off;
+  }
   std::shared_ptr<T[]> data_;
   std::string name_;
   std::vector<int64_t> shape_, strides_;
