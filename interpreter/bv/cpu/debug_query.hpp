@@ -64,7 +64,8 @@ std::vector<live_block> live_blocks(const detail::program_state& s);
 std::string block_text(const live_block& b);
 
 // Memory accesses of the current launch so far, per tensor and element, the access a program is
-// stopped at included (in-bounds lanes that are not masked off): by every program and by one. Recorded only while record_accesses(true) (it costs a little at every access).
+// stopped at included (in-bounds lanes that are not masked off): by every program and by one.
+// Recorded only while record_accesses(true) (it costs a little at every access).
 struct tensor_accesses {
   std::string name, dtype;
   int64_t numel = 0;
