@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <atomic>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <source_location>
 #include <stdexcept>
 #include <string>
@@ -80,7 +80,9 @@ inline target device_target() {
 // Device buffers are cached by size, as PyTorch's allocator does: a host composition of many
 // kernels (a decoder block's forward and backward) makes and drops temporaries between launches,
 // and hipFree waits for the whole device. Every launch and copy here is on the default stream, so
-// a buffer handed out again is only touched by work queued after the work that used it.
+// a buffer handed out again is only touched by work queued after the work that used it. The lock
+// is a spin flag: <mutex> brings <chrono>, in whose presence nvcc reports a malformed print_if
+// condition once, as a constant-expression failure, instead of at each use.
 class buffer_cache {
  public:
   static buffer_cache& get() {
@@ -89,7 +91,7 @@ class buffer_cache {
   }
   void* acquire(size_t bytes, const std::string& what) {
     {
-      std::lock_guard lk(mu_);
+      const lock lk(busy_);
       auto it = free_.find(bytes);
       if (it != free_.end()) {
         void* p = it->second;
@@ -106,12 +108,12 @@ class buffer_cache {
     return p;
   }
   void release(void* p, size_t bytes) {
-    std::lock_guard lk(mu_);
+    const lock lk(busy_);
     free_.emplace(bytes, p);
   }
   // Frees every cached buffer (after the device has finished with them).
   void trim() {
-    std::lock_guard lk(mu_);
+    const lock lk(busy_);
     if (free_.empty()) return;
     (void)hipDeviceSynchronize();
     for (auto& [bytes, p] : free_) (void)hipFree(p);
@@ -119,7 +121,15 @@ class buffer_cache {
   }
 
  private:
-  std::mutex mu_;
+  struct lock {
+    std::atomic_flag& f;
+    explicit lock(std::atomic_flag& flag) : f(flag) {
+      while (f.test_and_set(std::memory_order_acquire)) {
+      }
+    }
+    ~lock() { f.clear(std::memory_order_release); }
+  };
+  std::atomic_flag busy_;
   std::multimap<size_t, void*> free_;
 };
 
