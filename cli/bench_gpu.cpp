@@ -31,8 +31,8 @@ int bench_gpu_command(const std::vector<std::string>& names, bool json_out, int 
   if (!gpu::available()) {
     fmt::print(stderr, "blockvec bench: --backend gpu needs a GPU: {}\n", gpu::describe());
     fmt::print(stderr, "usage: blockvec bench [KERNEL...] --backend gpu [--repeat N] [--warmup N] "
-                       "[--variants] [--json]   (in a build configured with -DBV_GPU_NVCC=ON, on "
-                       "a machine with a GPU)\n");
+                       "[--variants] [--json]   (in a build configured with -DBV_GPU_NVCC=ON or "
+                       "-DBV_GPU_HIP=ON, on a machine with a GPU)\n");
     return 1;
   }
   const std::vector<std::string> have = gpu::bench_names();
