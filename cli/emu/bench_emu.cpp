@@ -24,8 +24,6 @@ std::map<std::string, std::string>& library_reasons() {
 }  // namespace
 
 std::string amd_emu_excluded_reason(const std::string& kernel) {
-  if (kernel == "transformer_block")
-    return "it is composed on the host from library kernels, each of which runs here on its own";
   const auto it = library_reasons().find(kernel);
   return it == library_reasons().end() ? "" : it->second;
 }

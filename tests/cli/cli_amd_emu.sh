@@ -1,13 +1,12 @@
 #!/bin/bash
 # usage: cli_amd_emu.sh BLOCKVEC
-# `blockvec run K --backend amd-emu` for every kernel of `blockvec list` (but transformer_block,
-# composed on the host) on gfx942 and gfx90a at a small ragged size (not a multiple of a block, a
-# wave or a tile): exit 0, the emulated and the interpreter's results each match the reference
+# `blockvec run K --backend amd-emu` for every kernel of `blockvec list` on gfx942 and gfx90a at a
+# small ragged size (not a multiple of a block, a wave or a tile): exit 0, the emulated and the interpreter's results each match the reference
 # and agree, no error diagnostic, the counters saw global traffic (and MFMA for the matmuls and
 # attention at head dimension 64). attention and attention_causal also at their default sizes.
 # add's text output and --json in detail; sm_90 is a usage error (exit 2);
-# transformer_block says why it has no entry (exit 1); `bench --backend amd-emu`'s table and
-# --json keys. A kernel added to `blockvec list` without a size below fails the test.
+# transformer_block (its 35 launches, about a second per target at 40x2x96) sums every launch's
+# counters; `bench --backend amd-emu`'s table and --json keys. A kernel added to `blockvec list` without a size below fails the test.
 set -uo pipefail
 BV=${1:?usage: cli_amd_emu.sh BLOCKVEC}
 fail=0
@@ -23,6 +22,7 @@ declare -A size=(
   [matmul]=37,45,29 [matmul_f16]=37,45,29 [matmul_bias_gelu]=37,45,29 [matmul_splitk]=21,35,333
   [conv2d]=1,3,9,11,5,3,2,1
   [attention]=1,1,37,64 [attention_causal]=1,1,37,128 [attention_bwd]=1,1,37,64
+  [transformer_block]=40,2,96
 )
 check_run_json=$(cat <<'PY'
 import json, sys
@@ -35,11 +35,12 @@ assert c["global_read_bytes"] > 0 and c["global_write_bytes"] > 0, "no global tr
 assert 0 < c["active_lane_fraction"] <= 1, "active-lane fraction"
 # attention_causal's ragged size has head dimension 128, whose f32 tiles on AMD (32x16 over 4
 # waves, attention_fwd_configs<4>) are below the MFMA path's 64-row tile: the portable dot runs.
-if (k.startswith("matmul") or k.startswith("attention")) and k != "attention_causal":
+if (k.startswith("matmul") or k.startswith("attention") or k == "transformer_block") \
+        and k != "attention_causal":
     assert c["mfma"] > 0, "no MFMA counted"
 PY
 )
-kernels=$("$BV" list | awk '{print $1}' | grep -v '^transformer_block$')
+kernels=$("$BV" list | awk '{print $1}')
 [ -n "$kernels" ] || bad "blockvec list printed no kernels"
 for k in $kernels; do
   s=${size[$k]:-}
@@ -81,10 +82,22 @@ grep -q "not one (use --target gfx942 or gfx90a)" <<<"$out" || bad "sm_90 messag
 out=$(BV_TARGET=sm_90 "$BV" run add --backend amd-emu 2>&1); rc=$?
 [ $rc -eq 2 ] || bad "BV_TARGET=sm_90 amd-emu exited $rc, expected 2"
 
-out=$("$BV" run transformer_block --backend amd-emu --target gfx942 2>&1); rc=$?
-[ $rc -eq 1 ] || bad "transformer_block amd-emu exited $rc, expected 1"
-grep -q "no AMD emulator entry for transformer_block (it is composed on the host" <<<"$out" ||
-  bad "transformer_block message: $out"
+# transformer_block: 35 launches, their counters summed (the global writes cover every tensor
+# the block writes), the 8 results compared.
+out=$("$BV" run transformer_block --backend amd-emu --target gfx90a --size 40,2,96 2>&1); rc=$?
+[ $rc -eq 0 ] || bad "transformer_block amd-emu exited $rc: $out"
+grep -q "^emulator    35 launch(es), [0-9.]* ms, 0 error diagnostic(s)" <<<"$out" ||
+  bad "transformer_block launches: $out"
+grep -q "^emu result .*: matches the reference" <<<"$out" || bad "transformer_block result: $out"
+# Every activation, gradient and temporary the block writes (block.hpp), once, f32: seq 40, dim
+# 128, ffn 96, 2 heads. The summed global writes are at least that (more: partial sums).
+s=40 d=128 f=96 h=2
+fwd=$((14 * s * d + 2 * s + h * s + 3 * s * f))
+bwd=$((14 * s * d + 3 * s * f + 3 * f * d + 4 * d * d + 2 * d))
+w=$(sed -n 's/^counters .*global write \([0-9]*\) B.*/\1/p' <<<"$out")
+[ -n "$w" ] && [ "$w" -ge $((4 * (fwd + bwd))) ] ||
+  bad "transformer_block global writes ${w:-?} B, at least $((4 * (fwd + bwd))) expected: $out"
+grep -q "^emu vs cpu .*: agree" <<<"$out" || bad "transformer_block comparison: $out"
 
 # bench: the table's columns and a row for the kernel; --json's keys; usage errors.
 out=$("$BV" bench matmul --backend amd-emu --target gfx90a --size 37,45,29 2>/dev/null); rc=$?
@@ -109,8 +122,10 @@ for r in j["results"]:
 ' <<<"$j" || bad "bench --json: $j"
 out=$("$BV" bench add copy --backend amd-emu --size 100 2>&1); rc=$?
 [ $rc -eq 2 ] || bad "bench --size with two kernels exited $rc, expected 2: $out"
-out=$("$BV" bench transformer_block --backend amd-emu 2>&1); rc=$?
-[ $rc -eq 2 ] || bad "bench transformer_block --backend amd-emu exited $rc, expected 2: $out"
+out=$("$BV" bench transformer_block --backend amd-emu --size 40,2,96 2>/dev/null); rc=$?
+[ $rc -eq 0 ] || bad "bench transformer_block --backend amd-emu exited $rc: $out"
+grep -Eq "^transformer_block +40x2x96 +35 +[1-9][0-9]* .* ok$" <<<"$out" ||
+  bad "bench transformer_block row: $out"
 
 [ $fail -eq 0 ] && echo "cli amd-emu: ok"
 exit $fail
