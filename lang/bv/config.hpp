@@ -12,14 +12,20 @@
 // BV_AMD_EMU=1: the host compiler builds the GPU backend's AMD lowering for the emulator
 // (emulator/), which runs it lane by lane; the GPU language then lives in its own inline
 // namespace, so that a program may link emulated and GPU-compiled translation units.
+// BV_TENSORS: the inline namespace for host code whose types hold this backend's tensors
+// (`inline namespace BV_TENSORS { struct weights { bv::tensor<float> w; }; }`). bv::tensor is
+// another type on each backend, and a program linking several backends' translation units (the
+// blockvec command) must not merge such types' inline members, whose names would be the same.
 #if defined(BV_AMD_EMU) && BV_AMD_EMU
 #define BV_GPU 1
 #define BV_HD
 #define BV_KERNEL inline
+#define BV_TENSORS amd_emu_tensors
 #define gpu_lang gpu_lang_emu
 #include "bv/emu/device.hpp"
 #elif defined(__HIPCC__) || defined(__CUDACC__)
 #define BV_GPU 1
+#define BV_TENSORS gpu_tensors
 #define BV_HD __host__ __device__
 // Always inlined into the launch trampoline (a kernel launched with several configurations,
 // e.g. pipeline depths, would otherwise become one outlined function with its arguments and
@@ -27,6 +33,7 @@
 #define BV_KERNEL __device__ __forceinline__
 #else
 #define BV_GPU 0
+#define BV_TENSORS cpu_tensors
 #define BV_HD
 #define BV_KERNEL inline
 #endif

@@ -38,16 +38,10 @@ struct block_config {
   int64_t dim() const { return heads * head_dim; }
 };
 
-// The block's structs hold the backend's tensors: an inline namespace per backend keeps each
-// backend's definitions apart in a program that links several (the blockvec command runs the
-// block on the interpreter, the GPU and the emulator), as kernels::rope_tables does.
-#if defined(BV_AMD_EMU) && BV_AMD_EMU
-inline namespace amd_emu_tensors {
-#elif BV_GPU
-inline namespace gpu_tensors {
-#else
-inline namespace cpu_tensors {
-#endif
+// The block's structs hold the backend's tensors: types of each backend's own (BV_TENSORS,
+// bv/config.hpp), since the blockvec command runs the block on the interpreter, the GPU and the
+// emulator in one program.
+inline namespace BV_TENSORS {
 
 struct weights {
   f32t attn_norm, wqkv, wo, mlp_norm, w_gate_up, w_down;
@@ -111,7 +105,7 @@ struct gradients {
   }
 };
 
-}  // namespace (per backend)
+}  // namespace BV_TENSORS
 
 struct launches {
   std::vector<launch_result> all;

@@ -59,16 +59,8 @@ struct rope_configs {
   };
 };
 
-// The tables hold the backend's tensors, so each backend's rope_tables is a type of its own, in
-// an inline namespace per backend: a program linking interpreter, GPU and emulated translation
-// units (the blockvec command) must not merge their inline members (an ODR clash).
-#if defined(BV_AMD_EMU) && BV_AMD_EMU
-inline namespace amd_emu_tensors {
-#elif BV_GPU
-inline namespace gpu_tensors {
-#else
-inline namespace cpu_tensors {
-#endif
+// The tables hold the backend's tensors: a type of each backend's own (BV_TENSORS, bv/config.hpp).
+inline namespace BV_TENSORS {
 // cos and sin tables [S, D/2] of angle pos * base^(-2i/D), computed in double on the host.
 struct rope_tables {
   tensor<float> cos, sin;
@@ -87,7 +79,7 @@ struct rope_tables {
     return tensor<float>::from_host(name, {s, d / 2}, v.data());
   }
 };
-}  // namespace (per backend)
+}  // namespace BV_TENSORS
 
 // dst [.., H, S, D] (contiguous) = rope(src[:, col0 : col0 + H * D]) (sign +1), its inverse (-1) or
 // a copy (0).
