@@ -565,7 +565,7 @@ std::string live_stop_reason(program_state& s, const std::source_location* loc, 
   if (g_run_to && *g_run_to == s.pid) {
     g_run_to.reset();
     live_changed();
-    return "reached program " + pid_text(s);
+    return "run to this program";
   }
   if (!loc) return {};
   // A line breakpoint stops a program where it arrives at the line, not at each op on it.

@@ -92,10 +92,39 @@ void note_device_buffer(const void* p, size_t bytes) {
 }
 
 void mark_initialised(const alloc_info& a) {
-  if (!a.shadow) return;
-  std::lock_guard lk(a.shadow->mu);
-  std::fill(a.shadow->written.begin(), a.shadow->written.end(), 1);
-  a.shadow->unwritten.store(0);
+  if (a.shadow) a.shadow->host_wrote();
+}
+
+namespace {
+std::mutex g_shadow_kinds_mu;
+shadow_kind g_shadow_kinds[shadow_state::k_slots];
+int g_shadow_kinds_n = 0;
+}  // namespace
+int reserve_shadow_slot(shadow_kind k) {
+  std::lock_guard lk(g_shadow_kinds_mu);
+  if (g_shadow_kinds_n == shadow_state::k_slots) {
+    std::fprintf(stderr,
+                 "blockvec: more than %d checks keep per-buffer state; raise "
+                 "shadow_state::k_slots\n",
+                 shadow_state::k_slots);
+    std::abort();
+  }
+  g_shadow_kinds[g_shadow_kinds_n] = k;
+  return g_shadow_kinds_n++;
+}
+// Slots are reserved before any is filled (a slot's kind is set before its first use), and
+// never change after.
+const shadow_kind& shadow_kind_of(int slot) { return g_shadow_kinds[slot]; }
+
+shadow_state::~shadow_state() {
+  for (int i = 0; i < k_slots; ++i)
+    if (void* p = slot[i].load(std::memory_order_acquire)) shadow_kind_of(i).destroy(p);
+}
+void shadow_state::host_wrote() {
+  std::lock_guard lk(mu);
+  host_written.store(true, std::memory_order_release);
+  for (int i = 0; i < k_slots; ++i)
+    if (void* p = slot[i].load(std::memory_order_relaxed)) shadow_kind_of(i).host_wrote(p);
 }
 
 namespace {

@@ -42,6 +42,13 @@ void gather(program<4> p, ptr<const int32_t> idx, ptr<const float> x, ptr<float>
   store(out + offs, load(x + i, (i >= 0) & (i < B), 0.0f));
 }
 
+// Writes indices into the first half of each block only.
+template <int B>
+void write_idx_half(program<4> p, ptr<int32_t> idx) {
+  auto offs = arange<B>(p);
+  store(idx + offs, B - 1 - offs, offs < B / 2);
+}
+
 // Clean: reads only the half that was written.
 template <int B>
 void copy_first_half(program<4> p, ptr<const float> x, ptr<float> out, int n) {
@@ -135,6 +142,27 @@ BV_DIAG_CASE(clean_host_filled_empty) {
   auto out = tensor<float>::zeros("out", {256});
   launch<gather<256>>(grid(1), idx, x, out);
   REQUIRE(out(0) == 255.0f);
+}
+
+BV_DIAG_CASE(uninit_int_index_half_written) {
+  auto idx = tensor<int32_t>::empty("idx", {256});
+  auto x = tensor<float>::randn("x", {256}, 3);
+  auto out = tensor<float>::zeros("out", {256});
+  launch<write_idx_half<256>>(grid(1), idx);
+  launch<gather<256>>(grid(1), idx, x, out);
+}
+
+BV_DIAG_CASE(clean_int_index_marked_after_kernel_wrote_half) {
+  // The kernel wrote half, the host the rest and said so: every element is written.
+  auto idx = tensor<int32_t>::empty("idx", {256});
+  auto x = tensor<float>::randn("x", {256}, 3);
+  auto out = tensor<float>::zeros("out", {256});
+  launch<write_idx_half<256>>(grid(1), idx);
+  for (int i = 128; i < 256; ++i)
+    idx(i) = detail::uninit_value<int32_t>();  // the fill pattern itself
+  idx.mark_initialised();
+  launch<gather<256>>(grid(1), idx, x, out);
+  REQUIRE(out(0) == x(255));
 }
 
 BV_DIAG_CASE(masked_sum_without_other) {

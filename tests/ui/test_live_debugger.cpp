@@ -190,7 +190,7 @@ class test_live_debugger : public QObject {
     QVERIFY(live.stopped() && live.stops() == 4);
     QVERIFY(live.run_to("4,0,0"));
     wait_stop(live, 5);
-    QCOMPARE(live.stop_reason(), QString("reached program (4,0,0)"));
+    QCOMPARE(live.stop_reason(), QString("run to this program"));
     QCOMPARE(live.stopped_program(), 4);
     QCOMPARE(states(live), QString("dddds"));
     check_load(live, line, first, first_ref, 4 * B, N);

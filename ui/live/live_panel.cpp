@@ -474,15 +474,14 @@ void live_panel::run(const QString& kernel, const QString& size_text, const QStr
       pic.fill_layout();
     }
     snap->why = QString::fromUtf8(why);
-    snap->where =
-        QString("program (%1,%2,%3) %4 at line %5: %6%7")
-            .arg(s.pid[0])
-            .arg(s.pid[1])
-            .arg(s.pid[2])
-            .arg(snap->why)
-            .arg(loc ? loc->line() : 0)
-            .arg(a ? QString::fromUtf8(a->op) : QString("op"))
-            .arg(a && a->alloc ? " " + QString::fromStdString(a->alloc->name) : QString());
+    snap->where = QString("program (%1,%2,%3) at line %4 (%5%6): %7")
+                      .arg(s.pid[0])
+                      .arg(s.pid[1])
+                      .arg(s.pid[2])
+                      .arg(loc ? loc->line() : 0)
+                      .arg(a ? QString::fromUtf8(a->op) : QString("op"))
+                      .arg(a && a->alloc ? " " + QString::fromStdString(a->alloc->name) : QString())
+                      .arg(snap->why);
     for (auto& [k, val] : s.watched)
       if (k[0] != '#') snap->watched += QString::fromStdString(k + " = " + val) + "\n";
     snap->file = loc ? QString::fromUtf8(loc->file_name()) : QString();

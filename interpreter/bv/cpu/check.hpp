@@ -25,29 +25,59 @@ struct launch_state;
 // Thrown from the debugger's prompt when the user quits; the scheduler ends the launch.
 struct quit_request {};
 
-// The race check's per-buffer record (checks/race.cpp), made on the buffer's first checked access.
-struct race_shadow;
-void destroy_race_shadow(race_shadow* r);
-
-// Per-buffer shadow memory, shared by every view of a tensor's buffer. Checks own the fields they
-// need; `mu` guards `written` under the parallel schedule.
+// Per-buffer shadow memory, shared by every view of a tensor's buffer. It holds what the buffer
+// is (its element count, whether the host wrote every element) and, in a slot per check, the
+// check's own per-buffer state (buffer_shadow<T> below): the uninit check's written elements, the
+// race check's last accessors. A check that never sees a buffer adds nothing to it.
 struct shadow_state {
+  static constexpr int k_slots = 4;
   int64_t numel = 0;
-  std::mutex mu;
-  std::vector<uint8_t> written;       // 1 once an element was written (the uninit check)
-  std::atomic<int64_t> unwritten{0};  // elements still 0 in `written`: 0 lets uninit skip
-  // Owned; set once (under `mu`) and read without it, hence atomic.
-  std::atomic<race_shadow*> race{nullptr};
-  explicit shadow_state(int64_t n, bool initialised)
-      : numel(n),
-        written(static_cast<size_t>(n), initialised ? 1 : 0),
-        unwritten(initialised ? 0 : n) {}
+  std::mutex mu;  // guards making a slot and host_wrote()
+  // Every element was written by the host: made from data, zeros or full, or mark_initialised().
+  std::atomic<bool> host_written{false};
+  std::atomic<void*> slot[k_slots] = {};
+  shadow_state(int64_t n, bool initialised) : numel(n), host_written(initialised) {}
   shadow_state(const shadow_state&) = delete;
   shadow_state& operator=(const shadow_state&) = delete;
-  ~shadow_state() {
-    if (race_shadow* r = race.load(std::memory_order_acquire)) destroy_race_shadow(r);
-  }
+  ~shadow_state();
+  // The host wrote every element (mark_initialised): each slot's owner hears of it.
+  void host_wrote();
 };
+
+// A kind of per-buffer state: how a slot of it is ended and told of a host write.
+struct shadow_kind {
+  void (*destroy)(void*);
+  void (*host_wrote)(void*);
+};
+// Reserves a slot of every shadow_state for one kind (once per kind, on first use).
+int reserve_shadow_slot(shadow_kind k);
+const shadow_kind& shadow_kind_of(int slot);
+
+template <class T>
+int shadow_slot_of() {
+  static const int slot = reserve_shadow_slot({[](void* p) { delete static_cast<T*>(p); },
+                                               [](void* p) { static_cast<T*>(p)->host_wrote(); }});
+  return slot;
+}
+// A check's state for one buffer, or null before the check's first buffer_shadow<T> on it.
+template <class T>
+T* find_buffer_shadow(shadow_state& sh) {
+  return static_cast<T*>(sh.slot[shadow_slot_of<T>()].load(std::memory_order_acquire));
+}
+// A check's state for one buffer, made on first use as T(sh). T has a host_wrote() that makes
+// its state agree with a buffer whose every element the host has just written.
+template <class T>
+T& buffer_shadow(shadow_state& sh) {
+  std::atomic<void*>& s = sh.slot[shadow_slot_of<T>()];
+  if (void* p = s.load(std::memory_order_acquire)) return *static_cast<T*>(p);
+  std::lock_guard lk(sh.mu);
+  void* p = s.load(std::memory_order_relaxed);
+  if (!p) {
+    p = new T(sh);
+    s.store(p, std::memory_order_release);
+  }
+  return *static_cast<T*>(p);
+}
 
 // What a debug aid did, for observers that record it (traces): print_if's text, a stop at a
 // breakpoint or a step (name: why it stopped), or a watched value (name, rendered value).

@@ -86,10 +86,11 @@ struct race_shadow {
     cell value = 0;
     uint32_t guard = 0;  // a uniform chunk whose value has G: the lock that guarded every element
   };
-  explicit race_shadow(int64_t n)
-      : cells(new cell[static_cast<size_t>(n)]),
-        chunks(new chunk[static_cast<size_t>((n >> k_chunk_bits) + 1)]),
-        numel(n) {}
+  explicit race_shadow(const shadow_state& sh)
+      : cells(new cell[static_cast<size_t>(sh.numel)]),
+        chunks(new chunk[static_cast<size_t>((sh.numel >> k_chunk_bits) + 1)]),
+        numel(sh.numel) {}
+  void host_wrote() {}  // host writes are between launches: not a race
   std::unique_ptr<cell[]> cells;
   std::unique_ptr<chunk[]> chunks;
   int64_t numel;
@@ -140,8 +141,6 @@ struct race_shadow {
     ch.uniform = false;
   }
 };
-
-void destroy_race_shadow(race_shadow* r) { delete r; }
 
 namespace {
 // Per program: the locks it holds (taken by an atomic_cas that swapped, not released yet), the
@@ -223,16 +222,7 @@ void before_write(race_shadow& r, uint64_t serial) {
 
 namespace {
 
-race_shadow& race_of(shadow_state& sh) {
-  if (race_shadow* r = sh.race.load(std::memory_order_acquire)) return *r;
-  std::lock_guard lk(sh.mu);
-  race_shadow* r = sh.race.load(std::memory_order_relaxed);
-  if (!r) {
-    r = new race_shadow(sh.numel);
-    sh.race.store(r, std::memory_order_release);
-  }
-  return *r;
-}
+race_shadow& race_of(shadow_state& sh) { return buffer_shadow<race_shadow>(sh); }
 
 // An access whose performed lanes are `rows` runs of `cols` contiguous elements, run r from
 // element row0 + r * stride, its j-th element in lane r * pitch + j * step: a contiguous row of

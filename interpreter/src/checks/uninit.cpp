@@ -7,8 +7,12 @@
 //    integers cannot carry a tag: a lane is uninitialised when the shadow `written` bit of its
 //    element is clear and the element still holds the fill pattern of tensor::empty (memory the
 //    host filled by hand without mark_initialised() is therefore not reported).
-// Stores and atomics set the `written` bits.
+// Stores and atomics set the `written` bits, which the check keeps per buffer (written_shadow).
+#include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <mutex>
+#include <vector>
 
 #include "bv/cpu/values.hpp"
 #include "checks/common.hpp"
@@ -44,12 +48,30 @@ bool fill_pattern(const alloc_info& a, uint64_t& out) {
   return true;
 }
 
+// Which elements of one buffer were written, made at the check's first access to a buffer the
+// host has not written whole.
+struct written_shadow {
+  std::mutex mu;                      // guards `written` under the parallel schedule
+  std::vector<uint8_t> written;       // 1 once an element was written
+  std::atomic<int64_t> unwritten{0};  // elements still 0 in `written`: 0 lets the check skip
+  explicit written_shadow(const shadow_state& sh) {
+    const bool all = sh.host_written.load(std::memory_order_acquire);
+    written.assign(static_cast<size_t>(sh.numel), all ? 1 : 0);
+    unwritten = all ? 0 : sh.numel;
+  }
+  void host_wrote() {
+    std::lock_guard lk(mu);
+    std::fill(written.begin(), written.end(), 1);
+    unwritten.store(0);
+  }
+};
+
 struct uninit_check final : observer {
   uint32_t bit() const override { return checks::uninit; }
 
   void on_access(const access& a, const bool* perform, program_state&) override {
     if (!a.alloc || !a.alloc->shadow) return;
-    shadow_state& sh = *a.alloc->shadow;
+    shadow_state& buf = *a.alloc->shadow;
     const bool is_float_t =
         a.alloc->dtype[0] == 'f' || (a.alloc->dtype[0] == 'b' && a.alloc->dtype[1] == 'f');
     if (a.kind == access_kind::store && a.value_class) {
@@ -67,6 +89,9 @@ struct uninit_check final : observer {
         report(std::move(d));
       }
     }
+    written_shadow* found = find_buffer_shadow<written_shadow>(buf);
+    if (!found && buf.host_written.load(std::memory_order_acquire)) return;
+    written_shadow& sh = found ? *found : buffer_shadow<written_shadow>(buf);
     if (sh.unwritten.load(std::memory_order_relaxed) == 0) return;
     uint64_t pattern = 0;
     const int eb = a.alloc->elem_bytes;
