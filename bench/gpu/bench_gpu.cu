@@ -11,7 +11,10 @@
 #include <vector>
 
 #include "bench_common.hpp"
-#include "bv/gpu/kernels_gpu.hpp"
+#include "bv/kernels/add.hpp"
+#include "bv/kernels/copy.hpp"
+#include "bv/kernels/matmul.hpp"
+#include "bv/kernels/softmax.hpp"
 
 namespace {
 using namespace bv;
@@ -49,19 +52,15 @@ launch_result matmul_pf(const device_tensor<T>& a, const device_tensor<T>& b,
                         device_tensor<O>& c) {
   const int M = static_cast<int>(a.size(0)), K = static_cast<int>(a.size(1));
   const int N = static_cast<int>(b.size(1));
-  return gpu::kernels::launch_units<matmul_pf_kernel<T, O, BM, BN, BK, 8, W>,
-                                    gpu::kernels::detail::units<7, 9, 11>, MinP>(
-      grid(cdiv(M, BM) * cdiv(N, BN)), a, b, c, M, N, K, K, 1, N, 1, N, 1);
+  return launch<matmul_pf_kernel<T, O, BM, BN, BK, 8, W>>(
+      gpu_tuning<0, MinP, unit_args<7, 9, 11>>{}, grid(cdiv(M, BM) * cdiv(N, BN)), a, b, c, M, N, K,
+      K, 1, N, 1, N, 1);
 }
-// The launcher's kernel with registers left for MinP programs per SM.
+// The launcher's kernel (no block-pointer rings) with registers left for MinP programs per SM.
 template <int BM, int BN, int BK, int W, int MinP, class T, class O>
 launch_result matmul_occ(const device_tensor<T>& a, const device_tensor<T>& b,
                          device_tensor<O>& c) {
-  const int M = static_cast<int>(a.size(0)), K = static_cast<int>(a.size(1));
-  const int N = static_cast<int>(b.size(1));
-  return gpu::kernels::launch_units<bv::kernels::matmul_kernel<T, O, BM, BN, BK, 8, W>,
-                                    gpu::kernels::detail::units<7, 9, 11>, MinP>(
-      grid(cdiv(M, BM) * cdiv(N, BN)), a, b, c, M, N, K, K, 1, N, 1, N, 1);
+  return bv::kernels::matmul<BM, BN, BK, 8, W, 0, MinP>(a, b, c);
 }
 
 template <class T>
@@ -101,7 +100,7 @@ int main(int argc, char** argv) {
     const int64_t n = quick ? (1 << 22) : (int64_t(1) << 28);
     auto x = random_tensor<float>("x", {n}, 1), y = random_tensor<float>("y", {n}, 2);
     auto o = device_tensor<float>::empty("out", {n});
-    const double t_add = median_ms([&] { gpu::kernels::add(x, y, o); });
+    const double t_add = median_ms([&] { bv::kernels::add(x, y, o); });
     {
       std::vector<float> hx(16), hy(16), ho(16);
       gpu::check(hipMemcpy(hx.data(), x.data() + n - 16, 64, hipMemcpyDeviceToHost), "check");
@@ -113,14 +112,14 @@ int main(int argc, char** argv) {
           return 1;
         }
     }
-    const double t_copy = median_ms([&] { gpu::kernels::copy(x, o); });
+    const double t_copy = median_ms([&] { bv::kernels::copy(x, o); });
     const double add_tbps = 3.0 * n * 4 / (t_add * 1e-3) / 1e12;
     const double copy_tbps = 2.0 * n * 4 / (t_copy * 1e-3) / 1e12;
 
     const int R = quick ? 1024 : 8192, C = 8192;
     auto sx = random_tensor<float>("sx", {R, C}, 3);
     auto so = device_tensor<float>::empty("so", {R, C});
-    const double t_softmax = median_ms([&] { gpu::kernels::softmax(sx, so); });
+    const double t_softmax = median_ms([&] { bv::kernels::softmax(sx, so); });
     {
       std::vector<float> row(C);
       gpu::check(
@@ -138,7 +137,7 @@ int main(int argc, char** argv) {
     const int M = quick ? 2048 : 8192;
     auto a = random_tensor<half>("a", {M, M}, 4), b = random_tensor<half>("b", {M, M}, 5);
     auto c = device_tensor<half>::empty("c", {M, M});
-    const double t_mm = median_ms([&] { gpu::kernels::matmul(a, b, c); }, quick ? 5 : 10, 2);
+    const double t_mm = median_ms([&] { bv::kernels::matmul(a, b, c); }, quick ? 5 : 10, 2);
     {
       // spot-check a few entries against a double-precision dot product
       std::vector<half> ha(size_t(M) * M), hb(size_t(M) * M), hc(size_t(M) * M);
@@ -168,13 +167,13 @@ int main(int argc, char** argv) {
                   2.0 * M * M * double(M) / (t * 1e-3) / 1e12, err,
                   err < 1e-2 ? "" : " WRONG");
     };
-    variant("128x128x32 W4", [&] { gpu::kernels::matmul_tiles<128, 128, 32, 4>(a, b, c); });
-    variant("128x128x32 W8", [&] { gpu::kernels::matmul_tiles<128, 128, 32, 8>(a, b, c); });
-    variant("256x128x32 W8", [&] { gpu::kernels::matmul_tiles<256, 128, 32, 8>(a, b, c); });
-    variant("128x128x64 W4", [&] { gpu::kernels::matmul_tiles<128, 128, 64, 4>(a, b, c); });
-    variant("256x128x64 W8", [&] { gpu::kernels::matmul_tiles<256, 128, 64, 8>(a, b, c); });
-    variant("128x256x32 W8", [&] { gpu::kernels::matmul_tiles<128, 256, 32, 8>(a, b, c); });
-    variant("256x64x32 W4", [&] { gpu::kernels::matmul_tiles<256, 64, 32, 4>(a, b, c); });
+    variant("128x128x32 W4", [&] { bv::kernels::matmul<128, 128, 32, 8, 4, 3>(a, b, c); });
+    variant("128x128x32 W8", [&] { bv::kernels::matmul<128, 128, 32, 8, 8, 3>(a, b, c); });
+    variant("256x128x32 W8", [&] { bv::kernels::matmul<256, 128, 32, 8, 8, 3>(a, b, c); });
+    variant("128x128x64 W4", [&] { bv::kernels::matmul<128, 128, 64, 8, 4, 3>(a, b, c); });
+    variant("256x128x64 W8", [&] { bv::kernels::matmul<256, 128, 64, 8, 8, 3>(a, b, c); });
+    variant("128x256x32 W8", [&] { bv::kernels::matmul<128, 256, 32, 8, 8, 3>(a, b, c); });
+    variant("256x64x32 W4", [&] { bv::kernels::matmul<256, 64, 32, 8, 4, 3>(a, b, c); });
     variant("prefetch 128x128x32 W4", [&] { matmul_pf<128, 128, 32, 4>(a, b, c); });
     variant("prefetch 256x128x32 W8", [&] { matmul_pf<256, 128, 32, 8>(a, b, c); });
     variant("prefetch 128x128x32 W8", [&] { matmul_pf<128, 128, 32, 8>(a, b, c); });

@@ -13,8 +13,9 @@
 #include <vector>
 
 #include "bench_common.hpp"
-#include "bv/gpu/kernels_gpu.hpp"
-#include "bv/gpu/kernels_gpu_lib.hpp"
+#include "bv/kernels/attention.hpp"
+#include "bv/kernels/layernorm.hpp"
+#include "bv/kernels/rmsnorm.hpp"
 
 namespace {
 using namespace bv;
@@ -156,16 +157,16 @@ int main() {
       expect(std::sqrt(num / den) < 1e-2, what, std::sqrt(num / den));
     };
     y.fill_bytes(0xff);
-    gpu::kernels::rmsnorm_fwd(x, w, y, rstd, 1e-6f);
+    bv::kernels::rmsnorm_fwd(x, w, y, rstd, 1e-6f);
     gpu::synchronize();
     check_rows("rmsnorm f16", false);
-    const double t_rms = median_ms([&] { gpu::kernels::rmsnorm_fwd(x, w, y, rstd, 1e-6f); });
+    const double t_rms = median_ms([&] { bv::kernels::rmsnorm_fwd(x, w, y, rstd, 1e-6f); });
     y.fill_bytes(0xff);
-    gpu::kernels::layernorm_fwd(x, w, b, y, mean, rstd, 1e-5f);
+    bv::kernels::layernorm_fwd(x, w, b, y, mean, rstd, 1e-5f);
     gpu::synchronize();
     check_rows("layernorm f16", true);
     const double t_ln =
-        median_ms([&] { gpu::kernels::layernorm_fwd(x, w, b, y, mean, rstd, 1e-5f); });
+        median_ms([&] { bv::kernels::layernorm_fwd(x, w, b, y, mean, rstd, 1e-5f); });
     // bytes: x read, y written, w (and b) once
     const double norm_bytes = 2.0 * R * C * 2;
     const double rms_tbps = norm_bytes / (t_rms * 1e-3) / 1e12,
@@ -215,10 +216,10 @@ int main() {
     double t_attn[2];
     for (bool causal : {false, true}) {
       o.fill_bytes(0xff);
-      gpu::kernels::attention_fwd(q, k, v, o, lse, causal);
+      bv::kernels::attention_fwd(q, k, v, o, lse, causal);
       gpu::synchronize();
       check_attn(causal ? "attention causal" : "attention", causal);
-      t_attn[causal] = median_ms([&] { gpu::kernels::attention_fwd(q, k, v, o, lse, causal); });
+      t_attn[causal] = median_ms([&] { bv::kernels::attention_fwd(q, k, v, o, lse, causal); });
     }
     const double flops = 4.0 * B * H * double(S) * S * D;
     const double attn_tflops = flops / (t_attn[0] * 1e-3) / 1e12,
@@ -290,10 +291,9 @@ int main() {
     BV_ATTN_PF_VARIANT(128, 64, 8);
 #undef BV_ATTN_PF_VARIANT
     // Registers left for more programs per SM.
-#define BV_ATTN_OCC_VARIANT(KERNEL, NAME, BM, W, P)                                              \
-  attn_variant(NAME, [&] {                                                                      \
-    gpu::kernels::launch_units<KERNEL, gpu::kernels::detail::units<>, P>(                       \
-        grid(cdiv(S, BM), B * H), q, k, v, o, lse, S, 0.125f);                                  \
+#define BV_ATTN_OCC_VARIANT(KERNEL, NAME, BM, W, P)                                           \
+  attn_variant(NAME, [&] {                                                                    \
+    launch<KERNEL>(gpu_tuning<0, P>{}, grid(cdiv(S, BM), B * H), q, k, v, o, lse, S, 0.125f); \
   })
     BV_ATTN_OCC_VARIANT((bv::kernels::attention_fwd_kernel<half, 64, 128, 64, false, 4>),
                         "attention 128x64 W4 3/SM", 128, 4, 3);

@@ -13,7 +13,6 @@
 
 #include "bench_common.hpp"
 #include "bv/bv.hpp"
-#include "bv/gpu/kernels_gpu.hpp"
 #include "bv/kernels/layernorm.hpp"
 
 using namespace bv;
@@ -80,8 +79,7 @@ std::vector<half> hx, hw, hb;
 
 template <auto K, int MP>
 void run(bufs& t) {
-  bv::gpu::kernels::launch_units<K, bv::gpu::kernels::detail::units<>, MP>(
-      grid(R), t.x, t.w, t.b, t.y, t.mean, t.rstd, C, C, C, 1e-5f);
+  launch<K>(gpu_tuning<0, MP>{}, grid(R), t.x, t.w, t.b, t.y, t.mean, t.rstd, C, C, C, 1e-5f);
 }
 
 std::vector<half> ref_y;

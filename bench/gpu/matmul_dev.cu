@@ -15,7 +15,7 @@
 
 #include "bench_common.hpp"
 #include "bv/bv.hpp"
-#include "bv/gpu/kernels_gpu.hpp"
+#include "bv/kernels/matmul.hpp"
 
 using namespace bv;
 
@@ -88,8 +88,7 @@ bool misuse_check() {
     auto b = device_tensor<half>::from_host("b", {64, 64}, hb.data());
     auto out = device_tensor<float>::empty("out", {64, 64});
     const int lds = 2 * block_ptr_lds_bytes<const half, 64, 64, 4>(3);
-    bv::gpu::kernels::launch_pipelined<misuse_kernel<4>, bv::gpu::kernels::detail::units<>, 3>(
-        grid(1), lds, a, b, out, n, col0);
+    launch<misuse_kernel<4>>(gpu_tuning<3>{lds}, grid(1), a, b, out, n, col0);
     gpu::synchronize();
     std::vector<float> ho(64 * 64);
     out.copy_to_host(ho.data());
@@ -112,6 +111,12 @@ bool misuse_check() {
     ok = ok && worst < 1e-3;
   }
   return ok;
+}
+
+// The library launcher at tiles BM x BN x BK, W waves, Stages ring slots (0: no rings).
+template <int BM, int BN, int BK, int W, int Stages, int MinPrograms = 0, class T, class O>
+launch_result tiles(const device_tensor<T>& a, const device_tensor<T>& b, device_tensor<O>& c) {
+  return bv::kernels::matmul<BM, BN, BK, 8, W, Stages, MinPrograms>(a, b, c);
 }
 
 int failures = 0;
@@ -156,33 +161,27 @@ int main(int argc, char** argv) {
       auto ha = host_random<half>(size_t(M) * M, 4);
       auto a = device_tensor<half>::from_host("a", {M, M}, ha.data());
       auto c = device_tensor<half>::empty("c", {M, M});
-      bv::gpu::kernels::matmul(a, a, c);
+      bv::kernels::matmul(a, a, c);
       gpu::synchronize();
       return 0;
     }
-    using namespace bv::gpu::kernels;
     failures += !misuse_check();
     auto go = [&](const char* name, auto f) { variant(name, f, !quick); };
 #ifdef BV_DEV_ONE
 #ifndef D_MP
 #define D_MP 0
 #endif
-    go("one",
-       [](auto& a, auto& b, auto& c) { matmul_tiles<D_BM, D_BN, D_BK, D_W, D_S, D_MP>(a, b, c); });
+    go("one", [](auto& a, auto& b, auto& c) { tiles<D_BM, D_BN, D_BK, D_W, D_S, D_MP>(a, b, c); });
 #else
-    go("launcher (matmul)", [](auto& a, auto& b, auto& c) { matmul(a, b, c); });
-    go("128x128x64 W4 S3",
-       [](auto& a, auto& b, auto& c) { matmul_tiles<128, 128, 64, 4, 3>(a, b, c); });
-    go("256x128x64 W8 S2",
-       [](auto& a, auto& b, auto& c) { matmul_tiles<256, 128, 64, 8, 2>(a, b, c); });
-    go("256x128x64 W8 S3",
-       [](auto& a, auto& b, auto& c) { matmul_tiles<256, 128, 64, 8, 3>(a, b, c); });
-    go("128x256x64 W8 S3",
-       [](auto& a, auto& b, auto& c) { matmul_tiles<128, 256, 64, 8, 3>(a, b, c); });
+    go("launcher (matmul)", [](auto& a, auto& b, auto& c) { bv::kernels::matmul(a, b, c); });
+    go("128x128x64 W4 S3", [](auto& a, auto& b, auto& c) { tiles<128, 128, 64, 4, 3>(a, b, c); });
+    go("256x128x64 W8 S2", [](auto& a, auto& b, auto& c) { tiles<256, 128, 64, 8, 2>(a, b, c); });
+    go("256x128x64 W8 S3", [](auto& a, auto& b, auto& c) { tiles<256, 128, 64, 8, 3>(a, b, c); });
+    go("128x256x64 W8 S3", [](auto& a, auto& b, auto& c) { tiles<128, 256, 64, 8, 3>(a, b, c); });
     go("128x128x32 W4 S3 (mma.sync)",
-       [](auto& a, auto& b, auto& c) { matmul_tiles<128, 128, 32, 4, 3>(a, b, c); });
+       [](auto& a, auto& b, auto& c) { tiles<128, 128, 32, 4, 3>(a, b, c); });
     go("128x128x64 W4 no ring",
-       [](auto& a, auto& b, auto& c) { matmul_tiles<128, 128, 64, 4, 0>(a, b, c); });
+       [](auto& a, auto& b, auto& c) { tiles<128, 128, 64, 4, 0>(a, b, c); });
 #endif
     std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
     return failures ? 1 : 0;

@@ -1,13 +1,16 @@
 // libblockvec_gpu: the CPU-callable entry points of bv/gpu/host_api.hpp, compiled by nvcc (or
-// hipcc) together with the kernels from kernels/.
+// hipcc) together with the kernels and their launchers from kernels/.
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "bench_registry.hpp"
-#include "host_common.hpp"
 #include "bv/gpu/host_api.hpp"
-#include "bv/gpu/kernels_gpu.hpp"
+#include "bv/kernels/add.hpp"
+#include "bv/kernels/copy.hpp"
+#include "bv/kernels/matmul.hpp"
+#include "bv/kernels/softmax.hpp"
+#include "host_common.hpp"
 
 namespace bv::gpu {
 using namespace host;
@@ -41,7 +44,7 @@ double add(dtype_id t, const void* x, const void* y, void* out, int64_t n) {
     using T = decltype(z);
     auto dx = up<T>("x", {n}, x), dy = up<T>("y", {n}, y);
     auto dout = device_tensor<T>::empty("out", {n});
-    const double ms = timed([&] { kernels::add(dx, dy, dout); });
+    const double ms = timed([&] { bv::kernels::add(dx, dy, dout); });
     dout.copy_to_host(static_cast<T*>(out));
     return ms;
   });
@@ -53,7 +56,7 @@ double copy(dtype_id t, const void* x, void* out, int64_t n) {
     using T = decltype(z);
     auto dx = up<T>("x", {n}, x);
     auto dout = device_tensor<T>::empty("out", {n});
-    const double ms = timed([&] { kernels::copy(dx, dout); });
+    const double ms = timed([&] { bv::kernels::copy(dx, dout); });
     dout.copy_to_host(static_cast<T*>(out));
     return ms;
   });
@@ -65,7 +68,7 @@ double softmax(dtype_id t, const void* x, void* out, int rows, int cols) {
     using T = decltype(z);
     auto dx = up<T>("x", {rows, cols}, x);
     auto dout = device_tensor<T>::empty("out", {rows, cols});
-    const double ms = timed([&] { kernels::softmax(dx, dout); });
+    const double ms = timed([&] { bv::kernels::softmax(dx, dout); });
     dout.copy_to_host(static_cast<T*>(out));
     return ms;
   });
@@ -80,7 +83,7 @@ double matmul(dtype_id t, dtype_id out, const void* a, const void* b, void* c, i
     auto run = [&](auto o) {
       using O = decltype(o);
       auto dc = device_tensor<O>::empty("c", {M, N});
-      const double ms = timed([&] { kernels::matmul(da, db, dc); });
+      const double ms = timed([&] { bv::kernels::matmul(da, db, dc); });
       dc.copy_to_host(static_cast<O*>(c));
       return ms;
     };
@@ -99,7 +102,7 @@ const registrar bench_add{"add", [](int warm, int reps) {
   auto out = device_tensor<float>::empty("out", {n});
   bench_figure f{.dtype = "f32", .shape = "2^28"};
   f.bytes = 3.0 * 4 * n;
-  return median_of(f, warm, reps, [&] { kernels::add(x, y, out); });
+  return median_of(f, warm, reps, [&] { bv::kernels::add(x, y, out); });
 }};
 const registrar bench_copy{"copy", [](int warm, int reps) {
   const int64_t n = int64_t(1) << 28;
@@ -107,7 +110,7 @@ const registrar bench_copy{"copy", [](int warm, int reps) {
   auto out = device_tensor<float>::empty("out", {n});
   bench_figure f{.dtype = "f32", .shape = "2^28"};
   f.bytes = 2.0 * 4 * n;
-  return median_of(f, warm, reps, [&] { kernels::copy(x, out); });
+  return median_of(f, warm, reps, [&] { bv::kernels::copy(x, out); });
 }};
 const registrar bench_softmax{"softmax", [](int warm, int reps) {
   const int R = 8192, C = 8192;
@@ -115,7 +118,7 @@ const registrar bench_softmax{"softmax", [](int warm, int reps) {
   auto out = device_tensor<float>::empty("out", {R, C});
   bench_figure f{.dtype = "f32", .shape = dims({R, C})};
   f.bytes = 2.0 * 4 * R * C;
-  return median_of(f, warm, reps, [&] { kernels::softmax(x, out); });
+  return median_of(f, warm, reps, [&] { bv::kernels::softmax(x, out); });
 }};
 template <class T, class O>
 bench_figure matmul_bench(int warm, int reps, int n, const char* note) {
@@ -124,7 +127,7 @@ bench_figure matmul_bench(int warm, int reps, int n, const char* note) {
   bench_figure f{.dtype = dtype_name<T>(), .shape = dims({n, n, n}), .note = note};
   f.bytes = 2.0 * sizeof(T) * n * n + double(sizeof(O)) * n * n;
   f.flops = 2.0 * n * double(n) * n;
-  return median_of(f, warm, reps, [&] { kernels::matmul(a, b, c); });
+  return median_of(f, warm, reps, [&] { bv::kernels::matmul(a, b, c); });
 }
 const registrar bench_matmul{"matmul", [](int w, int r) {
   return matmul_bench<float, float>(w, r, 4096, "f32 out, CUDA-core FMA path");

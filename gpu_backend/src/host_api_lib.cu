@@ -1,13 +1,18 @@
 // libblockvec_gpu, second part: the CPU-callable entry points of the library kernels
-// (bv/gpu/host_api.hpp), compiled by nvcc (or hipcc) with the launchers of kernels_gpu_lib.hpp.
-// Its own translation unit so that it compiles in parallel with host_api.cu.
+// (bv/gpu/host_api.hpp), compiled by nvcc (or hipcc) with their launchers from kernels/. Its own
+// translation unit so that it compiles in parallel with host_api.cu.
 #include <stdexcept>
 #include <string>
 
 #include "bench_registry.hpp"
-#include "host_common.hpp"
 #include "bv/gpu/host_api.hpp"
-#include "bv/gpu/kernels_gpu_lib.hpp"
+#include "bv/kernels/act_mul.hpp"
+#include "bv/kernels/attention.hpp"
+#include "bv/kernels/cross_entropy.hpp"
+#include "bv/kernels/dropout.hpp"
+#include "bv/kernels/layernorm.hpp"
+#include "bv/kernels/rmsnorm.hpp"
+#include "host_common.hpp"
 
 namespace bv::gpu {
 using namespace host;
@@ -19,7 +24,7 @@ double rmsnorm_fwd(dtype_id t, const void* x, const void* w, void* y, float* rst
     auto dx = up<T>("x", {rows, cols}, x), dw = up<T>("w", {cols}, w);
     auto dy = device_tensor<T>::empty("y", {rows, cols});
     auto dr = device_tensor<float>::empty("rstd", {rows});
-    const double ms = timed([&] { kernels::rmsnorm_fwd(dx, dw, dy, dr, eps); });
+    const double ms = timed([&] { bv::kernels::rmsnorm_fwd(dx, dw, dy, dr, eps); });
     dy.copy_to_host(static_cast<T*>(y));
     dr.copy_to_host(rstd);
     return ms;
@@ -35,7 +40,7 @@ double add_rmsnorm_fwd(dtype_id t, const void* x, const void* res, const void* w
     auto dh = device_tensor<T>::empty("h", {rows, cols});
     auto dy = device_tensor<T>::empty("y", {rows, cols});
     auto dr = device_tensor<float>::empty("rstd", {rows});
-    const double ms = timed([&] { kernels::add_rmsnorm_fwd(dx, dres, dw, dh, dy, dr, eps); });
+    const double ms = timed([&] { bv::kernels::add_rmsnorm_fwd(dx, dres, dw, dh, dy, dr, eps); });
     dh.copy_to_host(static_cast<T*>(h));
     dy.copy_to_host(static_cast<T*>(y));
     dr.copy_to_host(rstd);
@@ -51,7 +56,7 @@ double layernorm_fwd(dtype_id t, const void* x, const void* w, const void* b, vo
     auto dy = device_tensor<T>::empty("y", {rows, cols});
     auto dm = device_tensor<float>::empty("mean", {rows});
     auto dr = device_tensor<float>::empty("rstd", {rows});
-    const double ms = timed([&] { kernels::layernorm_fwd(dx, dw, db, dy, dm, dr, eps); });
+    const double ms = timed([&] { bv::kernels::layernorm_fwd(dx, dw, db, dy, dm, dr, eps); });
     dy.copy_to_host(static_cast<T*>(y));
     dm.copy_to_host(mean);
     dr.copy_to_host(rstd);
@@ -67,9 +72,9 @@ double act_mul_fwd(dtype_id t, bool gelu, const void* x, void* y, int rows, int 
     auto dy = device_tensor<T>::empty("y", {rows, n});
     const double ms = timed([&] {
       if (gelu)
-        kernels::act_mul_fwd<gate_act::gelu_tanh>(dx, dy);
+        bv::kernels::act_mul_fwd<gate_act::gelu_tanh>(dx, dy);
       else
-        kernels::act_mul_fwd<gate_act::silu>(dx, dy);
+        bv::kernels::act_mul_fwd<gate_act::silu>(dx, dy);
     });
     dy.copy_to_host(static_cast<T*>(y));
     return ms;
@@ -85,9 +90,9 @@ double act_mul_bwd(dtype_id t, bool gelu, const void* dy, const void* x, void* d
     auto ddx = device_tensor<T>::empty("dx", {rows, 2 * n});
     const double ms = timed([&] {
       if (gelu)
-        kernels::act_mul_bwd<gate_act::gelu_tanh>(ddy, dxin, ddx);
+        bv::kernels::act_mul_bwd<gate_act::gelu_tanh>(ddy, dxin, ddx);
       else
-        kernels::act_mul_bwd<gate_act::silu>(ddy, dxin, ddx);
+        bv::kernels::act_mul_bwd<gate_act::silu>(ddy, dxin, ddx);
     });
     ddx.copy_to_host(static_cast<T*>(dx));
     return ms;
@@ -99,7 +104,7 @@ double dropout(dtype_id t, const void* x, void* out, int64_t n, float p, int see
     using T = decltype(z);
     auto dx = up<T>("x", {n}, x);
     auto dout = device_tensor<T>::empty("out", {n});
-    const double ms = timed([&] { kernels::dropout(dx, dout, p, seed); });
+    const double ms = timed([&] { bv::kernels::dropout(dx, dout, p, seed); });
     dout.copy_to_host(static_cast<T*>(out));
     return ms;
   });
@@ -113,7 +118,7 @@ double cross_entropy_fwd(dtype_id t, const void* x, const int32_t* target, float
     auto dt = device_tensor<int32_t>::from_host("target", {rows}, target);
     auto dl = device_tensor<float>::empty("loss", {rows});
     auto ds = device_tensor<float>::empty("lse", {rows});
-    const double ms = timed([&] { kernels::cross_entropy_fwd(dx, dt, dl, ds); });
+    const double ms = timed([&] { bv::kernels::cross_entropy_fwd(dx, dt, dl, ds); });
     dl.copy_to_host(loss);
     ds.copy_to_host(lse);
     return ms;
@@ -129,29 +134,31 @@ double cross_entropy_bwd(dtype_id t, const void* x, const int32_t* target, const
     auto ds = device_tensor<float>::from_host("lse", {rows}, lse);
     auto dd = device_tensor<float>::from_host("dloss", {rows}, dloss);
     auto ddx = device_tensor<T>::empty("dx", {rows, v});
-    const double ms = timed([&] { kernels::cross_entropy_bwd(dxin, dt, ds, dd, ddx); });
+    const double ms = timed([&] { bv::kernels::cross_entropy_bwd(dxin, dt, ds, dd, ddx); });
     ddx.copy_to_host(static_cast<T*>(dx));
     return ms;
   });
 }
 
 namespace detail {
-// src/host_api_lib4.cu: bf16, and head dim 128.
+// src/host_api_lib4.cu: bf16.
 double attention_fwd_ext(dtype_id t, const void* q, const void* k, const void* v, void* o,
                          float* lse, int B, int H, int S, int D, bool causal);
 }  // namespace detail
 
+// f16 here (head dim 64 or 128), bf16 in host_api_lib4.cu.
 double attention_fwd(dtype_id t, const void* q, const void* k, const void* v, void* o, float* lse,
                      int B, int H, int S, int D, bool causal) {
   require();
-  if (t != dtype_id::f16 || D != 64)
-    return detail::attention_fwd_ext(t, q, k, v, o, lse, B, H, S, D, causal);
+  if (t != dtype_id::f16) return detail::attention_fwd_ext(t, q, k, v, o, lse, B, H, S, D, causal);
+  if (D != 64 && D != 128)
+    throw std::invalid_argument("blockvec GPU: attention_fwd: head dim 64 or 128");
   using T = half;
   const std::vector<int64_t> shape{B, H, S, D};
   auto dq = up<T>("q", shape, q), dk = up<T>("k", shape, k), dv = up<T>("v", shape, v);
   auto dout = device_tensor<T>::empty("o", shape);
   auto dl = device_tensor<float>::empty("lse", {int64_t(B) * H, S});
-  const double ms = timed([&] { kernels::attention_fwd(dq, dk, dv, dout, dl, causal); });
+  const double ms = timed([&] { bv::kernels::attention_fwd(dq, dk, dv, dout, dl, causal); });
   dout.copy_to_host(static_cast<T*>(o));
   dl.copy_to_host(lse);
   return ms;
@@ -169,7 +176,7 @@ const registrar bench_rmsnorm{"rmsnorm", [](int warm, int reps) {
   auto r = device_tensor<float>::empty("rstd", {NR});
   bench_figure f{.dtype = "f16", .shape = dims({NR, NC})};
   f.bytes = 2.0 * 2 * NR * NC;
-  return median_of(f, warm, reps, [&] { kernels::rmsnorm_fwd(x, w, y, r, 1e-6f); });
+  return median_of(f, warm, reps, [&] { bv::kernels::rmsnorm_fwd(x, w, y, r, 1e-6f); });
 }};
 const registrar bench_add_rmsnorm{"add_rmsnorm", [](int warm, int reps) {
   auto x = random<half>("x", {NR, NC}, 3), res = random<half>("res", {NR, NC}, 4);
@@ -178,7 +185,7 @@ const registrar bench_add_rmsnorm{"add_rmsnorm", [](int warm, int reps) {
   auto r = device_tensor<float>::empty("rstd", {NR});
   bench_figure f{.dtype = "f16", .shape = dims({NR, NC})};
   f.bytes = 4.0 * 2 * NR * NC;
-  return median_of(f, warm, reps, [&] { kernels::add_rmsnorm_fwd(x, res, w, h, y, r, 1e-6f); });
+  return median_of(f, warm, reps, [&] { bv::kernels::add_rmsnorm_fwd(x, res, w, h, y, r, 1e-6f); });
 }};
 const registrar bench_layernorm{"layernorm", [](int warm, int reps) {
   auto x = random<half>("x", {NR, NC}, 6, -2.0f, 2.0f);
@@ -187,7 +194,7 @@ const registrar bench_layernorm{"layernorm", [](int warm, int reps) {
   auto m = device_tensor<float>::empty("mean", {NR}), r = device_tensor<float>::empty("rstd", {NR});
   bench_figure f{.dtype = "f16", .shape = dims({NR, NC})};
   f.bytes = 2.0 * 2 * NR * NC;
-  return median_of(f, warm, reps, [&] { kernels::layernorm_fwd(x, w, b, y, m, r, 1e-5f); });
+  return median_of(f, warm, reps, [&] { bv::kernels::layernorm_fwd(x, w, b, y, m, r, 1e-5f); });
 }};
 template <bv::kernels::gate_act A>
 bench_figure act_fwd_bench(int warm, int reps) {
@@ -195,7 +202,7 @@ bench_figure act_fwd_bench(int warm, int reps) {
   auto y = device_tensor<half>::empty("y", {NR, NC});
   bench_figure f{.dtype = "f16", .shape = dims({NR, NC}), .note = "x [M, 2N] -> y [M, N]"};
   f.bytes = 2.0 * 3 * NR * NC;
-  return median_of(f, warm, reps, [&] { kernels::act_mul_fwd<A>(x, y); });
+  return median_of(f, warm, reps, [&] { bv::kernels::act_mul_fwd<A>(x, y); });
 }
 template <bv::kernels::gate_act A>
 bench_figure act_bwd_bench(int warm, int reps) {
@@ -203,7 +210,7 @@ bench_figure act_bwd_bench(int warm, int reps) {
   auto dx = device_tensor<half>::empty("dx", {NR, 2 * NC});
   bench_figure f{.dtype = "f16", .shape = dims({NR, NC}), .note = "dy, x -> dx [M, 2N]"};
   f.bytes = 2.0 * 5 * NR * NC;
-  return median_of(f, warm, reps, [&] { kernels::act_mul_bwd<A>(dy, x, dx); });
+  return median_of(f, warm, reps, [&] { bv::kernels::act_mul_bwd<A>(dy, x, dx); });
 }
 using bv::kernels::gate_act;
 const registrar bench_silu{"silu_mul", act_fwd_bench<gate_act::silu>};
@@ -216,7 +223,7 @@ const registrar bench_dropout{"dropout", [](int warm, int reps) {
   auto out = device_tensor<float>::empty("out", {n});
   bench_figure f{.dtype = "f32", .shape = "2^28", .note = "p = 0.3"};
   f.bytes = 2.0 * 4 * n;
-  return median_of(f, warm, reps, [&] { kernels::dropout(x, out, 0.3f, 1234); });
+  return median_of(f, warm, reps, [&] { bv::kernels::dropout(x, out, 0.3f, 1234); });
 }};
 constexpr int CE_R = 4096, CE_V = 32000;
 const registrar bench_ce{"cross_entropy", [](int warm, int reps) {
@@ -225,7 +232,7 @@ const registrar bench_ce{"cross_entropy", [](int warm, int reps) {
   auto loss = device_tensor<float>::empty("loss", {CE_R}), lse = device_tensor<float>::empty("lse", {CE_R});
   bench_figure f{.dtype = "f16", .shape = dims({CE_R, CE_V})};
   f.bytes = 2.0 * CE_R * CE_V;
-  return median_of(f, warm, reps, [&] { kernels::cross_entropy_fwd(x, t, loss, lse); });
+  return median_of(f, warm, reps, [&] { bv::kernels::cross_entropy_fwd(x, t, loss, lse); });
 }};
 const registrar bench_ce_bwd{"cross_entropy_bwd", [](int warm, int reps) {
   auto x = random<half>("x", {CE_R, CE_V}, 15, -4.0f, 4.0f);
@@ -233,13 +240,14 @@ const registrar bench_ce_bwd{"cross_entropy_bwd", [](int warm, int reps) {
   auto loss = device_tensor<float>::empty("loss", {CE_R}), lse = device_tensor<float>::empty("lse", {CE_R});
   auto dloss = random<float>("dloss", {CE_R}, 17);
   auto dx = device_tensor<half>::empty("dx", {CE_R, CE_V});
-  kernels::cross_entropy_fwd(x, t, loss, lse);
+  bv::kernels::cross_entropy_fwd(x, t, loss, lse);
   bench_figure f{.dtype = "f16", .shape = dims({CE_R, CE_V})};
   f.bytes = 2.0 * 2 * CE_R * CE_V;
-  return median_of(f, warm, reps, [&] { kernels::cross_entropy_bwd(x, t, lse, dloss, dx); });
+  return median_of(f, warm, reps, [&] { bv::kernels::cross_entropy_bwd(x, t, lse, dloss, dx); });
 }};
+template <int D = 64>
 bench_figure attn_bench(int warm, int reps, bool causal) {
-  const int B = 4, H = 16, S = 4096, D = 64;
+  const int B = 4, H = 16, S = 4096;
   auto q = random<half>("q", {B, H, S, D}, 18), k = random<half>("k", {B, H, S, D}, 19),
        v = random<half>("v", {B, H, S, D}, 20);
   auto o = device_tensor<half>::empty("o", {B, H, S, D});
@@ -247,10 +255,12 @@ bench_figure attn_bench(int warm, int reps, bool causal) {
   bench_figure f{.dtype = "f16", .shape = dims({B, H, S, D}), .note = causal ? "causal" : "non-causal"};
   f.bytes = 4.0 * 2 * B * H * S * D;
   f.flops = 4.0 * B * H * double(S) * S * D * (causal ? 0.5 : 1.0);
-  return median_of(f, warm, reps, [&] { kernels::attention_fwd(q, k, v, o, lse, causal); });
+  return median_of(f, warm, reps, [&] { bv::kernels::attention_fwd(q, k, v, o, lse, causal); });
 }
 const registrar bench_attn{"attention", [](int w, int r) { return attn_bench(w, r, false); }};
 const registrar bench_attn_c{"attention_causal", [](int w, int r) { return attn_bench(w, r, true); }};
+const registrar bench_attn_d128{"attention@d128",
+                                [](int w, int r) { return attn_bench<128>(w, r, false); }};
 }  // namespace
 
 }  // namespace bv::gpu

@@ -5,9 +5,10 @@
 #include <string>
 
 #include "bench_registry.hpp"
-#include "host_common.hpp"
 #include "bv/gpu/host_api.hpp"
-#include "bv/gpu/kernels_gpu_lib.hpp"
+#include "bv/kernels/conv2d.hpp"
+#include "bv/kernels/matmul_fused.hpp"
+#include "host_common.hpp"
 
 namespace bv::gpu {
 using namespace host;
@@ -18,7 +19,8 @@ double matmul_bias_gelu(dtype_id t, const void* a, const void* b, const void* bi
     using T = decltype(z);
     auto da = up<T>("a", {M, K}, a), db = up<T>("b", {K, N}, b), dbias = up<T>("bias", {N}, bias);
     auto dc = device_tensor<T>::empty("c", {M, N});
-    const double ms = timed([&] { kernels::matmul_bias_gelu(da, db, dbias, dc); });
+    const double ms = timed(
+        [&] { bv::kernels::matmul_bias_act<bv::kernels::epilogue::gelu_tanh>(da, db, dbias, dc); });
     dc.copy_to_host(static_cast<T*>(c));
     return ms;
   });
@@ -33,7 +35,7 @@ double conv2d(dtype_id t, const void* x, const void* w, const void* bias, void* 
     auto dx = up<T>("x", {n, c, h, wd}, x), dw = up<T>("w", {oc, c, kh, kw}, w);
     auto db = up<T>("bias", {oc}, bias);
     auto dout = device_tensor<T>::empty("out", {n, oc, oh, ow});
-    const double ms = timed([&] { kernels::conv2d(dx, dw, db, dout, sh, sw, ph, pw); });
+    const double ms = timed([&] { bv::kernels::conv2d(dx, dw, db, dout, {sh, sw, ph, pw}); });
     dout.copy_to_host(static_cast<T*>(out));
     return ms;
   });
@@ -50,7 +52,9 @@ const registrar bench_mbg{"matmul_bias_gelu", [](int warm, int reps) {
   bench_figure f{.dtype = "f16", .shape = dims({n, n, n}), .note = "64x64x32 tiles, 4 warps"};
   f.bytes = 2.0 * 3 * n * double(n);
   f.flops = 2.0 * n * double(n) * n;
-  return median_of(f, warm, reps, [&] { kernels::matmul_bias_gelu(a, b, bias, c); });
+  return median_of(f, warm, reps, [&] {
+    bv::kernels::matmul_bias_act<bv::kernels::epilogue::gelu_tanh>(a, b, bias, c);
+  });
 }};
 const registrar bench_conv{"conv2d", [](int warm, int reps) {
   // A ResNet-style layer: 32 x 64 x 56 x 56, 64 filters 3x3, stride 1, pad 1.
@@ -61,7 +65,7 @@ const registrar bench_conv{"conv2d", [](int warm, int reps) {
   bench_figure f{.dtype = "f16", .shape = dims({n, c, h, wd, oc, k}), .note = "stride 1, pad 1"};
   f.bytes = 2.0 * (double(n) * c * h * wd + double(oc) * c * k * k + double(n) * oc * h * wd);
   f.flops = 2.0 * n * oc * double(h) * wd * c * k * k;
-  return median_of(f, warm, reps, [&] { kernels::conv2d(x, w, bias, out, 1, 1, 1, 1); });
+  return median_of(f, warm, reps, [&] { bv::kernels::conv2d(x, w, bias, out, {1, 1, 1, 1}); });
 }};
 }  // namespace
 

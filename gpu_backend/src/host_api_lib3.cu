@@ -7,11 +7,18 @@
 
 #include "bench_registry.hpp"
 #include "bv/gpu/host_api.hpp"
-#include "bv/gpu/kernels_gpu_lib.hpp"
+#include "bv/kernels/attention.hpp"
+#include "bv/kernels/layernorm.hpp"
+#include "bv/kernels/rmsnorm.hpp"
 #include "host_common.hpp"
 
 namespace bv::gpu {
 using namespace host;
+namespace {
+bv::kernels::reduction reduction_of(bool lock) {
+  return lock ? bv::kernels::reduction::lock : bv::kernels::reduction::two_stage;
+}
+}  // namespace
 
 double rmsnorm_bwd(dtype_id t, const void* dy, const void* x, const void* w, const float* rstd,
                    void* dx, void* dw, int rows, int cols) {
@@ -22,9 +29,7 @@ double rmsnorm_bwd(dtype_id t, const void* dy, const void* x, const void* w, con
     auto dr = device_tensor<float>::from_host("rstd", {rows}, rstd);
     auto ddx = device_tensor<T>::empty("dx", {rows, cols});
     auto ddw = device_tensor<T>::empty("dw", {cols});
-    auto partial =
-        device_tensor<float>::empty("dw_partial", {kernels::norm_bwd_programs(rows, cols), cols});
-    const double ms = timed([&] { kernels::rmsnorm_bwd(ddy, dxin, dwin, dr, ddx, ddw, partial); });
+    const double ms = timed([&] { bv::kernels::rmsnorm_bwd(ddy, dxin, dwin, dr, ddx, ddw); });
     ddx.copy_to_host(static_cast<T*>(dx));
     ddw.copy_to_host(static_cast<T*>(dw));
     return ms;
@@ -42,13 +47,8 @@ double layernorm_bwd(dtype_id t, bool lock, const void* dy, const void* x, const
     auto dr = device_tensor<float>::from_host("rstd", {rows}, rstd);
     auto ddx = device_tensor<T>::empty("dx", {rows, cols});
     auto ddw = device_tensor<T>::empty("dw", {cols}), ddb = device_tensor<T>::empty("db", {cols});
-    // The lock's groups, or one partial row per program of the two-stage reduction.
-    const int g = kernels::layernorm_bwd_partials(lock, rows, cols);
-    auto dwp = device_tensor<float>::empty("dw_partial", {g, cols});
-    auto dbp = device_tensor<float>::empty("db_partial", {g, cols});
-    auto locks = device_tensor<int32_t>::empty("locks", {2 * g});
     const double ms = timed([&] {
-      kernels::layernorm_bwd(lock, ddy, dxin, dwin, dm, dr, ddx, ddw, ddb, dwp, dbp, locks);
+      bv::kernels::layernorm_bwd(ddy, dxin, dwin, dm, dr, ddx, ddw, ddb, reduction_of(lock));
     });
     ddx.copy_to_host(static_cast<T*>(dx));
     ddw.copy_to_host(static_cast<T*>(dw));
@@ -69,11 +69,10 @@ double attention_bwd(dtype_id t, const void* q, const void* k, const void* v, co
   auto dq_in = up<T>("q", shape, q), dk_in = up<T>("k", shape, k), dv_in = up<T>("v", shape, v);
   auto do_in = up<T>("o", shape, o), ddout = up<T>("dout", shape, dout);
   auto dl = device_tensor<float>::from_host("lse", {int64_t(B) * H, S}, lse);
-  auto delta = device_tensor<float>::empty("delta", {int64_t(B) * H, S});
   auto gq = device_tensor<T>::empty("dq", shape), gk = device_tensor<T>::empty("dk", shape),
        gv = device_tensor<T>::empty("dv", shape);
   const double ms = timed([&] {
-    kernels::attention_bwd(dq_in, dk_in, dv_in, do_in, dl, ddout, gq, gk, gv, delta, causal);
+    bv::kernels::attention_bwd(dq_in, dk_in, dv_in, do_in, dl, ddout, gq, gk, gv, causal);
   });
   gq.copy_to_host(static_cast<T*>(dq));
   gk.copy_to_host(static_cast<T*>(dk));
@@ -93,12 +92,9 @@ const registrar bench_rms_bwd{
       auto rstd = random<float>("rstd", {NR}, 4, 0.5f, 1.5f);
       auto dx = device_tensor<half>::empty("dx", {NR, NC});
       auto dw = device_tensor<half>::empty("dw", {NC});
-      auto partial =
-          device_tensor<float>::empty("dw_partial", {kernels::norm_bwd_programs(NR, NC), NC});
       bench_figure f{.dtype = "f16", .shape = dims({NR, NC}), .note = "dx + two-stage dw"};
       f.bytes = 3.0 * 2 * NR * NC;
-      return median_of(f, warm, reps,
-                       [&] { kernels::rmsnorm_bwd(dy, x, w, rstd, dx, dw, partial); });
+      return median_of(f, warm, reps, [&] { bv::kernels::rmsnorm_bwd(dy, x, w, rstd, dx, dw); });
     }};
 bench_figure ln_bwd_bench(int warm, int reps, bool lock) {
   auto x = random<half>("x", {NR, NC}, 5, -2.0f, 2.0f), w = random<half>("w", {NC}, 6);
@@ -107,16 +103,12 @@ bench_figure ln_bwd_bench(int warm, int reps, bool lock) {
   auto rstd = random<float>("rstd", {NR}, 9, 0.5f, 1.5f);
   auto dx = device_tensor<half>::empty("dx", {NR, NC});
   auto dw = device_tensor<half>::empty("dw", {NC}), db = device_tensor<half>::empty("db", {NC});
-  const int g = kernels::layernorm_bwd_partials(lock, NR, NC);
-  auto dwp = device_tensor<float>::empty("dw_partial", {g, NC});
-  auto dbp = device_tensor<float>::empty("db_partial", {g, NC});
-  auto locks = device_tensor<int32_t>::empty("locks", {2 * g});
   bench_figure f{.dtype = "f16",
                  .shape = dims({NR, NC}),
                  .note = lock ? "spin lock, 16 groups" : "two-stage, 256 programs"};
   f.bytes = 3.0 * 2 * NR * NC;
   return median_of(f, warm, reps, [&] {
-    kernels::layernorm_bwd(lock, dy, x, w, mean, rstd, dx, dw, db, dwp, dbp, locks);
+    bv::kernels::layernorm_bwd(dy, x, w, mean, rstd, dx, dw, db, reduction_of(lock));
   });
 }
 const registrar bench_ln_bwd{"layernorm_bwd",
@@ -131,16 +123,15 @@ const registrar bench_attn_bwd{
            v = random<half>("v", shape, 12), dout = random<half>("dout", shape, 13);
       auto o = device_tensor<half>::empty("o", shape);
       auto lse = device_tensor<float>::empty("lse", {B * H, S});
-      kernels::attention_fwd(q, k, v, o, lse, true);
+      bv::kernels::attention_fwd(q, k, v, o, lse, true);
       auto dq = device_tensor<half>::empty("dq", shape),
            dk = device_tensor<half>::empty("dk", shape),
            dv = device_tensor<half>::empty("dv", shape);
-      auto delta = device_tensor<float>::empty("delta", {B * H, S});
       bench_figure f{.dtype = "f16", .shape = dims({B, H, S, D}), .note = "causal, 64x64 tiles"};
       f.bytes = 8.0 * 2 * B * H * S * D;
       f.flops = 10.0 * B * H * double(S) * S * D * 0.5;
       return median_of(f, warm, reps, [&] {
-        kernels::attention_bwd(q, k, v, o, lse, dout, dq, dk, dv, delta, true);
+        bv::kernels::attention_bwd(q, k, v, o, lse, dout, dq, dk, dv, true);
       });
     }};
 }  // namespace

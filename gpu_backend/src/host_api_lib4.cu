@@ -1,7 +1,7 @@
 // libblockvec_gpu, fifth part: host entry points of the split-K matmul, RoPE, and attention
-// forward beyond f16 with head dim 64 (bf16; head dim 128), plus their device benchmarks and the
-// LayerNorm forward variants of src/layernorm_variants.hpp. Its own translation unit so that it
-// compiles in parallel with the others.
+// forward in bf16, plus their device benchmarks and the LayerNorm forward variants of
+// src/layernorm_variants.hpp. Its own translation unit so that it compiles in parallel with the
+// others.
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -9,7 +9,8 @@
 
 #include "bench_registry.hpp"
 #include "bv/gpu/host_api.hpp"
-#include "bv/gpu/kernels_gpu_lib.hpp"
+#include "bv/kernels/attention.hpp"
+#include "bv/kernels/matmul_fused.hpp"
 #include "bv/kernels/rope.hpp"
 #include "host_common.hpp"
 #include "layernorm_variants.hpp"
@@ -17,14 +18,6 @@
 namespace bv::gpu {
 using namespace host;
 namespace {
-
-// Split-K through the library launcher (kernels_gpu_lib.hpp), in the configuration its kernel
-// declares.
-template <class T>
-void splitk_launch(const device_tensor<T>& a, const device_tensor<T>& b, device_tensor<float>& c,
-                   int splits) {
-  kernels::matmul_splitk(a, b, c, splits);
-}
 
 template <class F>
 void with_head_dim(int D, const char* what, F&& f) {
@@ -35,42 +28,25 @@ void with_head_dim(int D, const char* what, F&& f) {
   else
     throw std::invalid_argument(std::string("blockvec GPU: ") + what + ": head dim 64 or 128");
 }
-
-// Attention forward at head dim D (64 or 128), f16 or bf16, in the configuration the kernel
-// declares for D (attention_fwd_configs in kernels/bv/kernels/attention.hpp).
-template <class T, int D>
-void attention_launch(const device_tensor<T>& q, const device_tensor<T>& k,
-                      const device_tensor<T>& v, device_tensor<T>& o, device_tensor<float>& lse,
-                      bool causal) {
-  kernels::attention_fwd_d<D>(q, k, v, o, lse, causal);
-}
 }  // namespace
 
 namespace detail {
-// Called by attention_fwd (src/host_api_lib.cu) for bf16, or head dim 128.
+// Called by attention_fwd (src/host_api_lib.cu) for inputs other than f16.
 double attention_fwd_ext(dtype_id t, const void* q, const void* k, const void* v, void* o,
                          float* lse, int B, int H, int S, int D, bool causal) {
   require();
-  if (t == dtype_id::f32)
+  if (t != dtype_id::bf16)
     throw std::invalid_argument("blockvec GPU: attention_fwd: f16 or bf16 inputs");
-  double ms = 0;
-  auto run = [&](auto z, auto d) {
-    using T = decltype(z);
-    constexpr int DD = decltype(d)::value;
-    const std::vector<int64_t> shape{B, H, S, D};
-    auto dq = up<T>("q", shape, q), dk = up<T>("k", shape, k), dv = up<T>("v", shape, v);
-    auto dout = device_tensor<T>::empty("o", shape);
-    auto dl = device_tensor<float>::empty("lse", {int64_t(B) * H, S});
-    ms = timed([&] { attention_launch<T, DD>(dq, dk, dv, dout, dl, causal); });
-    dout.copy_to_host(static_cast<T*>(o));
-    dl.copy_to_host(lse);
-  };
-  with_head_dim(D, "attention_fwd", [&](auto d) {
-    if (t == dtype_id::bf16)
-      run(bfloat16{}, d);
-    else
-      run(half{}, d);
-  });
+  if (D != 64 && D != 128)
+    throw std::invalid_argument("blockvec GPU: attention_fwd: head dim 64 or 128");
+  using T = bfloat16;
+  const std::vector<int64_t> shape{B, H, S, D};
+  auto dq = up<T>("q", shape, q), dk = up<T>("k", shape, k), dv = up<T>("v", shape, v);
+  auto dout = device_tensor<T>::empty("o", shape);
+  auto dl = device_tensor<float>::empty("lse", {int64_t(B) * H, S});
+  const double ms = timed([&] { bv::kernels::attention_fwd(dq, dk, dv, dout, dl, causal); });
+  dout.copy_to_host(static_cast<T*>(o));
+  dl.copy_to_host(lse);
   return ms;
 }
 }  // namespace detail
@@ -82,7 +58,7 @@ double matmul_splitk(dtype_id t, const void* a, const void* b, float* c, int M, 
     using T = decltype(z);
     auto da = up<T>("a", {M, K}, a), db = up<T>("b", {K, N}, b);
     auto dc = device_tensor<float>::empty("c", {M, N});
-    const double ms = timed([&] { splitk_launch(da, db, dc, splits); });
+    const double ms = timed([&] { bv::kernels::matmul_splitk(da, db, dc, splits); });
     dc.copy_to_host(c);
     return ms;
   });
@@ -94,17 +70,12 @@ double rope_split(dtype_id t, const void* src, void* dst, const float* cos, cons
     using T = decltype(z);
     auto ds = up<T>("src", {S, src_stride}, src);
     auto dd = device_tensor<T>::empty("dst", {H, S, D});
-    auto dc = device_tensor<float>::from_host("cos", {S, D / 2}, cos);
-    auto dn = device_tensor<float>::from_host("sin", {S, D / 2}, sin);
+    const bv::kernels::rope_tables tables(device_tensor<float>::from_host("cos", {S, D / 2}, cos),
+                                          device_tensor<float>::from_host("sin", {S, D / 2}, sin));
     double ms = 0;
     with_head_dim(D, "rope_split", [&](auto d) {
       constexpr int DD = decltype(d)::value;
-      ms = timed([&] {
-        with_config<bv::kernels::rope_configs>(DD, "rope_split", [&](auto c) {
-          return launch<bv::kernels::rope_split_kernel<T, DD, decltype(c)::value.waves>>(
-              grid(S, H), ds, dd, dc, dn, S, src_stride, col0, sign);
-        });
-      });
+      ms = timed([&] { bv::kernels::rope_split<DD>(ds, col0, dd, tables, sign); });
     });
     dd.copy_to_host(static_cast<T*>(dst));
     return ms;
@@ -117,17 +88,12 @@ double rope_merge(dtype_id t, const void* src, void* dst, const float* cos, cons
     using T = decltype(z);
     auto ds = up<T>("src", {H, S, D}, src);
     auto dd = up<T>("dst", {S, dst_stride}, dst);
-    auto dc = device_tensor<float>::from_host("cos", {S, D / 2}, cos);
-    auto dn = device_tensor<float>::from_host("sin", {S, D / 2}, sin);
+    const bv::kernels::rope_tables tables(device_tensor<float>::from_host("cos", {S, D / 2}, cos),
+                                          device_tensor<float>::from_host("sin", {S, D / 2}, sin));
     double ms = 0;
     with_head_dim(D, "rope_merge", [&](auto d) {
       constexpr int DD = decltype(d)::value;
-      ms = timed([&] {
-        with_config<bv::kernels::rope_configs>(DD, "rope_merge", [&](auto c) {
-          return launch<bv::kernels::rope_merge_kernel<T, DD, decltype(c)::value.waves>>(
-              grid(S, H), ds, dd, dc, dn, S, dst_stride, col0, sign);
-        });
-      });
+      ms = timed([&] { bv::kernels::rope_merge<DD>(ds, dd, col0, tables, sign); });
     });
     dd.copy_to_host(static_cast<T*>(dst));
     return ms;
@@ -150,7 +116,7 @@ const registrar bench_splitk{
                      .note = "fp32 out, 8 K slices, atomic adds (zero launch included)"};
       f.bytes = 2.0 * (double(M) * K + double(K) * N) + 4.0 * M * N;
       f.flops = 2.0 * M * N * K;
-      return median_of(f, warm, reps, [&] { splitk_launch(a, b, c, splits); });
+      return median_of(f, warm, reps, [&] { bv::kernels::matmul_splitk(a, b, c, splits); });
     }};
 
 const registrar bench_rope{
@@ -159,15 +125,12 @@ const registrar bench_rope{
       const int S = 4096, H = 32, D = 128, stride = 3 * H * D;
       auto src = random<half>("src", {S, stride}, 3);
       auto dst = device_tensor<half>::empty("dst", {H, S, D});
-      auto c = random<float>("cos", {S, D / 2}, 4), s = random<float>("sin", {S, D / 2}, 5);
+      const bv::kernels::rope_tables tables(random<float>("cos", {S, D / 2}, 4),
+                                            random<float>("sin", {S, D / 2}, 5));
       bench_figure f{.dtype = "f16", .shape = dims({S, H, D}), .note = "q columns of a QKV matrix"};
       f.bytes = 2.0 * 2 * S * H * D + 2.0 * 4 * S * (D / 2);
-      return median_of(f, warm, reps, [&] {
-        with_config<bv::kernels::rope_configs>(D, "rope_split", [&](auto cfg) {
-          return launch<bv::kernels::rope_split_kernel<half, D, decltype(cfg)::value.waves>>(
-              grid(S, H), src, dst, c, s, S, stride, 0, 1.0f);
-        });
-      });
+      return median_of(f, warm, reps,
+                       [&] { bv::kernels::rope_split<D>(src, 0, dst, tables, 1.0f); });
     }};
 
 template <class T, int D>
@@ -182,12 +145,10 @@ bench_figure attention_bench(int warm, int reps, bool causal) {
                  .note = causal ? "causal" : "non-causal"};
   f.bytes = 4.0 * sizeof(T) * B * H * S * D;
   f.flops = 4.0 * B * H * double(S) * S * D * (causal ? 0.5 : 1.0);
-  return median_of(f, warm, reps, [&] { attention_launch<T, D>(q, k, v, o, lse, causal); });
+  return median_of(f, warm, reps, [&] { bv::kernels::attention_fwd(q, k, v, o, lse, causal); });
 }
 const registrar bench_attn_bf16{
     "attention@bf16", [](int w, int r) { return attention_bench<bfloat16, 64>(w, r, false); }};
-const registrar bench_attn_d128{
-    "attention@d128", [](int w, int r) { return attention_bench<half, 128>(w, r, false); }};
 
 // LayerNorm forward f16 8192 x 8192 (bench/gpu/layernorm_peer.py's shape), variants.
 template <auto K>

@@ -13,9 +13,9 @@
 //
 // A launch picks the first row whose targets include the launch's target and whose `up_to` holds
 // the problem's key (0: any key), as a switch would. The key is the kernel's to choose (a row
-// length, a head dimension, the element size) and says so in `key`. The interpreter and the GPU
-// launchers both call with_config, so the interpreter runs the configuration the GPU build for its
-// target launches.
+// length, a head dimension, the element size) and says so in `key`. Each kernel has one launcher
+// (kernels/), which calls with_config and compiles for every backend, so the interpreter runs the
+// configuration the GPU build for its target launches.
 //
 // with_config turns the runtime pick into compile-time template arguments: it instantiates its
 // callback once per distinct configuration among the rows this build can run (every target on
@@ -28,6 +28,7 @@
 #include <string>
 
 #include "bv/bv.hpp"
+#include "bv/launch_tuning.hpp"
 #include "bv/target.hpp"
 
 namespace bv {
@@ -46,8 +47,9 @@ inline constexpr target_set any_target{(1u << target_count) - 1};
 inline constexpr target_set amd_targets = only(target::gfx942, target::gfx90a);
 
 // One row of a kernel's table. Fields a kernel does not use stay 0. The interpreter has no LDS
-// rings and no register file, so `stages` and `min_programs` only change how a GPU launches;
-// everything else reaches the kernel's template arguments or its grid on both backends.
+// rings and no register file, so `stages` and `min_programs` only change how a GPU launches (the
+// launcher hands them to launch in a gpu_tuning, bv/launch_tuning.hpp); everything else reaches
+// the kernel's template arguments or its grid on every backend.
 struct launch_config {
   target_set targets = any_target;  // the targets this row is for
   int64_t up_to = 0;                // the largest key this row takes; 0: any

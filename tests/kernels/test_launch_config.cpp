@@ -3,6 +3,7 @@
 // arguments, waves, threads), the pick follows the table's rows in order, and only distinct
 // configurations are instantiated.
 #include <bv/testing.hpp>
+#include <stdexcept>
 #include <string>
 
 #include "bv/kernels/add.hpp"
@@ -245,4 +246,25 @@ TEST_CASE("launch_config: instantiations are the distinct configurations, not ro
   // An NVIDIA build (sm_90 only) instantiates sm_90's col_sum alone.
   CHECK(detail::canonical<kernels::col_sum_configs, runtime_key, only(target::sm_90).bits>(1) ==
         -1);
+}
+
+TEST_CASE("gpu_tuning: a plain launch on the interpreter, the arguments it fixes at 1 checked") {
+  // add_kernel(p, x, y, out, n): argument 3, n, compiled in as 1 by a GPU launch. Stages, the
+  // dynamic LDS and the register budget are the GPU's alone.
+  const auto x = tensor<float>::randn("x", {300}, 7);
+  auto out = tensor<float>::zeros("out", {300});
+  const auto r = launch<kernels::add_kernel<float, 256, 4>>(gpu_tuning<3, 2, unit_args<3>>{4096},
+                                                            grid(1), x, x, out, 1);
+  CHECK(r.ok());
+  CHECK(r.programs == 1);
+  const auto xv = x.values(), ov = out.values();
+  CHECK(ov[0] == xv[0] + xv[0]);
+  CHECK(ov[1] == 0.0f);
+  // A launch that passes anything but 1 there would compute something else on a GPU: refused.
+  CHECK_THROWS_AS((launch<kernels::add_kernel<float, 256, 4>>(gpu_tuning<0, 0, unit_args<3>>{},
+                                                              grid(2), x, x, out, 300)),
+                  std::invalid_argument);
+  // Without unit arguments it is the plain launch.
+  CHECK(launch<kernels::add_kernel<float, 256, 4>>(gpu_tuning<2>{}, grid(2), x, x, out, 300).ok());
+  CHECK(out.values()[299] == xv[299] + xv[299]);
 }

@@ -22,6 +22,7 @@
 #include "bv/grid.hpp"
 #include "bv/kernel_name.hpp"
 #include "bv/launch_result.hpp"
+#include "bv/launch_tuning.hpp"
 #include "bv/random.hpp"
 
 namespace bv {
@@ -277,6 +278,14 @@ template <auto K, class... A>
 emu::result launch(grid g, A&&... args) {
   using params = typename detail::kernel_traits<K>::params;
   return detail::launch_impl<K>(static_cast<params*>(nullptr), g, std::forward<A>(args)...);
+}
+// launch<kernel>(gpu_tuning<...>{lds_bytes}, grid, args...) (bv/launch_tuning.hpp): a plain
+// launch here, once the arguments it fixes at 1 are checked. Its stages and LDS are for NVIDIA's
+// block-pointer rings (the AMD lowering has none), its register budget for the device compiler.
+template <auto K, int Stages, int MinPrograms, class Units, class... A>
+emu::result launch(gpu_tuning<Stages, MinPrograms, Units>, grid g, A&&... args) {
+  lang::check_unit_args(Units{}, lang::kernel_name_of<K>(), args...);
+  return launch<K>(g, std::forward<A>(args)...);
 }
 
 }  // namespace gpu_lang

@@ -1,8 +1,9 @@
-// Launch recipes for library kernels in the emulator: the GPU launchers' recipes
-// (gpu_backend/bv/gpu/kernels_gpu.hpp, kernels_gpu_lib.hpp) on emulated tensors, each in the
-// launch configuration the kernel declares for the emulated target (its *_configs table through
-// with_config, as the GPU launchers and the interpreter's do). Shared by the emulator's library
-// test and the blockvec command's --backend amd-emu, so both run a kernel the same way.
+// Launch recipes for library kernels in the emulator: each kernel launched as its launcher in
+// kernels/ launches it, on emulated tensors, in the launch configuration the kernel declares for
+// the emulated target (its *_configs table through with_config), returning every launch's
+// bv::emu::result (the counters, which the launchers' launch_result does not carry). Shared by
+// the emulator's library test and the blockvec command's --backend amd-emu, so both run a kernel
+// the same way.
 //
 // One header per kernel family under bv/emu/lib/; include only the families a translation unit
 // runs, since each recipe instantiates its kernels for every configuration its table lists for the

@@ -5,8 +5,8 @@
 // base + rows * stride0 + cols * stride1 under the checked dimensions' mask (memory.hpp).
 //
 // NVIDIA sm_80+, 16-bit tiles whose rows and columns are multiples of 32: a block pointer made
-// while the launch gives its program dynamic LDS (launch_units' Stages, kernels_gpu.hpp) owns a
-// ring of `stages` tile slots there, filled by cp.async (zero-filled outside the tensor,
+// while the launch gives its program dynamic LDS (a gpu_tuning's Stages, bv/launch_tuning.hpp) owns
+// a ring of `stages` tile slots there, filled by cp.async (zero-filled outside the tensor,
 // completion tracked per slot by an mbarrier), each slot an image of the tile in one of two
 // formats (fmt_a: natural order, 16-byte copies, for an A operand; fmt_b: columns in mma order,
 // 4-byte copies, for a B operand; see fmt_b below). A load returns a tile view (bp_tile) of its
@@ -131,7 +131,7 @@ struct ring_ref {
 }  // namespace detail
 
 // Dynamic LDS bytes a program needs for block pointers of these tiles with `stages` slots each
-// (for launchers: kernels_gpu.hpp).
+// (what a launcher passes in its gpu_tuning, bv/launch_tuning.hpp).
 template <class T, int R, int C, int W>
 constexpr int block_ptr_lds_bytes(int stages) {
   return detail::ring_tile<T, R, C, W>() ? detail::ring_bytes_for(R * C * 2, stages, W) : 0;

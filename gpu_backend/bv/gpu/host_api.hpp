@@ -34,7 +34,7 @@ double softmax(dtype_id t, const void* x, void* out, int rows, int cols);
 // c = a @ b for contiguous row-major a (M x K), b (K x N); c (M x N) of dtype `out`, f32 or t.
 double matmul(dtype_id t, dtype_id out, const void* a, const void* b, void* c, int M, int N, int K);
 
-// The library kernels (src/host_api_lib.cu; launch configurations in bv/gpu/kernels_gpu_lib.hpp).
+// The library kernels (src/host_api_lib.cu; their launchers and configurations in kernels/).
 // Contiguous row-major arrays; f32 and f16 (bf16 throws: not instantiated in this build); the
 // fp32 statistics (rstd, mean, lse, loss) are float arrays.
 // y = rmsnorm(x) * w over rows of x [rows, cols]; rstd [rows].

@@ -10,7 +10,7 @@ struct program {
   static_assert(rules::program_waves<W>());
   static constexpr int waves = W;
   static constexpr int threads = W * gpu::prim::wave_size;
-  // Set by the launcher (kernels_gpu.hpp's launch_units): how many stages a block pointer's LDS
+  // Set by a launch with a gpu_tuning (runtime.hpp): how many stages a block pointer's LDS
   // ring gets (0: none), and the bytes of dynamic LDS block pointers have taken so far (their
   // rings are carved from it in creation order; block_ptr.hpp). Both are constants of the
   // inlined kernel, so ring addresses fold to immediates.

@@ -3,9 +3,9 @@
 // starts W * wave_size threads per program. Only GPU-compiled translation units see this header.
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
-#include <atomic>
 #include <map>
 #include <memory>
 #include <source_location>
@@ -14,6 +14,7 @@
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "bv/gpu/hip_compat.hpp"
@@ -22,6 +23,7 @@
 #include "bv/grid.hpp"
 #include "bv/kernel_name.hpp"
 #include "bv/launch_result.hpp"
+#include "bv/launch_tuning.hpp"
 #include "bv/random.hpp"
 
 namespace bv {
@@ -380,6 +382,62 @@ launch_result launch_impl(std::tuple<P...>*, grid g, A&&... args) {
   gpu::check(hipGetLastError(), ("launch of " + r.kernel).c_str());
   return r;
 }
+
+// Launches with a gpu_tuning (bv/launch_tuning.hpp). The parameters at the unit_args positions
+// are compiled as the constant 1, so a launcher that passes unit strides gets kernels whose
+// addresses fold to a row base plus immediates: no per-element offsets in registers, no run-time
+// contiguity checks.
+template <class U, int J>
+struct is_unit;
+template <int... I, int J>
+struct is_unit<unit_args<I...>, J> : std::bool_constant<((I == J) || ...)> {};
+template <bool Unit, class X>
+BV_DI X unit_or(X x) {
+  if constexpr (Unit)
+    return X(1);
+  else
+    return x;
+}
+template <auto K, class U, int Stages, class... P, size_t... J>
+BV_DI void call_with_units(std::index_sequence<J...>, P... args) {
+  K(program<kernel_traits<K>::waves>{Stages},
+    unit_or<is_unit<U, static_cast<int>(J)>::value>(args)...);
+}
+// Programs per SM the registers must allow: MinPrograms, or the runtime's default when 0.
+template <auto K, int MinPrograms>
+inline constexpr int min_programs =
+    MinPrograms > 0 ? MinPrograms : min_programs_per_sm<kernel_traits<K>::threads>;
+template <auto K, class U, int MinPrograms, int Stages, class... P>
+__global__ void __launch_bounds__(kernel_traits<K>::threads, (min_programs<K, MinPrograms>))
+    unit_trampoline(P... args) {
+  call_with_units<K, U, Stages>(std::index_sequence_for<P...>{}, args...);
+}
+template <auto K, class U, int MinPrograms, int Stages, class... P, class... A>
+launch_result launch_tuned_impl(std::tuple<P...>*, grid g, int lds_bytes, A&&... args) {
+  static_assert(rules::launch_arity<sizeof...(P), sizeof...(A)>());
+  launch_result r;
+  r.kernel = std::string(kernel_name_of<K>());
+  r.programs = g.count();
+  r.waves = kernel_traits<K>::waves;
+  r.threads_per_program = kernel_traits<K>::threads;
+  r.tgt = gpu::device_target();
+  lang::check_unit_args(U{}, r.kernel, args...);
+  if (g.count() == 0) return r;
+  auto* entry = &unit_trampoline<K, U, MinPrograms, Stages, P...>;
+  if (lds_bytes > 48 * 1024) {
+    static int allowed = 0;  // the largest dynamic LDS this entry was allowed so far
+    if (lds_bytes > allowed) {
+      gpu::check(
+          hipFuncSetAttribute(reinterpret_cast<const void*>(entry),
+                              hipFuncAttributeMaxDynamicSharedMemorySize, lds_bytes),
+          ("dynamic LDS of " + std::to_string(lds_bytes) + " bytes for " + r.kernel).c_str());
+      allowed = lds_bytes;
+    }
+  }
+  entry<<<dim3(g.x, g.y, g.z), dim3(r.threads_per_program), lds_bytes, 0>>>(to_param<P>(args)...);
+  gpu::check(hipGetLastError(), ("launch of " + r.kernel).c_str());
+  return r;
+}
 }  // namespace detail
 
 // launch<kernel>(grid, args...): the interpreter's spelling; asynchronous on the GPU (use
@@ -388,6 +446,16 @@ template <auto K, class... A>
 launch_result launch(grid g, A&&... args) {
   using params = typename detail::kernel_traits<K>::params;
   return detail::launch_impl<K>(static_cast<params*>(nullptr), g, std::forward<A>(args)...);
+}
+// launch<kernel>(gpu_tuning<Stages, MinPrograms, unit_args<...>>{lds_bytes}, grid, args...)
+// (bv/launch_tuning.hpp): the same with block-pointer rings of Stages slots in lds_bytes of
+// dynamic LDS (block_ptr.hpp, sized with block_ptr_lds_bytes: a program whose rings need more
+// traps), registers left for MinPrograms programs per SM, and the unit_args compiled in as 1.
+template <auto K, int Stages, int MinPrograms, class Units, class... A>
+launch_result launch(gpu_tuning<Stages, MinPrograms, Units> t, grid g, A&&... args) {
+  using params = typename detail::kernel_traits<K>::params;
+  return detail::launch_tuned_impl<K, Units, MinPrograms, Stages>(
+      static_cast<params*>(nullptr), g, t.lds_bytes, std::forward<A>(args)...);
 }
 
 }  // namespace gpu_lang

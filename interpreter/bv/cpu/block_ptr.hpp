@@ -35,6 +35,13 @@ block_ptr<T, R, C, W> make_block_ptr(const program<W>&, ptr<T> base, index2 shap
   return {base, shape.d0, shape.d1, strides.d0, strides.d1, offsets.d0, offsets.d1};
 }
 
+// Dynamic LDS bytes a GPU launch gives block pointers of these tiles with `stages` ring slots each
+// (launchers pass it in gpu_tuning, bv/launch_tuning.hpp): none here, where nothing is pipelined.
+template <class T, int R, int C, int W>
+constexpr int block_ptr_lds_bytes(int /*stages*/) {
+  return 0;
+}
+
 namespace detail {
 // The tile's pointer block. Offsets are i32, as on the GPU: when every lane's offset fits, the
 // block is made from its affine form (no index blocks built; loads and stores copy row by row);

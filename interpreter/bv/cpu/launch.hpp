@@ -14,6 +14,7 @@
 #include "bv/grid.hpp"
 #include "bv/kernel_name.hpp"
 #include "bv/launch_result.hpp"
+#include "bv/launch_tuning.hpp"
 
 namespace bv {
 
@@ -69,6 +70,13 @@ template <auto K, class... A>
 launch_result launch(grid g, A&&... args) {
   return detail::launch_named(std::string(lang::kernel_name_of<K>()), K, g,
                               std::forward<A>(args)...);
+}
+// launch<kernel>(gpu_tuning<...>{lds_bytes}, grid, args...): how a GPU would run it
+// (bv/launch_tuning.hpp); here a plain launch, once the arguments it fixes at 1 are checked.
+template <auto K, int Stages, int MinPrograms, class Units, class... A>
+launch_result launch(gpu_tuning<Stages, MinPrograms, Units>, grid g, A&&... args) {
+  lang::check_unit_args(Units{}, lang::kernel_name_of<K>(), args...);
+  return launch<K>(g, std::forward<A>(args)...);
 }
 
 }  // namespace bv

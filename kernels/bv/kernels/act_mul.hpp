@@ -68,7 +68,7 @@ BV_KERNEL void act_mul_bwd_kernel(program<W> p, ptr<const T> dy, ptr<const T> x,
 }
 
 // Launch configurations (bv/launch_config.hpp): 1024 columns of a row a program, 4 waves, on
-// every target (the GPU launcher's and the interpreter's choice alike).
+// every target (the GPU's and the interpreter's choice alike).
 struct act_mul_configs {
   static constexpr launch_config table[] = {
       {.block = 1024, .waves = 4},

@@ -13,7 +13,7 @@ BV_KERNEL void add_kernel(program<W> p, ptr<const T> x, ptr<const T> y, ptr<T> o
 }
 
 // Launch configurations (bv/launch_config.hpp): 2048 elements a program, 4 waves, on every
-// target (the GPU launcher's choice; 8 to 16 elements a thread keeps a streaming kernel's loads
+// target (the GPU's choice; 8 to 16 elements a thread keeps a streaming kernel's loads
 // wide and few).
 struct add_configs {
   static constexpr launch_config table[] = {

@@ -241,7 +241,7 @@ static_assert(detail::attention_fwd_sm90_by_size_alike<64>() &&
               "size: its f32 rows must launch what its 16-bit rows do.");
 
 // Backward (the preprocess runs BM rows; dK/dV and dQ BM x BN tiles), by element size as the
-// forward: 64x64 with 4 waves at D = 64 (the GPU launcher's); 32x32 at D = 128, which keeps the
+// forward: 64x64 with 4 waves at D = 64 (the GPU's choice); 32x32 at D = 128, which keeps the
 // backward's four [B, 128] fp32 tiles small. f32 on AMD at D = 128: 16x16, since 32x32 needs 81152
 // bytes of LDS for dK/dV and 76928 for dQ (hipcc, gfx90a) and a workgroup has 65536; 16x32 needs
 // 65664 for dQ; 32x16 fits but spills twice as much as 16x16 (clang-19, gfx942: dK/dV 1195 VGPRs
@@ -309,8 +309,8 @@ launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor
     constexpr bool C = decltype(c)::value;
     return with_config_for<attention_fwd_configs<sizeof(T)>, D>("attention_fwd", [&](auto cfg) {
       constexpr launch_config t = decltype(cfg)::value;
-      return launch<attention_fwd_kernel<T, D, t.bm, t.bn, C, t.waves>>(grid(cdiv(s, t.bm), bh), q,
-                                                                        k, v, o, lse, s, scale);
+      return launch<attention_fwd_kernel<T, D, t.bm, t.bn, C, t.waves>>(
+          gpu_tuning<0, t.min_programs>{}, grid(cdiv(s, t.bm), bh), q, k, v, o, lse, s, scale);
     });
   });
 }

@@ -20,7 +20,7 @@ BV_KERNEL void col_sum_kernel(program<W> p, ptr<const float> partial, ptr<O> out
 }
 
 // Launch configurations (bv/launch_config.hpp): BG rows (bm) by BN columns (bn) a step, 4 waves.
-// On sm_90's 32-lane warps the GPU launcher's 32 x 128 tiles. On AMD 64 x 64: each lane reads 4
+// On sm_90's 32-lane warps the GPU's 32 x 128 tiles. On AMD 64 x 64: each lane reads 4
 // contiguous columns (16-byte vectors) of one row a step. Wider tiles (16 x 256, 64 x 128) keep a
 // column-bound lane mask per register in SGPR pairs through the row loop and spill them on
 // gfx942 (docs/isa_report.md).

@@ -53,7 +53,7 @@ BV_KERNEL void cross_entropy_bwd_kernel(program<W> p, ptr<const T> x, ptr<const 
 }
 
 // Launch configurations (bv/launch_config.hpp): the vocabulary in 2048-wide chunks, 8 waves, on
-// every target (the GPU launcher's choice: one program streams a whole row, so it takes many
+// every target (the GPU's choice: one program streams a whole row, so it takes many
 // lanes).
 struct cross_entropy_configs {
   static constexpr launch_config table[] = {

@@ -46,7 +46,7 @@ BV_KERNEL void dropout_kernel(program<W> p, ptr<const T> x, ptr<T> out, int n, f
 }
 
 // Launch configurations (bv/launch_config.hpp): 2048 elements a program, 4 waves, on every
-// target (the GPU launcher's choice). The mask is a function of (seed, element index) alone, so
+// target (the GPU's choice). The mask is a function of (seed, element index) alone, so
 // the block width never changes the result.
 struct dropout_configs {
   static constexpr launch_config table[] = {

@@ -65,23 +65,35 @@ struct matmul_configs {
 };
 
 // c = a @ b for 2-D tensors (any strides) with tiles given here; c's dtype may differ from the
-// inputs'.
-template <int BM, int BN, int BK, int GROUP_M = 8, int W = 4, class T, class O>
+// inputs'. On a GPU, Stages > 0 gives a and b block-pointer rings of that many slots in LDS
+// (NVIDIA; gpu_backend/bv/gpu/block_ptr.hpp) and MinPrograms > 0 leaves registers for that many
+// programs per SM (bv/launch_tuning.hpp). Where every column stride is 1 (contiguous rows) they are
+// compiled in as 1, as Triton specialises unit strides.
+template <int BM, int BN, int BK, int GROUP_M = 8, int W = 4, int Stages = 0, int MinPrograms = 0,
+          class T, class O>
 launch_result matmul(const tensor<T>& a, const tensor<T>& b, tensor<O>& c) {
   const int M = static_cast<int>(a.size(0)), K = static_cast<int>(a.size(1));
   const int N = static_cast<int>(b.size(1));
-  const int programs = cdiv(M, BM) * cdiv(N, BN);
+  const int sam = static_cast<int>(a.stride(0)), sak = static_cast<int>(a.stride(1));
+  const int sbk = static_cast<int>(b.stride(0)), sbn = static_cast<int>(b.stride(1));
+  const int scm = static_cast<int>(c.stride(0)), scn = static_cast<int>(c.stride(1));
+  constexpr int lds =
+      Stages ? block_ptr_lds_bytes<T, BM, BK, W>(Stages) + block_ptr_lds_bytes<T, BK, BN, W>(Stages)
+             : 0;
+  const grid g(cdiv(M, BM) * cdiv(N, BN));
+  if (sak == 1 && sbn == 1 && scn == 1)
+    return launch<matmul_kernel<T, O, BM, BN, BK, GROUP_M, W>>(
+        gpu_tuning<Stages, MinPrograms, unit_args<7, 9, 11>>{lds}, g, a, b, c, M, N, K, sam, 1, sbk,
+        1, scm, 1);
   return launch<matmul_kernel<T, O, BM, BN, BK, GROUP_M, W>>(
-      grid(programs), a, b, c, M, N, K, static_cast<int>(a.stride(0)),
-      static_cast<int>(a.stride(1)), static_cast<int>(b.stride(0)), static_cast<int>(b.stride(1)),
-      static_cast<int>(c.stride(0)), static_cast<int>(c.stride(1)));
+      gpu_tuning<Stages, MinPrograms>{lds}, g, a, b, c, M, N, K, sam, sak, sbk, sbn, scm, scn);
 }
 // c = a @ b in the configuration declared for the launch's target.
 template <class T, class O>
 launch_result matmul(const tensor<T>& a, const tensor<T>& b, tensor<O>& c) {
   return with_config_for<matmul_configs, sizeof(T)>("matmul", [&](auto cfg) {
     constexpr launch_config k = decltype(cfg)::value;
-    return matmul<k.bm, k.bn, k.bk, k.group_m, k.waves>(a, b, c);
+    return matmul<k.bm, k.bn, k.bk, k.group_m, k.waves, k.stages, k.min_programs>(a, b, c);
   });
 }
 

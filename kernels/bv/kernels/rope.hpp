@@ -7,6 +7,7 @@
 // inverse, and the transpose, of the rotation: what the backward needs) or not at all.
 #pragma once
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "bv/bv.hpp"
@@ -66,6 +67,8 @@ struct rope_tables {
   tensor<float> cos, sin;
   rope_tables(int64_t s, int64_t d, double base = 10000.0)
       : cos(table("rope_cos", s, d, base, false)), sin(table("rope_sin", s, d, base, true)) {}
+  // Tables computed elsewhere (a caller's own angles), each [S, D/2] fp32.
+  rope_tables(tensor<float> c, tensor<float> s) : cos(std::move(c)), sin(std::move(s)) {}
 
  private:
   static tensor<float> table(const char* name, int64_t s, int64_t d, double base, bool sine) {

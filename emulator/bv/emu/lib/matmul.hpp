@@ -1,6 +1,7 @@
-// Emulated launch recipes: the tiled matmul, the fused bias-and-activation matmul and split-K. The
-// GPU launchers compile the unit strides in; here they are passed as arguments, which the
-// kernels take either way. See bv/emu/library.hpp for what a recipe is.
+// Emulated launch recipes: the tiled matmul, the fused bias-and-activation matmul and split-K. On
+// a GPU, the matmul launcher in kernels/ compiles unit strides in (gpu_tuning); here they are
+// passed as arguments, which the kernels take either way. See bv/emu/library.hpp for what a
+// recipe is.
 #pragma once
 #include <vector>
 
