@@ -2,6 +2,7 @@
 // this one registration; bench's native column times the reference.
 #include "bv/kernels/col_sum.hpp"
 
+#include "bv/gpu/host_api.hpp"
 #include "bv/kernels/ref/col_sum.hpp"
 #include "emu/emu_compare.hpp"
 #include "lib_common.hpp"
@@ -30,14 +31,26 @@ registrar reg{
         .reference = [](const io& a) { return kernels::ref::col_sum(a.partial); },
         .compare = [](checker& c, const io& a, const doubles& r) { c.expect(a.out, r, 1e-5); },
     },
-    {.amd_emu = [](io& a, const doubles& ref, target t) {
-      // Each sum adds G values in another order: the difference grows with G.
-      return emu_compare("col_sum", t)
-          .in(a.partial)
-          .cpu([&] { return kernels::col_sum(a.partial, a.out); })
-          .out(0, a.out, ref, 1e-5, 1e-6 * static_cast<double>(a.partial.size(0)))
-          .done();
-    }}};
+    {
+        .gpu =
+            [](io& a, bool cpu) {
+              const int g = static_cast<int>(a.partial.size(0)),
+                        n = static_cast<int>(a.partial.size(1));
+              const double ms = gpu::col_sum(a.partial.data(), a.out.data(), g, n);
+              // Each sum adds G values in another order: the difference grows with G.
+              return finish_gpu(a.out, ms, kernels::ref::col_sum(a.partial), 1e-5, cpu,
+                                1e-6 * static_cast<double>(g),
+                                [&](tensor<float>& o) { return kernels::col_sum(a.partial, o); });
+            },
+        .amd_emu =
+            [](io& a, const doubles& ref, target t) {
+              return emu_compare("col_sum", t)
+                  .in(a.partial)
+                  .cpu([&] { return kernels::col_sum(a.partial, a.out); })
+                  .out(0, a.out, ref, 1e-5, 1e-6 * static_cast<double>(a.partial.size(0)))
+                  .done();
+            },
+    }};
 
 }  // namespace
 }  // namespace bv::cli

@@ -1,4 +1,4 @@
-// libblockvec_gpu, fourth part: host entry points of the backward kernels (rmsnorm_bwd,
+// libblockvec_gpu, fourth part: host entry points of the backward kernels (rmsnorm_bwd, col_sum,
 // layernorm_bwd with both reductions, attention_bwd), in their own translation unit so that it
 // compiles in parallel with the others.
 #include <stdexcept>
@@ -8,6 +8,7 @@
 #include "bench_registry.hpp"
 #include "bv/gpu/host_api.hpp"
 #include "bv/kernels/attention.hpp"
+#include "bv/kernels/col_sum.hpp"
 #include "bv/kernels/layernorm.hpp"
 #include "bv/kernels/rmsnorm.hpp"
 #include "host_common.hpp"
@@ -34,6 +35,15 @@ double rmsnorm_bwd(dtype_id t, const void* dy, const void* x, const void* w, con
     ddw.copy_to_host(static_cast<T*>(dw));
     return ms;
   });
+}
+
+double col_sum(const float* partial, float* out, int g, int n) {
+  require();
+  auto dp = device_tensor<float>::from_host("partial", {g, n}, partial);
+  auto dout = device_tensor<float>::empty("out", {n});
+  const double ms = timed([&] { bv::kernels::col_sum(dp, dout); });
+  dout.copy_to_host(out);
+  return ms;
 }
 
 double layernorm_bwd(dtype_id t, bool lock, const void* dy, const void* x, const void* w,

@@ -74,6 +74,9 @@ double conv2d(dtype_id t, const void* x, const void* w, const void* bias, void* 
 // dx [rows, cols], dw [cols] (dtype t) for y = rmsnorm(x) * w. f32 or f16.
 double rmsnorm_bwd(dtype_id t, const void* dy, const void* x, const void* w, const float* rstd,
                    void* dx, void* dw, int rows, int cols);
+// out [n] = the column sums of partial [g, n], f32: the second stage of the norms' backward
+// reductions, on its own.
+double col_sum(const float* partial, float* out, int g, int n);
 // dx, dw, db for y = layernorm(x) * w + b; lock: the spin-lock reduction, else two-stage.
 double layernorm_bwd(dtype_id t, bool lock, const void* dy, const void* x, const void* w,
                      const float* mean, const float* rstd, void* dx, void* dw, void* db, int rows,
