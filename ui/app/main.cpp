@@ -126,7 +126,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "blockvec-viewer: %s\n", qPrintable(why));
       return 1;
     };
-    if (!wait([&] { return live->stopped() || !live->running(); }) || !live->stopped())
+    // A stop counts once the panel shows it (stops() counts those): the run stops on its thread
+    // before the panel has its source file and line, and an action needs them.
+    if (!wait([&] { return (live->stopped() && live->stops() > 0) || !live->running(); }) ||
+        !live->stopped())
       return fail("the live run did not stop: " + live->status_text());
     for (const QString& a : actions) {
       const int before = live->stops();
