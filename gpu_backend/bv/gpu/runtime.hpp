@@ -367,15 +367,22 @@ P to_param(const A& a) {
   }
 }
 
-template <auto K, class... P, class... A>
-launch_result launch_impl(std::tuple<P...>*, grid g, A&&... args) {
-  static_assert(rules::launch_arity<sizeof...(P), sizeof...(A)>());
+// What a launch of K over g reports before it runs (its time is the caller's to add).
+template <auto K>
+launch_result result_of(grid g) {
   launch_result r;
   r.kernel = std::string(kernel_name_of<K>());
   r.programs = g.count();
   r.waves = kernel_traits<K>::waves;
   r.threads_per_program = kernel_traits<K>::threads;
   r.tgt = gpu::device_target();
+  return r;
+}
+
+template <auto K, class... P, class... A>
+launch_result launch_impl(std::tuple<P...>*, grid g, A&&... args) {
+  static_assert(rules::launch_arity<sizeof...(P), sizeof...(A)>());
+  launch_result r = result_of<K>(g);
   if (g.count() == 0) return r;
   trampoline<K, P...>
       <<<dim3(g.x, g.y, g.z), dim3(kernel_traits<K>::threads), 0, 0>>>(to_param<P>(args)...);
@@ -415,12 +422,7 @@ __global__ void __launch_bounds__(kernel_traits<K>::threads, (min_programs<K, Mi
 template <auto K, class U, int MinPrograms, int Stages, class... P, class... A>
 launch_result launch_tuned_impl(std::tuple<P...>*, grid g, int lds_bytes, A&&... args) {
   static_assert(rules::launch_arity<sizeof...(P), sizeof...(A)>());
-  launch_result r;
-  r.kernel = std::string(kernel_name_of<K>());
-  r.programs = g.count();
-  r.waves = kernel_traits<K>::waves;
-  r.threads_per_program = kernel_traits<K>::threads;
-  r.tgt = gpu::device_target();
+  launch_result r = result_of<K>(g);
   lang::check_unit_args(U{}, r.kernel, args...);
   if (g.count() == 0) return r;
   auto* entry = &unit_trampoline<K, U, MinPrograms, Stages, P...>;
