@@ -702,10 +702,12 @@ void debugger_on_access(const access& a) {
     prompt(*s, a.loc, ("stepped to the " + std::string(a.op) + " at " + where(a.loc)).c_str(), &a);
     return;
   }
-  if (const std::string why = live_stop_reason(*s, a.loc, true); !why.empty()) {
-    prompt(*s, a.loc, why.c_str(), &a);
-    return;
-  }
+  // Tested here, not only inside: the call and its empty string cost every access of every run.
+  if (g_live_stops.load(std::memory_order_relaxed))
+    if (const std::string why = live_stop_reason(*s, a.loc, true); !why.empty()) {
+      prompt(*s, a.loc, why.c_str(), &a);
+      return;
+    }
   if (!g_env_break_set || s->state == program_state::status::stopped) return;
   if (!g_env_break.cond.empty() && !g_env_break.parsed->matches(s->pid)) return;
   if (g_env_break.line && a.loc) {
@@ -738,8 +740,9 @@ void on_op(const std::source_location& loc, const char* op, std::string (*render
     keep(*s, std::move(v));
   }
   if (!s->stepping) {
-    if (const std::string why = live_stop_reason(*s, &loc, false); !why.empty())
-      prompt(*s, &loc, why.c_str());
+    if (g_live_stops.load(std::memory_order_relaxed))
+      if (const std::string why = live_stop_reason(*s, &loc, false); !why.empty())
+        prompt(*s, &loc, why.c_str());
     return;
   }
   {

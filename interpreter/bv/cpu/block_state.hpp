@@ -148,8 +148,9 @@ struct block_transitions {
     if constexpr (std::is_same_v<T, bool>) b.lz_.one = -1;
   }
 
+  // Inlined: every block's destructor runs it, and most blocks end owned with no readers.
   template <class B>
-  static void leave(const B& b) {
+  [[gnu::always_inline]] static void leave(const B& b) {
     settle_readers(b);
     if constexpr (std::is_same_v<typename B::value_type, float>)
       if (b.lz_.pending) {
