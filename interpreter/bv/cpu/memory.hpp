@@ -132,13 +132,16 @@ void gather_block(U* out, const ptr_block<T, S, W>& p) {
     prefetch_next_run(src, S::size, false, p.alloc);
     return copy_run(out, src, S::size);
   }
+  // Locals: the stores could alias the form and p.p, which would be read again per lane.
+  const T* base = p.p;
+  const int64_t a0 = f.a0, ar = f.ar, ac = f.ac;
   for (int r = 0; r < S::rows; ++r) {
-    const T* src = p.p + f.a0 + f.ar * r;
+    const T* src = base + a0 + ar * r;
     U* dst = out + r * S::cols;
-    if (f.ac == 1)
+    if (ac == 1)
       copy_run(dst, src, S::cols);
     else
-      for (int c = 0; c < S::cols; ++c) dst[c] = src[f.ac * c];
+      for (int c = 0; c < S::cols; ++c) dst[c] = src[ac * c];
   }
 }
 template <class T, class S, int W, class U>
@@ -150,13 +153,15 @@ void scatter_block(const ptr_block<T, S, W>& p, const U* vals) {
     prefetch_next_run(dst, S::size, true, p.alloc);
     return copy_run(dst, vals, S::size);
   }
+  T* base = p.p;  // locals, as in gather_block
+  const int64_t a0 = f.a0, ar = f.ar, ac = f.ac;
   for (int r = 0; r < S::rows; ++r) {
-    T* dst = p.p + f.a0 + f.ar * r;
+    T* dst = base + a0 + ar * r;
     const U* src = vals + r * S::cols;
-    if (f.ac == 1)
+    if (ac == 1)
       copy_run(dst, src, S::cols);
     else
-      for (int c = 0; c < S::cols; ++c) dst[f.ac * c] = src[c];
+      for (int c = 0; c < S::cols; ++c) dst[ac * c] = src[c];
   }
 }
 
@@ -321,9 +326,11 @@ auto load_impl(const ptr_block<T, S, W>& p, const M& mask, const O& other,
         out.vals() = as_array<U, S>(other);
       else
         out.vals().setZero();
+      // A local base: the stores into o could alias p.p, which would be read again per lane.
+      const T* base = p.p;
       const int64_t* off = p.offsets().data();
       for (int i = 0; i < S::size; ++i)
-        if ((!mp || mp[i]) && (!ok || ok[i])) o[i] = p.p[off[i]];
+        if ((!mp || mp[i]) && (!ok || ok[i])) o[i] = base[off[i]];
     }
     after_load(out, mp, has_other);
   };
@@ -342,9 +349,10 @@ void store_impl(const ptr_block<T, S, W>& p, const V& value, const M& mask,
     if (!ok && (!mp || all_set(mp, S::size))) {
       scatter_block(p, src);
     } else {
+      T* base = p.p;  // local, as in load_impl
       const int64_t* off = p.offsets().data();
       for (int i = 0; i < S::size; ++i)
-        if ((!mp || mp[i]) && (!ok || ok[i])) p.p[off[i]] = src[i];
+        if ((!mp || mp[i]) && (!ok || ok[i])) base[off[i]] = src[i];
     }
   };
   if constexpr (is_fused<V> && same_lanes<V, T, S>()) {
