@@ -70,8 +70,24 @@ int64_t next_alloc_id() {
   static std::atomic<int64_t> id{0};
   return ++id;
 }
+namespace {
+std::mutex g_shadow_kinds_mu;
+shadow_kind g_shadow_kinds[shadow_state::k_slots];
+int g_shadow_kinds_n = 0;
+}  // namespace
 std::shared_ptr<shadow_state> make_shadow(int64_t numel, bool initialised) {
-  return std::make_shared<shadow_state>(numel, initialised);
+  auto sh = std::make_shared<shadow_state>(numel, initialised);
+  shadow_kind kinds[shadow_state::k_slots];
+  int n = 0;
+  {
+    std::lock_guard lk(g_shadow_kinds_mu);
+    n = g_shadow_kinds_n;
+    std::copy(g_shadow_kinds, g_shadow_kinds + n, kinds);
+  }
+  for (int i = 0; i < n; ++i)
+    if (kinds[i].made)
+      if (void* p = kinds[i].made(*sh)) sh->slot[i].store(p, std::memory_order_release);
+  return sh;
 }
 #if defined(__SANITIZE_THREAD__)
 extern "C" void AnnotateBenignRaceSized(const char* file, int line, const volatile void* mem,
@@ -95,11 +111,6 @@ void mark_initialised(const alloc_info& a) {
   if (a.shadow) a.shadow->host_wrote();
 }
 
-namespace {
-std::mutex g_shadow_kinds_mu;
-shadow_kind g_shadow_kinds[shadow_state::k_slots];
-int g_shadow_kinds_n = 0;
-}  // namespace
 int reserve_shadow_slot(shadow_kind k) {
   std::lock_guard lk(g_shadow_kinds_mu);
   if (g_shadow_kinds_n == shadow_state::k_slots) {

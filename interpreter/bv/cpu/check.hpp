@@ -44,10 +44,14 @@ struct shadow_state {
   void host_wrote();
 };
 
-// A kind of per-buffer state: how a slot of it is ended and told of a host write.
+// A kind of per-buffer state: how a slot of it is ended and told of a host write, and the state
+// a buffer starts with when it is made (null: made at the check's first access, buffer_shadow).
+// A check whose state every launch over the buffer would make at once makes it with the buffer,
+// so that its cost falls where the buffer's own does, not inside the first launch.
 struct shadow_kind {
   void (*destroy)(void*);
   void (*host_wrote)(void*);
+  void* (*made)(shadow_state&) = nullptr;
 };
 // Reserves a slot of every shadow_state for one kind (once per kind, on first use).
 int reserve_shadow_slot(shadow_kind k);
@@ -55,8 +59,15 @@ const shadow_kind& shadow_kind_of(int slot);
 
 template <class T>
 int shadow_slot_of() {
-  static const int slot = reserve_shadow_slot({[](void* p) { delete static_cast<T*>(p); },
-                                               [](void* p) { static_cast<T*>(p)->host_wrote(); }});
+  static const int slot =
+      reserve_shadow_slot({[](void* p) { delete static_cast<T*>(p); },
+                           [](void* p) { static_cast<T*>(p)->host_wrote(); },
+                           [](shadow_state& sh) -> void* {
+                             if constexpr (requires { T::made(sh); })
+                               return T::made(sh);  // T's state for a new buffer, or null
+                             else
+                               return nullptr;
+                           }});
   return slot;
 }
 // A check's state for one buffer, or null before the check's first buffer_shadow<T> on it.

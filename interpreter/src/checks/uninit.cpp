@@ -64,7 +64,16 @@ struct written_shadow {
     std::fill(written.begin(), written.end(), 1);
     unwritten.store(0);
   }
+  // Made with the buffer when the check is on and the host has not written it (an output made
+  // by tensor::empty): the first store of every launch would make it otherwise.
+  static written_shadow* made(shadow_state& sh) {
+    if (sh.host_written.load(std::memory_order_relaxed) || !(config().enabled & checks::uninit))
+      return nullptr;
+    return new written_shadow(sh);
+  }
 };
+// Reserved at start-up, so that buffers made before the check's first access get their state.
+[[maybe_unused]] const int k_written_slot = shadow_slot_of<written_shadow>();
 
 struct uninit_check final : observer {
   uint32_t bit() const override { return checks::uninit; }
