@@ -44,15 +44,30 @@ template <int R, int C, int W>
 BV_DI bool owner2d(int ri, int ci) {
   return layout2d<R, C, W>::map().owner(prim::wave_id(), prim::lane_id(), ri, ci);
 }
+// Whether a 1-D block of N elements has no copies: N a multiple of v * threads. Then every raw
+// element of a program's threads (a launch starts exactly W * wave_size of them) is below N, and
+// flat_of and owner1d say so themselves: the compiler does not know the thread id's bound, and
+// through the map's `% N` and `< N` every register's column became a value of its own, so the
+// loads' contiguity tests did not fold and each column, mask and owner test stayed live from load
+// to store (RMSNorm f16 over 8192 columns on 16 warps: 56 registers on sm_90a, 40 without).
+template <int N, int W>
+inline constexpr bool no_copies1d = N % (layout1d<N, W>::v * layout1d<N, W>::threads) == 0;
+
 template <int N, int W>
 BV_DI int flat_of(int i) {
-  return layout1d<N, W>::element(prim::thread_id(), i);
+  if constexpr (no_copies1d<N, W>)
+    return layout1d<N, W>::raw(prim::thread_id(), i);
+  else
+    return layout1d<N, W>::element(prim::thread_id(), i);
 }
 // (A raw element past N is a copy; spelled out rather than through map().owner(), which the AMD
 // compiler schedules slightly differently.)
 template <int N, int W>
 BV_DI bool owner1d(int i) {
-  return layout1d<N, W>::raw(prim::thread_id(), i) < N;
+  if constexpr (no_copies1d<N, W>)
+    return true;
+  else
+    return layout1d<N, W>::raw(prim::thread_id(), i) < N;
 }
 
 }  // namespace bv::gpu
