@@ -57,17 +57,19 @@ struct shadow_kind {
 int reserve_shadow_slot(shadow_kind k);
 const shadow_kind& shadow_kind_of(int slot);
 
+// T's hook for a new buffer (T::made), or null when T makes its state at first access only.
+template <class T>
+constexpr void* (*made_hook())(shadow_state&) {
+  if constexpr (requires(shadow_state& sh) { T::made(sh); })
+    return [](shadow_state& sh) -> void* { return T::made(sh); };
+  else
+    return nullptr;
+}
 template <class T>
 int shadow_slot_of() {
   static const int slot =
       reserve_shadow_slot({[](void* p) { delete static_cast<T*>(p); },
-                           [](void* p) { static_cast<T*>(p)->host_wrote(); },
-                           [](shadow_state& sh) -> void* {
-                             if constexpr (requires { T::made(sh); })
-                               return T::made(sh);  // T's state for a new buffer, or null
-                             else
-                               return nullptr;
-                           }});
+                           [](void* p) { static_cast<T*>(p)->host_wrote(); }, made_hook<T>()});
   return slot;
 }
 // A check's state for one buffer, or null before the check's first buffer_shadow<T> on it.
