@@ -129,11 +129,14 @@ void all() {
       emit<cross_entropy_bwd_kernel<T, k.block, k.waves>>();
     });
   });
+  amd_rows<rmsnorm_fwd_configs>([](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    each_dtype([](auto t) { emit<rmsnorm_fwd_kernel<decltype(t), k.block, k.waves>>(); });
+  });
   amd_rows<rmsnorm_configs>([](auto c) {
     constexpr launch_config k = decltype(c)::value;
     each_dtype([](auto t) {
       using T = decltype(t);
-      emit<rmsnorm_fwd_kernel<T, k.block, k.waves>>();
       emit<add_rmsnorm_fwd_kernel<T, k.block, k.waves>>();
       emit<rmsnorm_bwd_kernel<T, k.block, k.waves>>();
     });

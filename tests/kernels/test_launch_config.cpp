@@ -101,7 +101,7 @@ TEST_CASE("launch_config: row kernels run the declared block and waves on every 
     target_scope scope(t);
     for (int n : sizes) {
       CAPTURE(n);
-      const launch_config c = config_for<kernels::rmsnorm_configs>(t, n);
+      const launch_config c = config_for<kernels::rmsnorm_fwd_configs>(t, n);
       CHECK(c.block >= n);
       auto x = tensor<float>::randn("x", {3, n}, 1);
       auto w = tensor<float>::randn("w", {n}, 2);
@@ -140,9 +140,15 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     target_scope scope(t);
     CHECK(kernels::rmsnorm_fwd(x, w, y, rstd).kernel ==
           "bv::kernels::rmsnorm_fwd_kernel<float, 1024, 4>");
+    // The forward's own row on sm_90 (8 warps); the fused add keeps rmsnorm_configs' 16.
     auto r = kernels::rmsnorm_fwd(wide, wide_w, wide_y, rstd);
-    CHECK(r.kernel == "bv::kernels::rmsnorm_fwd_kernel<float, 8192, 16>");
-    CHECK(r.threads_per_program == (t == target::sm_90 ? 512 : 1024));
+    const int fwd_waves = t == target::sm_90 ? 8 : 16;
+    CHECK(r.kernel == "bv::kernels::rmsnorm_fwd_kernel<float" + args({8192, fwd_waves}));
+    CHECK(r.threads_per_program == (t == target::sm_90 ? 256 : 1024));
+    auto wide_h = tensor<float>::empty("wide_h", {2, 5000});
+    auto fused = kernels::add_rmsnorm_fwd(wide, wide, wide_w, wide_h, wide_y, rstd);
+    CHECK(fused.kernel == "bv::kernels::add_rmsnorm_fwd_kernel<float, 8192, 16>");
+    CHECK(fused.threads_per_program == (t == target::sm_90 ? 512 : 1024));
     CHECK(kernels::softmax(long_rows, long_y).kernel ==
           "bv::kernels::softmax_looped_kernel<float, 4096, 8>");
     CHECK_THROWS_AS(

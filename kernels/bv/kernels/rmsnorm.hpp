@@ -69,12 +69,13 @@ BV_KERNEL void rmsnorm_bwd_kernel(program<W> p, ptr<const T> dy, ptr<const T> x,
   store(dw_partial + pid * n + cols, dw, mask);
 }
 
-// Launch configurations (bv/launch_config.hpp) of the three kernels above, by row length: one
-// program per row, the whole row in registers, the smallest block that holds it, with 2 to 16
-// waves (4 to 16 elements a thread on 32-lane warps). The backward's first stage runs at most 256
-// programs (two per SM on an H100), each walking every 256th row. The GPU's choice, measured on
-// an H100 at 8192 x 8192 f16 (docs/PERFORMANCE.md): 16 warps 0.121 ms, 8 warps 0.193, 4 warps
-// 0.154. The same on AMD, where 16 waves of 64 lanes are 1024 threads, the workgroup limit.
+// Launch configurations (bv/launch_config.hpp) of the fused residual add + RMSNorm and of the
+// backward, by row length: one program per row, the whole row in registers, the smallest block
+// that holds it, with 2 to 16 waves (4 to 16 elements a thread on 32-lane warps). The backward's
+// first stage runs at most 256 programs (two per SM on an H100), each walking every 256th row.
+// At 8192 x 8192 f16 on an H200 (bench/gpu/rmsnorm_family.cu, back to back): add_rmsnorm 0.148 ms
+// at 16 warps, 0.158 at 8; the backward 0.147 at 16, 0.182 at 8. The same on AMD, where 16
+// waves of 64 lanes are 1024 threads, the workgroup limit.
 struct rmsnorm_configs {
   static constexpr const char* key = "row length";
   // clang-format off
@@ -84,6 +85,23 @@ struct rmsnorm_configs {
       {.up_to = 1024,       .block = 1024,  .waves = 4,  .programs = 256},
       {.up_to = 4096,       .block = 4096,  .waves = 8,  .programs = 256},
       {.up_to = 8192,       .block = 8192,  .waves = 16, .programs = 256},
+  };
+  // clang-format on
+};
+
+// The forward's own rows: those above, but 8 warps at 8192 on sm_90, where it reads and writes
+// one f16 row with no reduction state kept across rows (same file's measurement: 0.068 ms at 8
+// warps against 0.074 at 16, 3.94 TB/s).
+struct rmsnorm_fwd_configs {
+  static constexpr const char* key = "row length";
+  // clang-format off
+  static constexpr launch_config table[] = {
+      // targets                        row length up to   block           waves
+      {                                .up_to = 256,       .block = 256,   .waves = 2},
+      {                                .up_to = 1024,      .block = 1024,  .waves = 4},
+      {                                .up_to = 4096,      .block = 4096,  .waves = 8},
+      {.targets = only(target::sm_90), .up_to = 8192,      .block = 8192,  .waves = 8},
+      {                                .up_to = 8192,      .block = 8192,  .waves = 16},
   };
   // clang-format on
 };
@@ -100,7 +118,7 @@ template <class T>
 launch_result rmsnorm_fwd(const tensor<T>& x, const tensor<T>& w, tensor<T>& y, tensor<float>& rstd,
                           float eps = 1e-6f) {
   const int m = detail::i32(x.size(0)), n = detail::i32(x.size(1));
-  return with_config<rmsnorm_configs>(n, "rmsnorm_fwd", [&](auto c) {
+  return with_config<rmsnorm_fwd_configs>(n, "rmsnorm_fwd", [&](auto c) {
     constexpr launch_config k = decltype(c)::value;
     return launch<rmsnorm_fwd_kernel<T, k.block, k.waves>>(
         grid(m), x, w, y, rstd, detail::i32(x.stride(0)), detail::i32(y.stride(0)), n, eps);

@@ -28,7 +28,7 @@ template <class T>
 result rmsnorm_fwd(const device_tensor<T>& x, const device_tensor<T>& w, device_tensor<T>& y,
                    device_tensor<float>& rstd, float eps = 1e-6f) {
   const int m = static_cast<int>(x.size(0)), n = static_cast<int>(x.size(1));
-  return with_config<kernels::rmsnorm_configs>(n, "rmsnorm_fwd", [&](auto c) {
+  return with_config<kernels::rmsnorm_fwd_configs>(n, "rmsnorm_fwd", [&](auto c) {
     constexpr launch_config cf = decltype(c)::value;
     return launch<kernels::rmsnorm_fwd_kernel<T, cf.block, cf.waves>>(grid(m), x, w, y, rstd, n, n,
                                                                       n, eps);
