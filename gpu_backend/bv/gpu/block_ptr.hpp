@@ -113,6 +113,9 @@ struct ring_ref {
   unsigned char* ring;  // the slots (1024-byte aligned where wgmma reads them)
   int stages;
   unsigned char* meta;  // the bookkeeping: stages mbarriers, then per-wave ints
+  // The slots' offset in the dynamic LDS: names the ring. A constant of the inlined kernel, which
+  // the compiler folds where it cannot fold a comparison of the two rings' pointers.
+  int at;
   // This wave's copy of the count of tiles issued.
   BV_DI int* count() const {
     return reinterpret_cast<int*>(meta + 8 * stages) + gpu::prim::wave_id();
@@ -144,6 +147,7 @@ struct block_ptr {
   unsigned char* ring = nullptr;  // LDS ring's slots (generic address)
   int stages = 0;                 // its slots; 0: no ring (every load reads global memory)
   unsigned char* meta = nullptr;  // the ring's mbarriers and counts
+  int ring_at = -1;               // the slots' offset in the dynamic LDS (ring_ref::at)
   mutable detail::ring_regs rs;   // the pipeline's bookkeeping (loads update it)
   using element_type = T;
   using shape_type = shape<R, C>;
@@ -545,6 +549,7 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
         __trap();
       }
       b.ring = gpu::prim::dyn_lds() + at;
+      b.ring_at = at;
       b.meta = gpu::prim::dyn_lds() + (dyn - p.lds_meta_taken);
       b.stages = S;
       // ring_copy's addressing relies on 128-byte alignment, wgmma's swizzle on 1024.
@@ -578,7 +583,8 @@ BV_DI auto load_bp(const block_ptr<T, R, C, W>& bp, boundary_check bc) {
                 std::remove_const_t<T>{});
   } else {
     bp_tile<T, R, C, W> v{
-        {bp.base, bp.shape0, bp.shape1, bp.stride0, bp.stride1, bp.ring, bp.stages, bp.meta},
+        {bp.base, bp.shape0, bp.shape1, bp.stride0, bp.stride1, bp.ring, bp.stages, bp.meta,
+         bp.ring_at},
         bp.off0,
         bp.off1,
         bc.dim0,
@@ -676,7 +682,9 @@ BV_DI basic_block<C, shape<M, N>, W> dot_views(const X& x, const Y& y,
       // the other format, is copied again first (its own ring only, so the other stays).
       // Anything else (one operand in registers, both in one ring) goes through registers below.
       constexpr bool wa = wg_a_tile<M, K, W>(), wb = wg_b_tile<K, N, W>();
-      if (x.in_ring() && y.in_ring() && x.src.ring != y.src.ring) {
+      // Different rings by offset, not pointer: the offsets fold, so a kernel whose operands
+      // always come from two rings (matmul) keeps no code, and no static LDS, for the other case.
+      if (x.in_ring() && y.in_ring() && x.src.at != y.src.at) {
         basic_block<C, shape<M, N>, W> out = acc;
         X xv = x;
         Y yv = y;
