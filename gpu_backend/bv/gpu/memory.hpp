@@ -103,8 +103,21 @@ BV_DI bool vector_ok(const T* base, const I (&off)[V], const bool (&m)[V]) {
   // Aligned to the access (16 bytes at most: wider runs are moved as several 16-byte pieces).
   constexpr size_t align = V * sizeof(T) < 16 ? V * sizeof(T) : 16;
   bool ok = (reinterpret_cast<uintptr_t>(base + off[0]) % align) == 0;
+#if BV_NVIDIA
 #pragma unroll
   for (int j = 1; j < V; ++j) ok = ok && off[j] == off[0] + j;
+#else
+  // As a difference (unsigned: it may wrap where the offsets are far apart). A 2-D block's
+  // offsets are a row part plus a column, the column an opaque lane part plus a constant
+  // (layout.hpp's col_of): the compiler folds (row + (lane + c + j)) - (row + (lane + c)) to j,
+  // not row + (lane + c + j) == (row + (lane + c)) + j. So the runs of an arange's columns are
+  // known contiguous at compile time, and the tests no longer hold lane masks across the loops
+  // (attention's SGPR spills on gfx942 and gfx90a).
+  using U = std::make_unsigned_t<I>;
+#pragma unroll
+  for (int j = 1; j < V; ++j)
+    ok = ok && static_cast<U>(static_cast<U>(off[j]) - static_cast<U>(off[0])) == static_cast<U>(j);
+#endif
   if constexpr (Masked) {
 #pragma unroll
     for (int j = 0; j < V; ++j) ok = ok && m[j];

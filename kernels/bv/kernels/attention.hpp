@@ -183,22 +183,19 @@ struct attention_fwd_configs<4> {
 
 // Bytes of LDS attention_fwd_kernel<T, D, BM, BN, ., W> takes in the AMD lowering
 // (gpu_backend/bv/gpu/, one lowering for gfx942 and gfx90a): its buffers in the order the kernel
-// first uses them, each placed at a 16-byte boundary as the device packs them. trans(k) becomes a
-// block through an [BN, D + 1] buffer; dot stages its operands as rows padded by 8 elements,
-// [BM, D + 8] and [BN, D + 8] for q k^T, [BM, BN + 8] and [D, BN + 8] for p v (the same two
-// buffers when BN == D: a buffer is one per element type and size); max and sum across the waves
+// first uses them, each placed at a 16-byte boundary as the device packs them. dot stages its
+// operands as rows padded by 8 elements (trans(k) straight from k's rows), [BM, D + 8] and
+// [BN, D + 8] for q k^T, [BM, BN + 8] and [D, BN + 8] for p v (the same two buffers when
+// BN == D: a buffer is one per element type and size); max and sum across the waves
 // along a row share one fp32 [waves along BN, BM] buffer. The emulator measures the same figure
 // (tests/emulator/test_attention_lds.cpp checks that they agree for every declared row).
 constexpr int64_t attention_fwd_lds_bytes(int bytes, int d, int bm, int bn, int waves) {
   constexpr int pad = 8;
   const int64_t qk_a = int64_t{bytes} * bm * (d + pad), qk_b = int64_t{bytes} * bn * (d + pad);
   const int64_t pv_a = int64_t{bytes} * bm * (bn + pad), pv_b = int64_t{bytes} * d * (bn + pad);
-  const int64_t sizes[] = {int64_t{bytes} * bn * (d + 1),
-                           qk_a,
-                           qk_b,
+  const int64_t sizes[] = {qk_a, qk_b,
                            int64_t{4} * ::bv::layout::waves_n(target::gfx942, waves) * bm,
-                           bn == d ? 0 : pv_a,
-                           bn == d ? 0 : pv_b};
+                           bn == d ? 0 : pv_a, bn == d ? 0 : pv_b};
   int64_t end = 0;
   for (int64_t b : sizes)
     if (b > 0) end = (end + 15) / 16 * 16 + b;
