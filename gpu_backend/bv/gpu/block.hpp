@@ -292,11 +292,36 @@ BV_DI basic_block<O, S, W> map(const basic_block<T, S, W>& x, F f) {
 BV_ARITH_OPS(BV_ARITH)
 #undef BV_ARITH
 
-#define BV_CMP(op, c1, c2)                                                      \
-  template <class X, class Y>                                                 \
-  requires detail::BinaryOperands<X, Y> BV_DI auto operator op(X x, Y y) {    \
-    using C = typename detail::result_elem<X, Y>::type;                       \
-    return detail::zip<bool, C>(x, y, [](auto a, auto b) { return a op b; }); \
+namespace detail {
+// A 2-D comparison's result as the AMD device keeps it: a lane mask (an SGPR pair) is made from
+// a 0/1 VGPR where it is used. The compiler hoists a loop-invariant comparison (attention's key
+// and query bounds, one per column register) out of the loop, and as masks they held an SGPR
+// pair each for the whole loop and spilled; as 0/1 values they take a VGPR each, of which a wave
+// has more, and each use costs one compare. The empty volatile asm stays in the loop, so what is
+// hoisted is the 0/1 value, not the mask. 1-D comparisons stay masks: the norms' row loops hold
+// their column masks across the loop on 16 waves, where VGPRs are the scarcer (128 a lane).
+template <bool TwoD>
+BV_DI bool as_lane_value(bool b) {
+#if !BV_NVIDIA && defined(__HIP_DEVICE_COMPILE__)
+  if constexpr (TwoD) {
+    int v = b;
+    asm volatile("" : "+v"(v));
+    return v != 0;
+  }
+#endif
+  return b;
+}
+template <class X, class Y>
+inline constexpr bool two_d_result = shape_join<shape_of<X>, shape_of<Y>>::type::rank == 2;
+}  // namespace detail
+
+#define BV_CMP(op, c1, c2)                                                 \
+  template <class X, class Y>                                              \
+  requires detail::BinaryOperands<X, Y> BV_DI auto operator op(X x, Y y) { \
+    using C = typename detail::result_elem<X, Y>::type;                    \
+    return detail::zip<bool, C>(x, y, [](auto a, auto b) {                 \
+      return detail::as_lane_value<detail::two_d_result<X, Y>>(a op b);    \
+    });                                                                    \
   }
 BV_COMPARE_OPS(BV_CMP)
 #undef BV_CMP

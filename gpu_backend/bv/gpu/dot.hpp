@@ -314,23 +314,39 @@ BV_DI void mma_dot(const basic_block<A, shape<M, K>, W>& a, const BB& b,
 }
 #endif
 
-template <class A, class B, class C, int M, int K, int N, int W>
-BV_DI void dot_acc(const basic_block<A, shape<M, K>, W>& a, const basic_block<B, shape<K, N>, W>& b,
-                   basic_block<C, shape<M, N>, W>& acc) {
+// How dot_lds places an operand in LDS. Both images are read along K: A as [M][K] (rows_of a
+// itself, or cols_of the K x M block whose transpose a is) and B as [N][K] (cols_of b itself, or
+// rows_of the N x K block whose transpose b is). So a trans() operand is staged straight from the
+// block it views, with no transpose through LDS of its own.
+template <class X>
+struct rows_of {
+  const X& x;
+  template <class T>
+  BV_DI void stage(T* s) const {
+    stage_rows(s, x);
+  }
+};
+template <class X>
+struct cols_of {
+  const X& x;
+  template <class T>
+  BV_DI void stage(T* s) const {
+    stage_cols(s, x);
+  }
+};
+
+// acc += a @ b with both operands staged in LDS by sa and sb: the AMD product (MFMA where
+// use_tensor_cores allows, else the portable loop) and the portable one everywhere.
+template <class A, class B, class C, int M, int K, int N, int W, class SA, class SB>
+BV_DI void dot_lds(const SA& sa, const SB& sb, basic_block<C, shape<M, N>, W>& acc) {
   using O = basic_block<C, shape<M, N>, W>;
   using L = gpu::layout2d<M, N, W>;
-#if BV_NVIDIA
-  if constexpr (use_tensor_cores<A, B, C, M, N, K, W>()) {
-    mma_dot<false>(a, b, acc);
-    return;
-  }
-#endif
   constexpr int lda = K + lds_pad, ldb = K + lds_pad;
   A* As = gpu::prim::lds<A, M * lda, 3>();
   B* Bs = gpu::prim::lds<B, N * ldb, 4>();
   gpu::prim::barrier();
-  stage_rows(As, a);
-  stage_cols(Bs, b);
+  sa.stage(As);
+  sb.stage(Bs);
   gpu::prim::barrier();
   const int lane = gpu::prim::lane_id(), wave = gpu::prim::wave_id();
   if constexpr (use_tensor_cores<A, B, C, M, N, K, W>()) {
@@ -372,6 +388,7 @@ BV_DI void dot_acc(const basic_block<A, shape<M, K>, W>& a, const basic_block<B,
   } else {
     // Portable: each thread computes its own registers from LDS.
     using CC = compute_t<C>;
+#if BV_NVIDIA
 #pragma unroll
     for (int ri = 0; ri < O::NR; ++ri) {
       const A* ar = As + gpu::row_of<M, N, W>(ri) * lda;
@@ -383,7 +400,40 @@ BV_DI void dot_acc(const basic_block<A, shape<M, K>, W>& a, const basic_block<B,
         acc.v[ri * O::NC + ci] = cvt<C>(s);
       }
     }
+#else
+    // K outermost, each register still summed in k order (the same results): with a register's
+    // whole k loop innermost, the compiler read a row's K values of a once for all the columns
+    // and held them (K = 128 in attention: 128 registers a row, and the backward spilled).
+    CC s[O::NR * O::NC];
+#pragma unroll
+    for (int i = 0; i < O::NR * O::NC; ++i) s[i] = cvt<CC>(acc.v[i]);
+#pragma unroll 4
+    for (int k = 0; k < K; ++k) {
+#pragma unroll
+      for (int ri = 0; ri < O::NR; ++ri) {
+        const CC a = cvt<CC>(As[gpu::row_of<M, N, W>(ri) * lda + k]);
+#pragma unroll
+        for (int ci = 0; ci < O::NC; ++ci)
+          s[ri * O::NC + ci] += a * cvt<CC>(Bs[gpu::col_of<M, N, W>(ci) * ldb + k]);
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < O::NR * O::NC; ++i) acc.v[i] = cvt<C>(s[i]);
+#endif
   }
+}
+
+template <class A, class B, class C, int M, int K, int N, int W>
+BV_DI void dot_acc(const basic_block<A, shape<M, K>, W>& a, const basic_block<B, shape<K, N>, W>& b,
+                   basic_block<C, shape<M, N>, W>& acc) {
+#if BV_NVIDIA
+  if constexpr (use_tensor_cores<A, B, C, M, N, K, W>()) {
+    mma_dot<false>(a, b, acc);
+    return;
+  }
+#endif
+  dot_lds<A, B, C, M, K, N, W>(rows_of<basic_block<A, shape<M, K>, W>>{a},
+                               cols_of<basic_block<B, shape<K, N>, W>>{b}, acc);
 }
 }  // namespace detail
 
@@ -435,6 +485,15 @@ BV_DI basic_block<C, shape<M, N>, W> dot(const basic_block<A, shape<M, K>, W>& a
     detail::mma_dot<true>(a, bt.src, out);
     return out;
   } else
+#else
+  if constexpr (std::is_same_v<A, B>) {
+    static_assert(rules::dot<A, M, K, B, K2, N, true>());
+    basic_block<C, shape<M, N>, W> out = acc;
+    detail::dot_lds<A, B, C, M, K, N, W>(detail::rows_of<basic_block<A, shape<M, K>, W>>{a},
+                                         detail::rows_of<basic_block<B, shape<N, K2>, W>>{bt.src},
+                                         out);
+    return out;
+  } else
 #endif
     return dot(a, bt.get(), acc);
 }
@@ -442,13 +501,32 @@ template <class A, int K, int M, class B, int K2, int N, class C, int W>
 BV_DI basic_block<C, shape<M, N>, W> dot(const trans_view<A, K, M, W>& at,
                                          const basic_block<B, shape<K2, N>, W>& b,
                                          const basic_block<C, shape<M, N>, W>& acc) {
-  return dot(at.get(), b, acc);
+#if !BV_NVIDIA
+  if constexpr (std::is_same_v<A, B>) {
+    static_assert(rules::dot<A, M, K, B, K2, N, true>());
+    basic_block<C, shape<M, N>, W> out = acc;
+    detail::dot_lds<A, B, C, M, K, N, W>(detail::cols_of<basic_block<A, shape<K, M>, W>>{at.src},
+                                         detail::cols_of<basic_block<B, shape<K2, N>, W>>{b}, out);
+    return out;
+  } else
+#endif
+    return dot(at.get(), b, acc);
 }
 template <class A, int K, int M, class B, int N, int K2, class C, int W>
 BV_DI basic_block<C, shape<M, N>, W> dot(const trans_view<A, K, M, W>& at,
                                          const trans_view<B, N, K2, W>& bt,
                                          const basic_block<C, shape<M, N>, W>& acc) {
-  return dot(at.get(), bt, acc);
+#if !BV_NVIDIA
+  if constexpr (std::is_same_v<A, B>) {
+    static_assert(rules::dot<A, M, K, B, K2, N, true>());
+    basic_block<C, shape<M, N>, W> out = acc;
+    detail::dot_lds<A, B, C, M, K, N, W>(detail::cols_of<basic_block<A, shape<K, M>, W>>{at.src},
+                                         detail::rows_of<basic_block<B, shape<N, K2>, W>>{bt.src},
+                                         out);
+    return out;
+  } else
+#endif
+    return dot(at.get(), bt, acc);
 }
 
 template <class A, int M, int K, class B, int K2, int N, class C, int W>
@@ -482,11 +560,25 @@ BV_DI auto dot(const basic_block<A, shape<M, K>, W>& a, const trans_view<B, N, K
 }
 template <class A, int K, int M, class B, int K2, int N, int W>
 BV_DI auto dot(const trans_view<A, K, M, W>& at, const basic_block<B, shape<K2, N>, W>& b) {
+#if !BV_NVIDIA
+  using R = compute_t<promote_t<A, B>>;
+  basic_block<R, shape<M, N>, W> acc;
+  detail::generate(acc, [](auto, int, int) { return R(0); });
+  return dot(at, b, acc);
+#else
   return dot(at.get(), b);
+#endif
 }
 template <class A, int K, int M, class B, int N, int K2, int W>
 BV_DI auto dot(const trans_view<A, K, M, W>& at, const trans_view<B, N, K2, W>& bt) {
+#if !BV_NVIDIA
+  using R = compute_t<promote_t<A, B>>;
+  basic_block<R, shape<M, N>, W> acc;
+  detail::generate(acc, [](auto, int, int) { return R(0); });
+  return dot(at, bt, acc);
+#else
   return dot(at.get(), bt);
+#endif
 }
 
 }  // namespace gpu_lang

@@ -37,6 +37,17 @@ BV_DI int row_of(int ri) {
 template <int R, int C, int W>
 BV_DI int col_of(int ci) {
   using L = layout2d<R, C, W>;
+#if !BV_NVIDIA && defined(__HIP_DEVICE_COMPILE__)
+  // Without copies along the columns, a column is this thread's lane part plus a constant, the
+  // lane part hidden from the compiler: knowing its low bits zero, it made each + c an OR nested
+  // in the offsets that loads and stores test for contiguity, and could not fold those tests
+  // (memory.hpp's vector_ok); a plain sum it folds.
+  if constexpr (C % L::cols::tile() == 0) {
+    int lane_part = L::cols::raw(L::lane_col(prim::lane_id()), L::wave_col(prim::wave_id()), 0);
+    asm("" : "+v"(lane_part));
+    return lane_part + L::cols::raw(0, 0, ci);
+  }
+#endif
   return L::cols::at(L::lane_col(prim::lane_id()), L::wave_col(prim::wave_id()), ci);
 }
 // Whether register (ri, ci) of this thread is the first copy of its element (not a replica).

@@ -103,8 +103,21 @@ BV_DI bool vector_ok(const T* base, const I (&off)[V], const bool (&m)[V]) {
   // Aligned to the access (16 bytes at most: wider runs are moved as several 16-byte pieces).
   constexpr size_t align = V * sizeof(T) < 16 ? V * sizeof(T) : 16;
   bool ok = (reinterpret_cast<uintptr_t>(base + off[0]) % align) == 0;
+#if BV_NVIDIA
 #pragma unroll
   for (int j = 1; j < V; ++j) ok = ok && off[j] == off[0] + j;
+#else
+  // As a difference (unsigned: it may wrap where the offsets are far apart). A 2-D block's
+  // offsets are a row part plus a column, the column an opaque lane part plus a constant
+  // (layout.hpp's col_of): the compiler folds (row + (lane + c + j)) - (row + (lane + c)) to j,
+  // not row + (lane + c + j) == (row + (lane + c)) + j. So the runs of an arange's columns are
+  // known contiguous at compile time, and the tests no longer hold lane masks across the loops
+  // (attention's SGPR spills on gfx942 and gfx90a).
+  using U = std::make_unsigned_t<I>;
+#pragma unroll
+  for (int j = 1; j < V; ++j)
+    ok = ok && static_cast<U>(static_cast<U>(off[j]) - static_cast<U>(off[0])) == static_cast<U>(j);
+#endif
   if constexpr (Masked) {
 #pragma unroll
     for (int j = 0; j < V; ++j) ok = ok && m[j];
@@ -162,8 +175,23 @@ BV_DI void vstore(U* addr, const U* in) {
   }
 }
 
+// The base address as the lane-by-lane path of a 2-D block uses it. On AMD it is passed through
+// an empty volatile asm in that path: a run's offsets are known to be off[0] + j, and the
+// compiler made each address base + j uniform, hoisted out of the loops, an SGPR pair each for
+// the whole loop (attention's k and v: 12 SGPRs, spilled) for a path that runs only at a
+// tensor's edges or on a misaligned base. Now the sums are formed in that path. 1-D blocks keep
+// the uniform sums: the norms' row loops on 16 waves are short of VGPRs, not SGPRs.
+template <class U>
+BV_DI void lane_base(U*& base) {
+#if !BV_NVIDIA && defined(__HIP_DEVICE_COMPILE__)
+  asm volatile("" : "+v"(base));
+#else
+  (void)base;
+#endif
+}
+
 // Load V consecutive registers: one vector access when possible, else lane by lane.
-template <int V, bool Masked, class U, class I, class O>
+template <int V, bool Masked, bool TwoD, class U, class I, class O>
 BV_DI void load_run(U* out, const U* base, const I (&off)[V], const bool (&m)[V], O other) {
   if constexpr (V > 1 && (V * sizeof(U)) % 4 == 0) {
     if (vector_ok<V, Masked>(base, off, m)) {
@@ -171,6 +199,7 @@ BV_DI void load_run(U* out, const U* base, const I (&off)[V], const bool (&m)[V]
       return;
     }
   }
+  if constexpr (TwoD) lane_base(base);
 #pragma unroll
   for (int j = 0; j < V; ++j) {
     // A scalar `other` travels as a value: were it read from memory in one arm, the compiler
@@ -181,7 +210,7 @@ BV_DI void load_run(U* out, const U* base, const I (&off)[V], const bool (&m)[V]
       out[j] = (!Masked || m[j]) ? base[off[j]] : other[j];
   }
 }
-template <int V, bool Masked, bool Replicas, class U, class I>
+template <int V, bool Masked, bool Replicas, bool TwoD, class U, class I>
 BV_DI void store_run(U* base, const I (&off)[V], const bool (&m)[V], const bool (&own)[V],
                      const U (&in)[V]) {
   if constexpr (V > 1 && (V * sizeof(U)) % 4 == 0) {
@@ -195,6 +224,7 @@ BV_DI void store_run(U* base, const I (&off)[V], const bool (&m)[V], const bool 
       return;
     }
   }
+  if constexpr (TwoD) lane_base(base);
 #pragma unroll
   for (int j = 0; j < V; ++j)
     if ((!Masked || m[j]) && (!Replicas || own[j])) base[off[j]] = in[j];
@@ -261,10 +291,10 @@ BV_DI auto load_impl(const ptr_block<T, S, W, I>& pb, const M& mask, const O oth
         U o[V];
 #pragma unroll
         for (int j = 0; j < V; ++j) o[j] = oth(part_f{}, g + j, 0);
-        load_run<V, masked>(out.f + g, base, off, m, o);
+        load_run<V, masked, false>(out.f + g, base, off, m, o);
       } else {
         const U o = oth(part_f{}, 0, 0);
-        load_run<V, masked>(out.f + g, base, off, m, o);
+        load_run<V, masked, false>(out.f + g, base, off, m, o);
       }
     }
     // The row and column roles: reloaded (the compiler drops them when no .row()/.col() uses
@@ -326,10 +356,10 @@ BV_DI auto load_impl(const ptr_block<T, S, W, I>& pb, const M& mask, const O oth
           U o[V];
 #pragma unroll
           for (int j = 0; j < V; ++j) o[j] = oth(part_2{}, ri, cg + j);
-          load_run<V, masked>(out.v + ri * B::NC + cg, base, off, m, o);
+          load_run<V, masked, true>(out.v + ri * B::NC + cg, base, off, m, o);
         } else {
           const U o = oth(part_2{}, 0, 0);
-          load_run<V, masked>(out.v + ri * B::NC + cg, base, off, m, o);
+          load_run<V, masked, true>(out.v + ri * B::NC + cg, base, off, m, o);
         }
       }
   }
@@ -358,7 +388,7 @@ BV_DI void store_impl(const ptr_block<T, S, W, I>& pb, const V& value, const M& 
         in[j] = get<T>(value, part_f{}, g + j, 0);
         own[j] = gpu::owner1d<S::size, W>(g + j);
       }
-      store_run<VW, masked, replicas>(pb.p, off, m, own, in);
+      store_run<VW, masked, replicas, false>(pb.p, off, m, own, in);
     }
   } else {
     using B = basic_block<T, S, W>;
@@ -407,7 +437,7 @@ BV_DI void store_impl(const ptr_block<T, S, W, I>& pb, const V& value, const M& 
           in[j] = get<T>(value, part_2{}, ri, cg + j);
           own[j] = gpu::owner2d<S::rows, S::cols, W>(ri, cg + j);
         }
-        store_run<VW, masked, replicas>(pb.p, off, m, own, in);
+        store_run<VW, masked, replicas, true>(pb.p, off, m, own, in);
       }
   }
 }

@@ -138,14 +138,17 @@ BV_KERNEL void attention_bwd_dq_kernel(program<W> p, ptr<const T> q, ptr<const T
 
 // Launch configurations (bv/launch_config.hpp), by the element size of q, k and v (a table each)
 // and, within a table, by head dimension D. An f32 tile takes twice the LDS of a 16-bit one, so
-// tiles sized for 16-bit inputs do not fit an AMD workgroup's 64 KiB in f32.
+// not every tile sized for 16-bit inputs fits an AMD workgroup's 64 KiB in f32 (sm_90's 64x64 at
+// D = 128: 125440 bytes, attention_fwd_lds_bytes).
 //
 // 16-bit, D = 64, every target: BM = 128 query rows x BN = 64 keys a step, 8 waves, registers
 // capped for 2 programs per SM. Measured at 4x16x4096x64 f16 on an H100 (docs/PERFORMANCE.md):
 // 128x64 with 8 warps 4.59 ms against 5.91 for 64x64 with 4, and 1.55-1.58 ms with 2 programs per
 // SM against 2.40 with 1 (the loop is latency-bound). D = 128 on sm_90: 64x64, 4 warps (the
-// [BM, 128] fp32 accumulator stays at 64 registers a thread). D = 128 on AMD: 32x32, because 64x64
-// needs 79488 bytes of LDS (clang-19, gfx942; attention_fwd_lds_bytes) and a workgroup has 65536.
+// [BM, 128] fp32 accumulator stays at 64 registers a thread). D = 128 on AMD: 32x32, 30464 bytes
+// of LDS, so two workgroups share a CU's 64 KiB; 64x64 takes 62976 (one workgroup a CU) and is
+// not measured on AMD. Both run with no spills under clang-19 (gfx942) and hipcc (gfx90a), as
+// does 128x64 on 8 waves at D = 64 (28672 bytes).
 template <int Bytes>
 struct attention_fwd_configs {
   static_assert(Bytes == 2 || Bytes == 4,
@@ -164,9 +167,8 @@ struct attention_fwd_configs<2> {
   // clang-format on
 };
 // f32: sm_90 launches what it does for 16-bit inputs (the H100 figures above; its 227 KiB of
-// shared memory hold f32 tiles). AMD: the largest tiles whose LDS fits 64 KiB, with 4 waves as
-// the 16-bit rows: 64x64 at D = 64 (54016 bytes; the MFMA path), 32x16 at D = 128 (49984 bytes;
-// 32x32 needs 77184).
+// shared memory hold f32 tiles). AMD: 4 waves, tiles that fit the 64 KiB of LDS and run with no
+// spills: 64x64 at D = 64 (37376 bytes; the MFMA path), 32x16 at D = 128 (41728 bytes).
 template <>
 struct attention_fwd_configs<4> {
   static constexpr const char* key = "head dimension";
@@ -183,22 +185,19 @@ struct attention_fwd_configs<4> {
 
 // Bytes of LDS attention_fwd_kernel<T, D, BM, BN, ., W> takes in the AMD lowering
 // (gpu_backend/bv/gpu/, one lowering for gfx942 and gfx90a): its buffers in the order the kernel
-// first uses them, each placed at a 16-byte boundary as the device packs them. trans(k) becomes a
-// block through an [BN, D + 1] buffer; dot stages its operands as rows padded by 8 elements,
-// [BM, D + 8] and [BN, D + 8] for q k^T, [BM, BN + 8] and [D, BN + 8] for p v (the same two
-// buffers when BN == D: a buffer is one per element type and size); max and sum across the waves
+// first uses them, each placed at a 16-byte boundary as the device packs them. dot stages its
+// operands as rows padded by 8 elements (trans(k) straight from k's rows), [BM, D + 8] and
+// [BN, D + 8] for q k^T, [BM, BN + 8] and [D, BN + 8] for p v (the same two buffers when
+// BN == D: a buffer is one per element type and size); max and sum across the waves
 // along a row share one fp32 [waves along BN, BM] buffer. The emulator measures the same figure
 // (tests/emulator/test_attention_lds.cpp checks that they agree for every declared row).
 constexpr int64_t attention_fwd_lds_bytes(int bytes, int d, int bm, int bn, int waves) {
   constexpr int pad = 8;
   const int64_t qk_a = int64_t{bytes} * bm * (d + pad), qk_b = int64_t{bytes} * bn * (d + pad);
   const int64_t pv_a = int64_t{bytes} * bm * (bn + pad), pv_b = int64_t{bytes} * d * (bn + pad);
-  const int64_t sizes[] = {int64_t{bytes} * bn * (d + 1),
-                           qk_a,
-                           qk_b,
+  const int64_t sizes[] = {qk_a, qk_b,
                            int64_t{4} * ::bv::layout::waves_n(target::gfx942, waves) * bm,
-                           bn == d ? 0 : pv_a,
-                           bn == d ? 0 : pv_b};
+                           bn == d ? 0 : pv_a, bn == d ? 0 : pv_b};
   int64_t end = 0;
   for (int64_t b : sizes)
     if (b > 0) end = (end + 15) / 16 * 16 + b;
@@ -242,10 +241,11 @@ static_assert(detail::attention_fwd_sm90_by_size_alike<64>() &&
 
 // Backward (the preprocess runs BM rows; dK/dV and dQ BM x BN tiles), by element size as the
 // forward: 64x64 with 4 waves at D = 64 (the GPU's choice); 32x32 at D = 128, which keeps the
-// backward's four [B, 128] fp32 tiles small. f32 on AMD at D = 128: 16x16, since 32x32 needs 81152
-// bytes of LDS for dK/dV and 76928 for dQ (hipcc, gfx90a) and a workgroup has 65536; 16x32 needs
-// 65664 for dQ; 32x16 fits but spills twice as much as 16x16 (clang-19, gfx942: dK/dV 1195 VGPRs
-// against 546; the ISA report lists them).
+// backward's four [B, 128] fp32 tiles small. f32 on AMD launches the same: at D = 128, 32x32
+// takes 60416 bytes of LDS for dK/dV and for dQ (dot stages a trans() operand from the block
+// itself; 81152 and 76928 when it went through a transpose buffer), and every row runs with no
+// spills under clang-19 (gfx942) and hipcc (gfx90a); 16x16, the earlier AMD tile, spilled 2 VGPRs
+// in dK/dV on gfx942.
 template <int Bytes>
 struct attention_bwd_configs {
   static_assert(Bytes == 2 || Bytes == 4,
@@ -271,7 +271,7 @@ struct attention_bwd_configs<4> {
       {.targets = only(target::sm_90), .up_to = 64,  .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = only(target::sm_90), .up_to = 128, .waves = 4,  .bm = 32,  .bn = 32},
       {.targets = amd_targets,         .up_to = 64,  .waves = 4,  .bm = 64,  .bn = 64},
-      {.targets = amd_targets,         .up_to = 128, .waves = 4,  .bm = 16,  .bn = 16},
+      {.targets = amd_targets,         .up_to = 128, .waves = 4,  .bm = 32,  .bn = 32},
   };
   // clang-format on
 };
