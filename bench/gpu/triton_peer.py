@@ -7,9 +7,12 @@ measured now, on this GPU. Needs python3 with torch and triton and a CUDA GPU.
 Shapes: add 2^28 f32, softmax 8192x8192 f32, RMSNorm f16 8192x8192, matmul f16 8192^3 (128x128x64
 tiles, grouped ordering), attention forward 4x16x4096x64 f16 (non-causal, 64x64 tiles, online
 softmax), and the device-to-device copy bandwidth as the memory ceiling. Each Triton result is
-checked against torch before it is timed; timing is the median of 20 calls after one warm-up, by
-the host clock around each call and a synchronize (a few microseconds of launch overhead that
-matter only for the shortest kernels). bench/gpu/run_device.sh prints these beside ours.
+checked against torch before it is timed. `triton`: the mean of 20 back-to-back calls between two
+CUDA events, after 3 warm-up calls (Python's launch, 15 to 25 us a call, overlaps the kernels
+before it, so this is the kernel's own time); `triton_single`: the median of 20 single calls
+between two events, as `blockvec bench --backend gpu` times ours (a single Python launch delays
+the kernel inside the events); `triton_host`: the median by the host clock around a call and a
+synchronize. torch: single calls between events. bench/gpu/run_device.sh prints these beside ours.
 """
 import json
 import sys
@@ -99,7 +102,43 @@ def attn_fwd(q, k, v, o, scale, S: tl.constexpr, D: tl.constexpr, BM: tl.constex
     tl.store(o + base + rm[:, None] * D + rd[None, :], (acc / l_i[:, None]).to(o.dtype.element_ty))
 
 
-def median_time(fn, reps=20):
+def median_time(fn, reps=20, warmup=3):
+    """Median seconds of one call, between two CUDA events (as blockvec's GPU bench)."""
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        ts.append(a.elapsed_time(b) * 1e-3)
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
+def batch_time(fn, reps=20, warmup=3):
+    """Mean seconds of one call over reps calls issued back to back between two CUDA events."""
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a.record()
+    for _ in range(reps):
+        fn()
+    b.record()
+    b.synchronize()
+    return a.elapsed_time(b) * 1e-3 / reps
+
+
+def triton_times(fn):
+    return dict(triton=batch_time(fn), triton_single=median_time(fn), triton_host=host_median_time(fn))
+
+
+def host_median_time(fn, reps=20):
+    """Median seconds of one call by the host clock around it and a synchronize."""
     fn()
     torch.cuda.synchronize()
     ts = []
@@ -136,7 +175,7 @@ def main():
     f = lambda: add_kernel[(triton.cdiv(n, 1024),)](x, y, o, n, BLOCK=1024)
     f()
     check("add", o, x + y, 1e-6)
-    res["add"] = dict(n=n, triton=median_time(f), torch=median_time(lambda: torch.add(x, y, out=o)))
+    res["add"] = dict(n=n, **triton_times(f), torch=median_time(lambda: torch.add(x, y, out=o)))
     del x, y, o
 
     R = C = 8192
@@ -145,7 +184,8 @@ def main():
     f = lambda: softmax_kernel[(R,)](x, o, x.stride(0), C, BLOCK=triton.next_power_of_2(C))
     f()
     check("softmax", o, torch.softmax(x, -1), 1e-5)
-    res["softmax"] = dict(shape=[R, C], triton=median_time(f), torch=median_time(lambda: torch.softmax(x, -1)))
+    res["softmax"] = dict(shape=[R, C], **triton_times(f),
+                          torch=median_time(lambda: torch.softmax(x, -1)))
 
     dt = torch.float16
     x, w = torch.randn(R, C, device=dev, dtype=dt), torch.randn(C, device=dev, dtype=dt)
@@ -154,7 +194,8 @@ def main():
     ref = lambda: (x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + 1e-6) * w.float()).to(dt)
     f()
     check("rmsnorm", o, ref(), 1e-2)
-    res["rmsnorm"] = dict(shape=[R, C], dtype=str(dt), triton=median_time(f), torch_eager=median_time(ref))
+    res["rmsnorm"] = dict(shape=[R, C], dtype=str(dt), **triton_times(f),
+                          torch_eager=median_time(ref))
     del x, w, o
 
     M = 8192
@@ -166,7 +207,7 @@ def main():
                                     c.stride(0), c.stride(1), BM=BM, BN=BN, BK=BK, GROUP_M=8)
     f()
     err = check("matmul", c, a.float() @ b.float(), 1e-2)
-    res["matmul"] = dict(M=M, dtype=str(dt), triton=median_time(f), torch=median_time(lambda: torch.matmul(a, b)),
+    res["matmul"] = dict(M=M, dtype=str(dt), **triton_times(f), torch=median_time(lambda: torch.matmul(a, b)),
                          rel_err=err)
     del a, b, c
 
@@ -178,7 +219,7 @@ def main():
     sdpa = torch.nn.functional.scaled_dot_product_attention
     f()
     err = check("attention", o, sdpa(q.float(), k.float(), v.float()), 1e-2)
-    res["attn"] = dict(shape=[B, H, S, D], dtype=str(dt), triton=median_time(f),
+    res["attn"] = dict(shape=[B, H, S, D], dtype=str(dt), **triton_times(f),
                        torch=median_time(lambda: sdpa(q, k, v)), rel_err=err)
     del q, k, v, o
 
