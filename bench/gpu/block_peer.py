@@ -20,6 +20,7 @@ try:
 except Exception as e:  # no peer on this machine: say so, as JSON, and fail
     print(json.dumps(dict(error="python3 cannot import torch (%s)" % e)))
     sys.exit(1)
+from gpu_timing import median_time
 
 HEAD_DIM = 64
 # (name, seq, heads, ffn): the rows blockvec's device bench registers (host_api_block.cu).
@@ -77,19 +78,7 @@ def time_block(seq, heads, ffn, dev):
         out = block(x, w, cos, sin, heads, ffn)
         out.backward(dout)
 
-    for _ in range(3):
-        step()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(20):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        step()
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b) * 1e-3)
-    times.sort()
-    return times[len(times) // 2]
+    return median_time(step, reps=20, warmup=3)
 
 
 def main():

@@ -1,13 +1,14 @@
 """Triton LayerNorm forward peer for bench/gpu/bench_gpu_lib.cu: the forward kernel of Triton's
 layer-norm tutorial (_layer_norm_fwd_fused: one program per row, mean and rstd saved, the row
 walked in BLOCK_SIZE chunks, BLOCK_SIZE = min(65536 // element_size, next_pow2(N)), num_warps =
-min(max(BLOCK_SIZE // 256, 1), 8)), timed like bench/gpu/triton_peer.py (median of 20,
-host clock around each call with a synchronize: `triton`, `torch`) and like blockvec bench
+min(max(BLOCK_SIZE // 256, 1), 8)), timed by the host clock (median of 20, around each call with
+a synchronize: `triton`, `torch`) and like blockvec bench
 --backend gpu times ours (CUDA events around each launch, median of 20 after 3 warm-up launches:
 `triton_events`, `torch_events`), against torch.nn.functional.layer_norm.
 usage: python3 layernorm_peer.py [ROWS COLS]   (default 8192 8192, f16; prints JSON)"""
-import json, sys, time
+import json, sys
 import torch, triton, triton.language as tl
+from gpu_timing import host_median_time, median_time
 
 
 @triton.jit
@@ -43,28 +44,6 @@ def _layer_norm_fwd_fused(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK_SIZE: tl
         tl.store(Y + cols, y, mask=mask)
 
 
-def bench(fn, reps=20, warm=1):
-    for _ in range(warm): fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        t = time.perf_counter(); fn(); torch.cuda.synchronize()
-        ts.append(time.perf_counter() - t)
-    ts.sort(); return ts[len(ts) // 2]
-
-
-def bench_events(fn, reps=20, warm=3):
-    """Timed as blockvec bench --backend gpu times ours: CUDA events around each launch, median."""
-    for _ in range(warm): fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        a = torch.cuda.Event(enable_timing=True); b = torch.cuda.Event(enable_timing=True)
-        a.record(); fn(); b.record(); b.synchronize()
-        ts.append(a.elapsed_time(b) * 1e-3)
-    ts.sort(); return ts[len(ts) // 2]
-
-
 def main():
     M, N = (int(sys.argv[1]), int(sys.argv[2])) if len(sys.argv) > 2 else (8192, 8192)
     dt = torch.float16
@@ -77,13 +56,13 @@ def main():
     num_warps = min(max(BLOCK_SIZE // 256, 1), 8)
     f = lambda: _layer_norm_fwd_fused[(M,)](x, y, w, b, mean, rstd, x.stride(0), N, 1e-5,
                                             BLOCK_SIZE=BLOCK_SIZE, num_warps=num_warps)
-    t = bench(f)
-    t_ev = bench_events(f)
+    t = host_median_time(f)
+    t_ev = median_time(f)
     ref = torch.nn.functional.layer_norm(x.float(), (N,), w.float(), b.float(), 1e-5)
     err = ((y.float() - ref).norm() / ref.norm()).item()
     assert err < 1e-2, err
-    tt = bench(lambda: torch.nn.functional.layer_norm(x, (N,), w, b, 1e-5))
-    tt_ev = bench_events(lambda: torch.nn.functional.layer_norm(x, (N,), w, b, 1e-5))
+    tt = host_median_time(lambda: torch.nn.functional.layer_norm(x, (N,), w, b, 1e-5))
+    tt_ev = median_time(lambda: torch.nn.functional.layer_norm(x, (N,), w, b, 1e-5))
     print(json.dumps(dict(triton=triton.__version__, torch=torch.__version__,
                           layernorm=dict(shape=[M, N], dtype=str(dt), triton=t, torch=tt,
                                          triton_events=t_ev, torch_events=tt_ev,

@@ -1,31 +1,20 @@
 # Triton's RMSNorm of bench/gpu/triton_peer.py at its shape (f16 8192 x 8192), timed three ways:
-# the host clock as triton_peer.py does (median of 20), CUDA events around single launches (median
-# of 50, as blockvec bench), and the mean of 20 back-to-back launches between two events; plus
-# num_warps 8 and 16 and the copy ceiling (host clock as the peer, and events). The host clock and
+# the host clock (median of 20: triton_peer.py's triton_host), CUDA events around single launches
+# (median of 50, as blockvec bench), and the mean of 20 back-to-back launches between two events;
+# plus num_warps 8 and 16 and the copy ceiling (host clock and events). The host clock and
 # single-launch events include Python's launch time (about 15-25 us here); the back-to-back mean
 # does not. Run from the repository root beside bench/gpu/rmsnorm_sweep.cu, in one device call.
-import sys, time
+import sys
 sys.path.insert(0, "bench/gpu")
 import torch, triton
 import triton_peer as tp
+import gpu_timing as gt
 
 def ev_median(fn, reps=50):
-    for _ in range(5): fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record(); fn(); b.record(); b.synchronize()
-        ts.append(a.elapsed_time(b))
-    ts.sort()
-    return ts[len(ts) // 2]
+    return gt.median_time(fn, reps, warmup=5) * 1e3
 
 def ev_batch(fn, n=20):
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    a.record()
-    for _ in range(n): fn()
-    b.record(); b.synchronize()
-    return a.elapsed_time(b) / n
+    return gt.batch_time(fn, n, warmup=0) * 1e3
 
 R = C = 8192
 torch.manual_seed(0)
@@ -40,15 +29,15 @@ for nw in (None, 4, 8, 16):
     f = lambda: tp.rmsnorm_kernel[(R,)](x, w, o, x.stride(0), C, 1e-6, BLOCK=8192, **kw)
     o.fill_(float("nan")); f(); torch.cuda.synchronize()
     e = tp.rel_err(o, ref)
-    host = tp.median_time(f) * 1e3
+    host = gt.host_median_time(f) * 1e3
     evm, evb = ev_median(f), ev_batch(f)
     print("TRITON num_warps %-7s host-clock median %.4f ms  events median %.4f ms (%.2f TB/s)  batch-of-20 mean %.4f ms (%.2f TB/s)  rel err %.1e"
           % ("default" if nw is None else nw, host, evm, B / evm / 1e9, evb, B / evb / 1e9, e))
 del x, w, o, ref
 x = torch.empty(1 << 30, dtype=torch.uint8, device="cuda"); y = torch.empty_like(x)
 cp = lambda: y.copy_(x)
-host = tp.median_time(cp); evm = ev_median(cp, 20)
-print("COPY 1 GiB d2d: host clock %.2f TB/s (as triton_peer.py), events median %.2f TB/s" % (2 * x.numel() / host / 1e12, 2 * x.numel() / evm / 1e9))
+host = gt.host_median_time(cp); evm = ev_median(cp, 20)
+print("COPY 1 GiB d2d: host clock %.2f TB/s, events median %.2f TB/s" % (2 * x.numel() / host / 1e12, 2 * x.numel() / evm / 1e9))
 x = torch.empty(1 << 28, dtype=torch.uint8, device="cuda"); y = torch.empty_like(x)
 evm = ev_median(cp, 50)
 print("COPY 256 MiB d2d (RMSNorm's bytes): events median %.4f ms %.2f TB/s" % (evm, 2 * x.numel() / evm / 1e9))

@@ -73,17 +73,17 @@ if cli:
         # as ours: a Python launch delays the kernel inside them, and a long compute-bound kernel
         # runs at a higher clock alone than back to back) give the second ratio; the host clock
         # (with Python's launch) is shown as well.
-        host = lambda r: ("  (triton single %.4f ms, ratio %.2f; host clock %.4f ms)" % (
-                              r["triton_single"] * 1e3, r["triton_single"] / ours[r["_k"]], r["triton_host"] * 1e3)
-                          if "triton_single" in r and r.get("_k") in ours else "")
-        for name, k in (("add", "add"), ("softmax", "softmax"), ("matmul", "matmul_f16"), ("rmsnorm", "rmsnorm"),
-                        ("attn", "attention")):
-            if name in p: p[name]["_k"] = k
-        side("add", "add", p["add"]["triton"], p["add"].get("torch"), host(p["add"]))
-        side("softmax", "softmax", p["softmax"]["triton"], p["softmax"].get("torch"), host(p["softmax"]))
-        side("matmul f16", "matmul_f16", p["matmul"]["triton"], p["matmul"].get("torch"), host(p["matmul"]))
-        side("rmsnorm f16", "rmsnorm", p["rmsnorm"]["triton"], p["rmsnorm"].get("torch_eager"), host(p["rmsnorm"]))
-        side("attention", "attention", p["attn"]["triton"], p["attn"].get("torch"), host(p["attn"]))
+        def vs_triton(name, k, r, torch):
+            extra = ""
+            if "triton_single" in r and k in ours:
+                extra = "  (triton single %.4f ms, ratio %.2f; host clock %.4f ms)" % (
+                    r["triton_single"] * 1e3, r["triton_single"] / ours[k], r["triton_host"] * 1e3)
+            side(name, k, r["triton"], torch, extra)
+        vs_triton("add", "add", p["add"], p["add"].get("torch"))
+        vs_triton("softmax", "softmax", p["softmax"], p["softmax"].get("torch"))
+        vs_triton("matmul f16", "matmul_f16", p["matmul"], p["matmul"].get("torch"))
+        vs_triton("rmsnorm f16", "rmsnorm", p["rmsnorm"], p["rmsnorm"].get("torch_eager"))
+        vs_triton("attention", "attention", p["attn"], p["attn"].get("torch"))
     if blk and "results" in blk:
         print("decoder block, forward + backward, f32 (ratio = PyTorch eager time / ours):")
         for k, b in blk["results"].items():

@@ -16,7 +16,6 @@ synchronize. torch: single calls between events. bench/gpu/run_device.sh prints 
 """
 import json
 import sys
-import time
 
 try:
     import torch
@@ -25,6 +24,7 @@ try:
 except Exception as e:  # no peer on this machine: say so, as JSON, and fail
     print(json.dumps(dict(error="python3 cannot import torch and triton (%s)" % e)))
     sys.exit(1)
+from gpu_timing import batch_time, host_median_time, median_time
 
 
 @triton.jit
@@ -102,53 +102,8 @@ def attn_fwd(q, k, v, o, scale, S: tl.constexpr, D: tl.constexpr, BM: tl.constex
     tl.store(o + base + rm[:, None] * D + rd[None, :], (acc / l_i[:, None]).to(o.dtype.element_ty))
 
 
-def median_time(fn, reps=20, warmup=3):
-    """Median seconds of one call, between two CUDA events (as blockvec's GPU bench)."""
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        ts.append(a.elapsed_time(b) * 1e-3)
-    ts.sort()
-    return ts[len(ts) // 2]
-
-
-def batch_time(fn, reps=20, warmup=3):
-    """Mean seconds of one call over reps calls issued back to back between two CUDA events."""
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    a.record()
-    for _ in range(reps):
-        fn()
-    b.record()
-    b.synchronize()
-    return a.elapsed_time(b) * 1e-3 / reps
-
-
 def triton_times(fn):
     return dict(triton=batch_time(fn), triton_single=median_time(fn), triton_host=host_median_time(fn))
-
-
-def host_median_time(fn, reps=20):
-    """Median seconds of one call by the host clock around it and a synchronize."""
-    fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        torch.cuda.synchronize()
-        ts.append(time.perf_counter() - t)
-    ts.sort()
-    return ts[len(ts) // 2]
 
 
 def rel_err(got, want):

@@ -1,7 +1,11 @@
 // The attention backward in every configuration declared for AMD (attention_bwd_configs: 16-bit
 // and f32, head dimension 64 and 128, causal and not) on the emulator, against a double
 // reference at ragged sequence lengths: the library's emulator tests run it in one configuration
-// (f16, D = 64), and nothing else runs the other rows through the AMD lowering.
+// (f16, D = 64), and nothing else runs the other rows through the AMD lowering. The reference is
+// its own, not bv::kernels::ref's: in an emulator test bv::tensor is the emulator's tensor, and
+// ref's templates instantiated here would share their names with library_cpu.cpp's instantiations
+// for the interpreter's tensor (one definition rule: the test then crashes in another test's
+// reference).
 #include <doctest/doctest.h>
 
 #include <algorithm>

@@ -110,11 +110,10 @@ struct ring_ref {
   static constexpr int tile_bytes = R * C * 2;
   const U* base;
   int shape0, shape1, stride0, stride1;
-  unsigned char* ring;  // the slots (1024-byte aligned where wgmma reads them)
   int stages;
   unsigned char* meta;  // the bookkeeping: stages mbarriers, then per-wave ints
-  // The slots' offset in the dynamic LDS: names the ring. A constant of the inlined kernel, which
-  // the compiler folds where it cannot fold a comparison of the two rings' pointers.
+  // The slots' offset in the dynamic LDS, which names the ring: a constant of the inlined kernel,
+  // so comparisons of two rings fold (a comparison of their pointers did not).
   int at;
   // This wave's copy of the count of tiles issued.
   BV_DI int* count() const {
@@ -126,10 +125,12 @@ struct ring_ref {
   }
 #if BV_NVIDIA
   BV_DI uint32_t bar(int slot) const { return gpu::prim::lds_addr(meta + 8 * slot); }
-#endif
+  // The slots (1024-byte aligned where wgmma reads them).
+  BV_DI unsigned char* ring() const { return gpu::prim::dyn_lds() + at; }
   BV_DI const U* slot_ptr(int t) const {
-    return reinterpret_cast<const U*>(ring + (t % stages) * tile_bytes);
+    return reinterpret_cast<const U*>(ring() + (t % stages) * tile_bytes);
   }
+#endif
 };
 }  // namespace detail
 
@@ -144,7 +145,6 @@ template <class T, int R, int C, int W>
 struct block_ptr {
   T* base = nullptr;
   int shape0 = 0, shape1 = 0, stride0 = 0, stride1 = 0, off0 = 0, off1 = 0;
-  unsigned char* ring = nullptr;  // LDS ring's slots (generic address)
   int stages = 0;                 // its slots; 0: no ring (every load reads global memory)
   unsigned char* meta = nullptr;  // the ring's mbarriers and counts
   int ring_at = -1;               // the slots' offset in the dynamic LDS (ring_ref::at)
@@ -427,7 +427,7 @@ BV_DI void ring_issue(const ring_ref<T, R, C, W>& r, int n, bool wait_old, int o
   *r.fmt(n) = fmt;
   ring_copy<typename ring_ref<T, R, C, W>::U, R, C, W>(
       r.base, r.shape0, r.shape1, r.stride0, r.stride1,
-      gpu::prim::lds_addr(r.ring + slot * r.tile_bytes), bar, o0, o1,
+      gpu::prim::lds_addr(r.ring() + slot * r.tile_bytes), bar, o0, o1,
       pairs_aligned(r.base, r.stride0, r.stride1, o1), fmt);
 }
 // Wait for tile t; every tile issued before it has landed too (each thread's arrive on t's
@@ -548,12 +548,12 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
               gpu::prim::dyn_lds_bytes());
         __trap();
       }
-      b.ring = gpu::prim::dyn_lds() + at;
       b.ring_at = at;
       b.meta = gpu::prim::dyn_lds() + (dyn - p.lds_meta_taken);
       b.stages = S;
       // ring_copy's addressing relies on 128-byte alignment, wgmma's swizzle on 1024.
-      if (gpu::prim::lds_addr(b.ring) % (gpu::prim::has_wgmma ? 1024 : 128) != 0) {
+      const uint32_t slots = gpu::prim::lds_addr(gpu::prim::dyn_lds() + at);
+      if (slots % (gpu::prim::has_wgmma ? 1024 : 128) != 0) {
         if (say && gpu::prim::thread_id() == 0)
           printf("blockvec GPU: dynamic LDS is not %d-byte aligned\n",
                  gpu::prim::has_wgmma ? 1024 : 128);
@@ -583,8 +583,7 @@ BV_DI auto load_bp(const block_ptr<T, R, C, W>& bp, boundary_check bc) {
                 std::remove_const_t<T>{});
   } else {
     bp_tile<T, R, C, W> v{
-        {bp.base, bp.shape0, bp.shape1, bp.stride0, bp.stride1, bp.ring, bp.stages, bp.meta,
-         bp.ring_at},
+        {bp.base, bp.shape0, bp.shape1, bp.stride0, bp.stride1, bp.stages, bp.meta, bp.ring_at},
         bp.off0,
         bp.off1,
         bc.dim0,

@@ -314,26 +314,29 @@ BV_DI void mma_dot(const basic_block<A, shape<M, K>, W>& a, const BB& b,
 }
 #endif
 
-// How dot_lds places an operand in LDS. Both images are read along K: A as [M][K] (rows_of a
-// itself, or cols_of the K x M block whose transpose a is) and B as [N][K] (cols_of b itself, or
-// rows_of the N x K block whose transpose b is). So a trans() operand is staged straight from the
-// block it views, with no transpose through LDS of its own.
-template <class X>
-struct rows_of {
+// How dot_lds places an operand in LDS. Both images are read along K: A as [M][K] (rows(a) itself,
+// or cols(x) of the K x M block x whose transpose a is) and B as [N][K] (cols(b) itself, or
+// rows(x) of the N x K block x whose transpose b is). So a trans() operand is staged straight from
+// the block it views, with no transpose through LDS of its own.
+template <class X, bool Rows>
+struct staged {
   const X& x;
   template <class T>
   BV_DI void stage(T* s) const {
-    stage_rows(s, x);
+    if constexpr (Rows)
+      stage_rows(s, x);
+    else
+      stage_cols(s, x);
   }
 };
 template <class X>
-struct cols_of {
-  const X& x;
-  template <class T>
-  BV_DI void stage(T* s) const {
-    stage_cols(s, x);
-  }
-};
+BV_DI staged<X, true> rows(const X& x) {
+  return {x};
+}
+template <class X>
+BV_DI staged<X, false> cols(const X& x) {
+  return {x};
+}
 
 // acc += a @ b with both operands staged in LDS by sa and sb: the AMD product (MFMA where
 // use_tensor_cores allows, else the portable loop) and the portable one everywhere.
@@ -432,8 +435,16 @@ BV_DI void dot_acc(const basic_block<A, shape<M, K>, W>& a, const basic_block<B,
     return;
   }
 #endif
-  dot_lds<A, B, C, M, K, N, W>(rows_of<basic_block<A, shape<M, K>, W>>{a},
-                               cols_of<basic_block<B, shape<K, N>, W>>{b}, acc);
+  dot_lds<A, B, C, M, K, N, W>(rows(a), cols(b), acc);
+}
+// acc + a @ b through dot_lds, for a trans() operand (AMD and the emulator).
+template <class A, class B, class C, int M, int K, int N, int W, class SA, class SB>
+BV_DI basic_block<C, shape<M, N>, W> dot_staged(const SA& sa, const SB& sb,
+                                                const basic_block<C, shape<M, N>, W>& acc) {
+  static_assert(rules::dot<A, M, K, B, K, N, true>());
+  basic_block<C, shape<M, N>, W> out = acc;
+  dot_lds<A, B, C, M, K, N, W>(sa, sb, out);
+  return out;
 }
 }  // namespace detail
 
@@ -486,14 +497,9 @@ BV_DI basic_block<C, shape<M, N>, W> dot(const basic_block<A, shape<M, K>, W>& a
     return out;
   } else
 #else
-  if constexpr (std::is_same_v<A, B>) {
-    static_assert(rules::dot<A, M, K, B, K2, N, true>());
-    basic_block<C, shape<M, N>, W> out = acc;
-    detail::dot_lds<A, B, C, M, K, N, W>(detail::rows_of<basic_block<A, shape<M, K>, W>>{a},
-                                         detail::rows_of<basic_block<B, shape<N, K2>, W>>{bt.src},
-                                         out);
-    return out;
-  } else
+  if constexpr (std::is_same_v<A, B>)
+    return detail::dot_staged<A, B, C, M, K, N, W>(detail::rows(a), detail::rows(bt.src), acc);
+  else
 #endif
     return dot(a, bt.get(), acc);
 }
@@ -502,13 +508,9 @@ BV_DI basic_block<C, shape<M, N>, W> dot(const trans_view<A, K, M, W>& at,
                                          const basic_block<B, shape<K2, N>, W>& b,
                                          const basic_block<C, shape<M, N>, W>& acc) {
 #if !BV_NVIDIA
-  if constexpr (std::is_same_v<A, B>) {
-    static_assert(rules::dot<A, M, K, B, K2, N, true>());
-    basic_block<C, shape<M, N>, W> out = acc;
-    detail::dot_lds<A, B, C, M, K, N, W>(detail::cols_of<basic_block<A, shape<K, M>, W>>{at.src},
-                                         detail::cols_of<basic_block<B, shape<K2, N>, W>>{b}, out);
-    return out;
-  } else
+  if constexpr (std::is_same_v<A, B> && K == K2)
+    return detail::dot_staged<A, B, C, M, K, N, W>(detail::cols(at.src), detail::cols(b), acc);
+  else
 #endif
     return dot(at.get(), b, acc);
 }
@@ -517,14 +519,9 @@ BV_DI basic_block<C, shape<M, N>, W> dot(const trans_view<A, K, M, W>& at,
                                          const trans_view<B, N, K2, W>& bt,
                                          const basic_block<C, shape<M, N>, W>& acc) {
 #if !BV_NVIDIA
-  if constexpr (std::is_same_v<A, B>) {
-    static_assert(rules::dot<A, M, K, B, K2, N, true>());
-    basic_block<C, shape<M, N>, W> out = acc;
-    detail::dot_lds<A, B, C, M, K, N, W>(detail::cols_of<basic_block<A, shape<K, M>, W>>{at.src},
-                                         detail::rows_of<basic_block<B, shape<N, K2>, W>>{bt.src},
-                                         out);
-    return out;
-  } else
+  if constexpr (std::is_same_v<A, B> && K == K2)
+    return detail::dot_staged<A, B, C, M, K, N, W>(detail::cols(at.src), detail::rows(bt.src), acc);
+  else
 #endif
     return dot(at.get(), bt, acc);
 }
