@@ -29,7 +29,9 @@ struct cpu_case {
 };
 
 // The cases: a kernel (or a launcher's chain of kernels) at a small ragged size, by name.
-// Element type: f32 unless the name ends in _f16 or _bf16.
+// Element type: f32 unless the name ends in _f16 or _bf16. The norms' backward also runs on rows
+// just short of 4096 (_4k) and 8192 (_wide) columns, which take the 8- and 16-wave
+// configurations, the ones that are shortest of registers on AMD.
 inline const std::vector<std::string>& case_names() {
   static const std::vector<std::string> names = {"add",
                                                  "copy",
@@ -37,9 +39,13 @@ inline const std::vector<std::string>& case_names() {
                                                  "softmax_looped",
                                                  "rmsnorm_fwd",
                                                  "rmsnorm_bwd",
+                                                 "rmsnorm_bwd_wide",
                                                  "layernorm_fwd",
                                                  "layernorm_bwd_lock",
+                                                 "layernorm_bwd_lock_wide",
                                                  "layernorm_bwd_twostage",
+                                                 "layernorm_bwd_twostage_4k",
+                                                 "layernorm_bwd_twostage_wide",
                                                  "silu_mul_fwd",
                                                  "gelu_mul_bwd",
                                                  "dropout",

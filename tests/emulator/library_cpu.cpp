@@ -126,6 +126,14 @@ cpu_case matmul(builder& b, bool fused) {
   return b.c;
 }
 
+// Columns of a norm backward case (library_cases.hpp): ragged, just short of the block.
+int64_t norm_bwd_cols(const std::string& name) {
+  const auto ends = [&](const std::string& s) {
+    return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
+  };
+  return ends("_wide") ? 8000 : (ends("_4k") ? 4000 : 300);
+}
+
 }  // namespace
 
 cpu_case run_cpu(const std::string& name, bv::target t, uint64_t seed) {
@@ -157,11 +165,12 @@ cpu_case run_cpu(const std::string& name, bv::target t, uint64_t seed) {
     const auto r = ref::rmsnorm_fwd(x, w);
     b.out("y", y, r.y);
     b.out("rstd", rstd, r.rstd);
-  } else if (name == "rmsnorm_bwd") {
-    auto x = b.in<float>({7, 300}), w = b.in<float>({300}), dy = b.in<float>({7, 300});
-    auto y = tensor<float>::empty("y", {7, 300});
-    auto rstd = tensor<float>::empty("rstd", {7});
-    auto dx = tensor<float>::empty("dx", {7, 300}), dw = tensor<float>::empty("dw", {300});
+  } else if (name.rfind("rmsnorm_bwd", 0) == 0) {
+    const int64_t m = name == "rmsnorm_bwd" ? 7 : 3, n = norm_bwd_cols(name);
+    auto x = b.in<float>({m, n}), w = b.in<float>({n}), dy = b.in<float>({m, n});
+    auto y = tensor<float>::empty("y", {m, n});
+    auto rstd = tensor<float>::empty("rstd", {m});
+    auto dx = tensor<float>::empty("dx", {m, n}), dw = tensor<float>::empty("dw", {n});
     b.run([&] {
       k::rmsnorm_fwd(x, w, y, rstd);
       k::rmsnorm_bwd(dy, x, w, rstd, dx, dw);
@@ -178,17 +187,20 @@ cpu_case run_cpu(const std::string& name, bv::target t, uint64_t seed) {
     b.out("y", y, r.y);
     b.out("mean", mean, r.mean);
     b.out("rstd", rstd, r.rstd);
-  } else if (name == "layernorm_bwd_lock" || name == "layernorm_bwd_twostage") {
-    auto x = b.in<float>({7, 300}), w = b.in<float>({300}), bb = b.in<float>({300}),
-         dy = b.in<float>({7, 300});
-    auto y = tensor<float>::empty("y", {7, 300});
-    auto mean = tensor<float>::empty("mean", {7}), rstd = tensor<float>::empty("rstd", {7});
-    auto dx = tensor<float>::empty("dx", {7, 300}), dw = tensor<float>::empty("dw", {300}),
-         db = tensor<float>::empty("db", {300});
+  } else if (name.rfind("layernorm_bwd", 0) == 0) {
+    const bool lock = name.rfind("layernorm_bwd_lock", 0) == 0;
+    const int64_t m = name == "layernorm_bwd_lock" || name == "layernorm_bwd_twostage" ? 7 : 3,
+                  n = norm_bwd_cols(name);
+    auto x = b.in<float>({m, n}), w = b.in<float>({n}), bb = b.in<float>({n}),
+         dy = b.in<float>({m, n});
+    auto y = tensor<float>::empty("y", {m, n});
+    auto mean = tensor<float>::empty("mean", {m}), rstd = tensor<float>::empty("rstd", {m});
+    auto dx = tensor<float>::empty("dx", {m, n}), dw = tensor<float>::empty("dw", {n}),
+         db = tensor<float>::empty("db", {n});
     b.run([&] {
       k::layernorm_fwd(x, w, bb, y, mean, rstd);
       k::layernorm_bwd(dy, x, w, mean, rstd, dx, dw, db,
-                       name == "layernorm_bwd_lock" ? k::reduction::lock : k::reduction::two_stage);
+                       lock ? k::reduction::lock : k::reduction::two_stage);
     });
     const auto r = ref::layernorm_bwd(dy, x, w);
     b.out("dx", dx, r.dx);

@@ -664,7 +664,7 @@ requires(Scalar<C>&& Scalar<V>) BV_DI T atomic_cas(ptr<T> p, C expected, V desir
                                       detail::bits<unsigned long long>(cvt<T>(expected)),
                                       detail::bits<unsigned long long>(cvt<T>(desired))));
     }
-    __threadfence();
+    gpu::prim::device_fence();
   }
   return detail::from_thread0(old);
 }

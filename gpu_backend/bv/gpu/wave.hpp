@@ -80,7 +80,32 @@ BV_DI T shuffle_xor(T v, int mask) {
 
 // The workgroup barrier: every wave of the program reaches it, and LDS writes before it are
 // visible to LDS reads after it.
-BV_DI void barrier() { __syncthreads(); }
+//
+// On AMD the fences are the compiler's builtins, as ROCm 6's own __syncthreads has them. HIP 5.2's
+// __syncthreads and __threadfence call __atomic_work_item_fence, a device-library function: where
+// that library is not linked (clang-19 for gfx942, which HIP 5.2 does not know) each barrier was
+// an external call, and the call's ABI clobbers the caller-saved registers, so every value live
+// across a reduction's barriers (the norms' row blocks) had to move to callee-saved VGPRs, AGPRs
+// or scratch: the norms' backward spilled on 16 waves (128 VGPRs a lane) and even on 8.
+BV_DI void barrier() {
+#if !BV_NVIDIA && defined(__HIP_DEVICE_COMPILE__)
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
+  __builtin_amdgcn_s_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+#else
+  __syncthreads();
+#endif
+}
+
+// A sequentially consistent fence at device scope (__threadfence), on AMD as a builtin for the
+// reason above.
+BV_DI void device_fence() {
+#if !BV_NVIDIA && defined(__HIP_DEVICE_COMPILE__)
+  __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent");
+#else
+  __threadfence();
+#endif
+}
 
 // A static LDS buffer of N elements of T. Every (T, N, Tag) names one buffer per kernel; an op
 // that uses one brackets its use with barriers, so ops that share a buffer never overlap.
