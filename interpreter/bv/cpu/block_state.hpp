@@ -102,6 +102,14 @@ using lazy_slot = std::conditional_t<
     std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> || std::is_same_v<T, bool>, lazy_state,
     std::conditional_t<std::is_same_v<T, float>, fused_state, no_lazy>>;
 
+// n bytes from src to dst through libc's memcpy, which picks the widest moves this CPU has at run
+// time. The size is hidden from the compiler on purpose: with a block's constant size GCC expands
+// the copy inline instead (`rep movsq`, or a loop of 16-byte moves for the baseline x86-64).
+inline void copy_lanes(void* dst, const void* src, std::size_t n) {
+  asm("" : "+r"(n));
+  std::memcpy(dst, src, n);
+}
+
 // The transitions, over a basic_block B (block.hpp), whose state fields they alone change:
 // v_ (owned lanes), view_, aff (the form) and lz_ (pending state). Static members of one friend
 // class rather than members of the block, so that block.hpp, fused.hpp and memory.hpp go through
@@ -120,15 +128,19 @@ struct block_transitions {
       return value_state::affine;
   }
 
+  // The fast paths below are always inlined, as they were when they were basic_block's own
+  // members (a block is read and copied many times a program); the write-out they may need is not.
   template <class B>
-  static const typename B::value_type* lanes(const B& b) {
-    if (b.lz_.pending) write_out(b);
+  [[gnu::always_inline]] static const typename B::value_type* lanes(const B& b) {
+    if (b.lz_.pending) [[unlikely]]
+      write_out(b);
     return b.view_ ? b.view_ : b.v_.data();
   }
 
   template <class B>
-  static void to_owned(const B& b) {
-    if (b.lz_.pending) write_out(b);
+  [[gnu::always_inline]] static void to_owned(const B& b) {
+    if (b.lz_.pending) [[unlikely]]
+      write_out(b);
     if (b.view_) copy_in(b);
   }
 
@@ -161,7 +173,7 @@ struct block_transitions {
   }
 
   template <class B, class O>
-  static void copy_into(B& b, const O& o) {
+  [[gnu::always_inline]] static void copy_into(B& b, const O& o) {
     if constexpr (std::is_same_v<typename B::value_type, float>)
       if (o.lz_.pending) write_out(o);
     b.lz_ = o.lz_;
@@ -223,7 +235,7 @@ struct block_transitions {
 
   // Pending lanes written out (affine, uniform, fused -> owned).
   template <class B>
-  static void write_out(const B& b) {
+  [[gnu::noinline]] static void write_out(const B& b) {
     using T = typename B::value_type;
     if constexpr (std::is_same_v<T, float>) {
       // Cleared first: the evaluation may read leaves that settle on the way.
@@ -262,7 +274,7 @@ struct block_transitions {
   template <class B>
   static void copy_in(const B& b) {
     using T = typename B::value_type;
-    std::memcpy(static_cast<void*>(b.v_.data()), b.view_, sizeof(T) * B::size);
+    copy_lanes(static_cast<void*>(b.v_.data()), b.view_, sizeof(T) * B::size);
     end_view(b);
   }
   template <class B>
@@ -274,14 +286,14 @@ struct block_transitions {
   // b's lanes from o's (o is not pending): o's memory in place when o is a view and the view
   // list has room, else a copy.
   template <class B, class O>
-  static void take_lanes(B& b, const O& o) {
+  [[gnu::always_inline]] static void take_lanes(B& b, const O& o) {
     using T = typename B::value_type;
     if (o.view_ && start_view(b, o.view_)) return;
-    // memcpy, not Eigen's assignment: GCC turns this into an SSE loop of 16-byte moves, about
-    // three times the time of libc's copy for a 4 KB block, paid at every block copy.
-    std::memcpy(static_cast<void*>(b.v_.data()), o.view_ ? static_cast<const void*>(o.view_)
-                                                         : static_cast<const void*>(o.v_.data()),
-                sizeof(T) * B::size);
+    // libc's copy, not Eigen's assignment (an SSE loop of 16-byte moves, about three times the
+    // time for a 4 KB block), paid at every block copy.
+    copy_lanes(static_cast<void*>(b.v_.data()),
+               o.view_ ? static_cast<const void*>(o.view_) : static_cast<const void*>(o.v_.data()),
+               sizeof(T) * B::size);
   }
   // What the lists call back: a view whose memory is about to be written, a fused block one of
   // whose operands is about to change.
