@@ -151,6 +151,10 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     CHECK(fused.threads_per_program == (t == target::sm_90 ? 512 : 1024));
     CHECK(kernels::softmax(long_rows, long_y).kernel ==
           "bv::kernels::softmax_looped_kernel<float, 4096, 8>");
+    // softmax at 8192 columns: 8 warps on sm_90, 16 waves on AMD.
+    auto sm = kernels::softmax(wide, wide_y);
+    CHECK(sm.kernel == "bv::kernels::softmax_kernel<float" + args({8192, fwd_waves}));
+    CHECK(sm.threads_per_program == (t == target::sm_90 ? 256 : 1024));
     CHECK_THROWS_AS(
         kernels::rmsnorm_fwd(long_rows, tensor<float>::randn("lw", {9000}, 8), long_y, rstd),
         std::invalid_argument);
@@ -239,7 +243,7 @@ TEST_CASE("launch_config: instantiations are the distinct configurations, not ro
     return n;
   };
   CHECK(count.operator()<kernels::rmsnorm_configs, runtime_key>() == 4);
-  CHECK(count.operator()<kernels::softmax_configs, runtime_key>() == 5);
+  CHECK(count.operator()<kernels::softmax_configs, runtime_key>() == 6);
   CHECK(count.operator()<kernels::col_sum_configs, runtime_key>() == 2);
   // A compile-time key: f32 matmul reaches one row on every target, f16 two (sm_90's, AMD's).
   CHECK(count.operator()<kernels::matmul_configs, 4>() == 1);

@@ -39,19 +39,23 @@ BV_KERNEL void softmax_looped_kernel(program<W> p, ptr<const T> x, ptr<T> out, i
 
 // Launch configurations (bv/launch_config.hpp), by row length: the smallest block that holds the
 // row, one pass, with 2 to 16 waves (4 to 16 elements a thread on 32-lane warps); longer rows take
-// the looped kernel (variant 1) over 4096-wide chunks with 8 waves. The GPU's choice on every
-// target: 16 warps of 512 threads at 8192 columns run two programs per SM, whose barriers overlap
-// each other's memory traffic (1.5x over one, bv/gpu/runtime.hpp).
+// the looped kernel (variant 1) over 4096-wide chunks with 8 waves. At 8192 columns, 16 waves of
+// 512 threads run two programs per SM, whose barriers overlap each other's memory traffic (1.5x
+// over one, bv/gpu/runtime.hpp); sm_90 takes 8 warps there, measured at 8192 x 8192 f32 on an H200
+// (bench/gpu/softmax_family.cu, back to back): 0.133 ms at 8 warps, 0.137 at 4, 0.139 at 16.
+// Programs that walk rows with the next row's load in flight were slower on every count tried
+// (0.144 ms at best), so each row stays its own program.
 struct softmax_configs {
   static constexpr const char* key = "row length";
   // clang-format off
   static constexpr launch_config table[] = {
-      // columns up to  kernel             block           waves
-      {.up_to = 256,                      .block = 256,   .waves = 2},
-      {.up_to = 1024,                     .block = 1024,  .waves = 4},
-      {.up_to = 4096,                     .block = 4096,  .waves = 8},
-      {.up_to = 8192,                     .block = 8192,  .waves = 16},
-      {.up_to = 0,     .variant = 1,      .block = 4096,  .waves = 8},  // looped, any length
+      // targets                        columns up to  kernel         block           waves
+      {                                .up_to = 256,                  .block = 256,   .waves = 2},
+      {                                .up_to = 1024,                 .block = 1024,  .waves = 4},
+      {                                .up_to = 4096,                 .block = 4096,  .waves = 8},
+      {.targets = only(target::sm_90), .up_to = 8192,                 .block = 8192,  .waves = 8},
+      {                                .up_to = 8192,                 .block = 8192,  .waves = 16},
+      {                                .up_to = 0,    .variant = 1,   .block = 4096,  .waves = 8},  // looped
   };
   // clang-format on
 };
