@@ -11,10 +11,14 @@ import time
 import torch
 
 
-def median_time(fn, reps=20, warmup=3):
-    for _ in range(warmup):
+def _warm(fn, n):
+    for _ in range(n):
         fn()
     torch.cuda.synchronize()
+
+
+def median_time(fn, reps=20, warmup=3):
+    _warm(fn, warmup)
     ts = []
     for _ in range(reps):
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -28,9 +32,7 @@ def median_time(fn, reps=20, warmup=3):
 
 
 def batch_time(fn, reps=20, warmup=3):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
+    _warm(fn, warmup)
     a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     a.record()
     for _ in range(reps):
@@ -41,9 +43,7 @@ def batch_time(fn, reps=20, warmup=3):
 
 
 def host_median_time(fn, reps=20, warmup=1):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
+    _warm(fn, warmup)
     ts = []
     for _ in range(reps):
         t = time.perf_counter()

@@ -12,9 +12,12 @@
 #include <functional>
 #include <vector>
 
+#include "bench_common.hpp"
 #include "bv/kernels/rmsnorm.hpp"
 
 using namespace bv;
+using bench::time_it;
+using bench::timing;
 constexpr int R = 8192, C = 8192;
 // The backward's programs: what its launcher takes from the table on sm_90.
 const int G = kernels::norm_bwd_programs(target::sm_90, R, C);
@@ -26,21 +29,6 @@ struct host_in {
   std::vector<double> xd, resd, wd, dyd;
 };
 
-struct timing {
-  double median, lo, hi, batch;
-};
-timing time_it(const std::function<void()>& f) {
-  for (int i = 0; i < 5; ++i) f();
-  gpu::synchronize();
-  std::vector<double> t;
-  for (int i = 0; i < 50; ++i) t.push_back(gpu::time_ms(f));
-  std::sort(t.begin(), t.end());
-  const double batch = gpu::time_ms([&] {
-                         for (int i = 0; i < 20; ++i) f();
-                       }) /
-                       20;
-  return {t[t.size() / 2], t.front(), t.back(), batch};
-}
 void report(const char* what, int w, double bytes, const timing& t, double err, long bad) {
   printf(
       "FAMILY %-12s waves %2d  median %.4f ms [%.4f, %.4f]  %.2f TB/s  batch-of-20 mean %.4f ms "

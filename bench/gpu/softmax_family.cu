@@ -11,26 +11,13 @@
 #include <functional>
 #include <vector>
 
+#include "bench_common.hpp"
 #include "bv/kernels/softmax.hpp"
 
 using namespace bv;
+using bench::time_it;
+using bench::timing;
 constexpr int R = 8192, C = 8192;
-
-struct timing {
-  double median, lo, hi, batch;
-};
-timing time_it(const std::function<void()>& f) {
-  for (int i = 0; i < 5; ++i) f();
-  gpu::synchronize();
-  std::vector<double> t;
-  for (int i = 0; i < 50; ++i) t.push_back(gpu::time_ms(f));
-  std::sort(t.begin(), t.end());
-  const double batch = gpu::time_ms([&] {
-                         for (int i = 0; i < 20; ++i) f();
-                       }) /
-                       20;
-  return {t[t.size() / 2], t.front(), t.back(), batch};
-}
 
 // Worst |got - ref| / (|ref| + 1e-3) over every 61st row, and the non-finite outputs there.
 void check_and_report(int w, const device_tensor<float>& y, const std::vector<float>& x,
