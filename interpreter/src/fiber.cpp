@@ -15,6 +15,10 @@
 //    instrumented frame (the scheduler's, the program's) begins and ends on one fiber.
 #include "fiber.hpp"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <cstring>
 
 #include <boost/context/fiber.hpp>
@@ -160,8 +164,8 @@ struct fiber_slot {
   void* arg = nullptr;
   bool finished = false;
   std::size_t stack_bytes = 0;
+  ctx::stack_context stack{};  // its guard page is the lowest page of [sp - size, sp)
 #ifdef BV_ASAN_FIBERS
-  ctx::stack_context stack{};
   const void* caller_bottom = nullptr;  // the scheduler's stack, to switch back to
   size_t caller_size = 0;
   void* caller_fake = nullptr;  // the scheduler's fake stack while the program runs
@@ -176,8 +180,11 @@ struct fiber_slot {
 
 namespace {
 
+thread_local fiber_slot* t_running = nullptr;  // the fiber this thread runs now (overflow guard)
+
 // The scheduler's side of a switch into the fiber, and back.
 inline void to_fiber(fiber_slot* f) {
+  t_running = f;
 #ifdef BV_TSAN_FIBERS
   f->tsan_caller = __tsan_get_current_fiber();
   __tsan_switch_to_fiber(f->tsan_self, 0);
@@ -189,6 +196,7 @@ inline void to_fiber(fiber_slot* f) {
   (void)f;
 }
 inline void back_in_scheduler(fiber_slot* f) {
+  t_running = nullptr;
 #ifdef BV_ASAN_FIBERS
   __sanitizer_finish_switch_fiber(f->caller_fake, nullptr, nullptr);
 #endif
@@ -281,9 +289,7 @@ fiber_slot* fiber_create(std::size_t stack_bytes, void (*main)(void*), void* arg
                            throw;
                          }
                        });
-#ifdef BV_ASAN_FIBERS
   f->stack = t_last_stack;
-#endif
   return f;
 }
 
@@ -314,6 +320,94 @@ const void* fiber_saved_context(const fiber_slot* f) {
   void* p = nullptr;
   std::memcpy(&p, static_cast<const void*>(&f->self), sizeof p);
   return p;
+}
+
+// ---- Stack overflow --------------------------------------------------------------------------
+// A program whose frames outgrow its stack faults in the stack's guard page (every translation
+// unit that links the interpreter is built with -fstack-clash-protection, so a frame larger than
+// the guard page probes its pages in order and cannot step over it). Without a handler that is a
+// bare "Segmentation fault"; this one says which program overflowed and what to set, then lets
+// the fault take its course (the previous action: a core dump, or a debugger's handler).
+// Sanitizer builds keep their own handlers, which report the overflow themselves.
+namespace {
+
+void (*g_overflow_report)(std::size_t) = nullptr;
+struct sigaction g_old_segv, g_old_bus;
+std::atomic<bool> g_overflow_reported{false};
+
+bool is_overflow(const fiber_slot* f, const void* addr, const void* uctx) {
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const auto top = reinterpret_cast<uintptr_t>(f->stack.sp);
+  const uintptr_t guard = top - f->stack.size, usable = guard + page;
+  // A fault in the guard page or just below it (a frame that was never probed), or with the stack
+  // pointer already below the usable stack.
+  const auto a = reinterpret_cast<uintptr_t>(addr);
+  if (a < usable && a + (uintptr_t{1} << 20) >= guard) return true;
+#if defined(__x86_64__)
+  const auto sp = static_cast<uintptr_t>(static_cast<const ucontext_t*>(uctx)->uc_mcontext.gregs[REG_RSP]);
+  if (sp < usable && sp + (uintptr_t{64} << 20) >= guard) return true;
+#elif defined(__aarch64__)
+  const auto sp = static_cast<uintptr_t>(static_cast<const ucontext_t*>(uctx)->uc_mcontext.sp);
+  if (sp < usable && sp + (uintptr_t{64} << 20) >= guard) return true;
+#else
+  (void)uctx;
+#endif
+  return false;
+}
+
+void on_fault(int sig, siginfo_t* info, void* uctx) {
+  const fiber_slot* f = t_running;
+  if (f && is_overflow(f, info->si_addr, uctx) && !g_overflow_reported.exchange(true) &&
+      g_overflow_report) {
+    const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    g_overflow_report(f->stack.size - page);
+  }
+  // Returning runs the faulting instruction again, under the action there was before.
+  sigaction(sig, sig == SIGSEGV ? &g_old_segv : &g_old_bus, nullptr);
+}
+
+// The handler runs on a stack of its own: the faulting one has no room left.
+struct alt_stack {
+  static constexpr std::size_t k_bytes = 64 * 1024;
+  char* mem = nullptr;
+  alt_stack() {
+    mem = new char[k_bytes];
+    stack_t ss{};
+    ss.ss_sp = mem;
+    ss.ss_size = k_bytes;
+    if (sigaltstack(&ss, nullptr) != 0) {
+      delete[] mem;
+      mem = nullptr;
+    }
+  }
+  ~alt_stack() {
+    if (!mem) return;
+    stack_t ss{};
+    ss.ss_flags = SS_DISABLE;
+    sigaltstack(&ss, nullptr);
+    delete[] mem;
+  }
+};
+
+}  // namespace
+
+void fiber_guard_overflow(void (*report)(std::size_t stack_bytes)) {
+#if defined(BV_ASAN_FIBERS) || defined(BV_TSAN_FIBERS)
+  (void)report;
+#else
+  static std::once_flag installed;
+  std::call_once(installed, [report] {
+    g_overflow_report = report;
+    struct sigaction sa {};
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &g_old_segv);
+    sigaction(SIGBUS, &sa, &g_old_bus);
+  });
+  thread_local alt_stack alt;
+  (void)alt;
+#endif
 }
 
 }  // namespace bv::detail

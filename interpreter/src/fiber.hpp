@@ -19,5 +19,9 @@ void fiber_discard(fiber_slot* f);
 // Where a suspended fiber's registers are saved (Boost.Context's context pointer), or null while
 // it runs: what a debugger reads to show a parked program's stack.
 const void* fiber_saved_context(const fiber_slot* f);
+// From each thread that runs fibers, before the first: a program that overflows its stack calls
+// report(its usable stack size) from a signal handler (async-signal-safe code only) before the
+// fault ends the process. The first call's report is kept.
+void fiber_guard_overflow(void (*report)(std::size_t stack_bytes));
 
 }  // namespace bv::detail

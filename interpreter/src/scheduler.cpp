@@ -196,10 +196,56 @@ void report_deadlock(launch_state& L, const std::vector<program_state*>& waiting
   report_in(L, std::move(d));
 }
 
+// Called from the overflow guard's signal handler (src/fiber.cpp) on the overflowing thread:
+// writes with write(2) from a buffer of its own, no allocation, no stdio.
+void report_stack_overflow(std::size_t stack_bytes) {
+  char buf[768];
+  std::size_t n = 0;
+  auto put = [&](const char* s) {
+    while (*s && n < sizeof buf - 1) buf[n++] = *s++;
+  };
+  auto put_num = [&](unsigned long long v) {
+    char d[24];
+    int k = 0;
+    do d[k++] = static_cast<char>('0' + v % 10);
+    while ((v /= 10) && k < 24);
+    while (k && n < sizeof buf - 1) buf[n++] = d[--k];
+  };
+  const program_state* s = t_current;
+  put("\nblockvec: ");
+  if (s) {
+    put("program (");
+    put_num(static_cast<unsigned>(s->pid[0])), put(",");
+    put_num(static_cast<unsigned>(s->pid[1])), put(",");
+    put_num(static_cast<unsigned>(s->pid[2])), put(")");
+    if (s->launch && s->launch->desc) put(" of "), put(s->launch->desc->name.c_str());
+  } else {
+    put("a program");
+  }
+  put(" overflowed its stack of ");
+  put_num(stack_bytes >> 10);
+  put(" KiB");
+  if (s && s->last_loc) {
+    put(" (its last access: ");
+    put(s->last_loc->file_name()), put(":"), put_num(s->last_loc->line()), put(")");
+  }
+  put(".\n  A program's blocks live on its fiber stack, and this one's do not fit. Run it again "
+      "with a larger stack: BV_STACK=");
+  put_num((stack_bytes >> 10) * 4);
+  put(" (KiB; at most 1048576).\n");
+  buf[n] = 0;
+  for (std::size_t off = 0; off < n;) {
+    const ssize_t w = ::write(STDERR_FILENO, buf + off, n - off);
+    if (w <= 0) break;
+    off += static_cast<std::size_t>(w);
+  }
+}
+
 // One worker: starts programs in L.order, keeps those that wait, and resumes them once memory
 // changed. Fibers stay on the thread that started them.
 void worker(launch_state& L, int home, std::size_t stack_bytes, bool show_progress,
             bool preemptive) {
+  fiber_guard_overflow(report_stack_overflow);
   std::atomic<uint64_t>* const outer_epoch = t_epoch;
   launch_state::epoch_slot& slot = L.epochs[static_cast<size_t>(L.epoch_slots_taken.fetch_add(1))];
   t_epoch = &slot.v;

@@ -55,7 +55,10 @@ struct options {
   // launches, and the wave size and layout maps that attribute elements to waves and lanes.
   target tgt = default_target;
   int wave_size = wave_size_of(default_target);  // always wave_size_of(tgt)
-  std::size_t stack_bytes = 1u << 20;
+  // Each program's fiber stack (BV_STACK, KiB). Its blocks live there: a 128 x 256 tile's f32
+  // accumulator is 128 KiB, and a matmul program holds a few such blocks at once. Only the pages
+  // a program touches are ever backed by memory, so a large default costs address space only.
+  std::size_t stack_bytes = std::size_t{8} << 20;
   int max_reports_per_kind = 8;
   std::string break_cond;    // BV_BREAK: a condition string, optionally "@FILE:LINE"
   bool interactive = false;  // breakpoints prompt on stdin (a terminal)
