@@ -141,14 +141,16 @@ BV_KERNEL void attention_bwd_dq_kernel(program<W> p, ptr<const T> q, ptr<const T
 // not every tile sized for 16-bit inputs fits an AMD workgroup's 64 KiB in f32 (sm_90's 64x64 at
 // D = 128: 125440 bytes, attention_fwd_lds_bytes).
 //
-// 16-bit, D = 64, every target: BM = 128 query rows x BN = 64 keys a step, 8 waves, registers
+// 16-bit, D = 64, sm_90 and gfx942: BM = 128 query rows x BN = 64 keys a step, 8 waves, registers
 // capped for 2 programs per SM. Measured at 4x16x4096x64 f16 on an H100 (docs/PERFORMANCE.md):
 // 128x64 with 8 warps 4.59 ms against 5.91 for 64x64 with 4, and 1.55-1.58 ms with 2 programs per
 // SM against 2.40 with 1 (the loop is latency-bound). D = 128 on sm_90: 64x64, 4 warps (the
 // [BM, 128] fp32 accumulator stays at 64 registers a thread). D = 128 on AMD: 32x32, 30464 bytes
 // of LDS, so two workgroups share a CU's 64 KiB; 64x64 takes 62976 (one workgroup a CU) and is
 // not measured on AMD. Both run with no spills under clang-19 (gfx942) and hipcc (gfx90a), as
-// does 128x64 on 8 waves at D = 64 (28672 bytes).
+// does 128x64 on 8 waves at D = 64 (28672 bytes) on gfx942. gfx90a at D = 64: 64x64 on 4 waves
+// (87 SGPRs, 126 VGPRs, no spills), since hipcc's causal 128x64 forward keeps 104 SGPRs live
+// across its key loop and spills 4 of them to VGPR lanes on 8 waves (24 on 4 waves).
 template <int Bytes>
 struct attention_fwd_configs {
   static_assert(Bytes == 2 || Bytes == 4,
@@ -160,6 +162,7 @@ struct attention_fwd_configs<2> {
   // clang-format off
   static constexpr launch_config table[] = {
       // targets                        D up to        waves        BM          BN         programs per SM (GPU)
+      {.targets = only(target::gfx90a), .up_to = 64,  .waves = 4,  .bm = 64,  .bn = 64},
       {                                .up_to = 64,   .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2},
       {.targets = only(target::sm_90), .up_to = 128,  .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = amd_targets,         .up_to = 128,  .waves = 4,  .bm = 32,  .bn = 32},

@@ -46,9 +46,10 @@ BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O
 // sm_90: one warpgroup (4 warps) over 128x128x64 tiles, a and b through block-pointer rings of 2
 // stages, wgmma on sm_90a (3.20 ms at 8192^3 on an H100; 3 stages 3.33, 256x128x64 with 8 warps
 // 3.42, 128x256x64 with 8 warps 3.96). AMD (gfx942, gfx90a; no block-pointer rings there, so no
-// stages), 16-bit inputs: 8 waves, 2 a SIMD, over 128x128x32 tiles, the largest without spills on
-// both (docs/isa_report.md: 128x128x64 spills on gfx942, 256x128 and 256x256 too: their fp32
-// accumulators alone take 64 and 128 of the 256 registers a lane has at 2 waves a SIMD).
+// stages), 16-bit inputs: 8 waves, 2 a SIMD, over 128x256x64 tiles, the most MFMA work per global
+// byte without spills on both (docs/PERFORMANCE.md, AMD matmul tile): the 32-row b block of a
+// 32-deep K step is loaded 4 times over by the layout's 128 rows of lanes, 64 rows twice. Tiles
+// 256 rows tall spill SGPRs on gfx942; 256x256 also spills VGPRs (8 waves) or scratch (16).
 // Everything else, f32 on AMD included: 4 waves over 64x64x32 tiles (an 8-wave f32 tile's 32-row
 // b block fills a quarter of the AMD layout's 128 rows: the interpreter rightly notes low lane
 // utilisation at small sizes).
@@ -58,7 +59,7 @@ struct matmul_configs {
   static constexpr launch_config table[] = {
       // targets                        bytes up to  waves       BM          BN          BK         GROUP_M        stages
       {.targets = only(target::sm_90), .up_to = 2, .waves = 4, .bm = 128, .bn = 128, .bk = 64, .group_m = 8, .stages = 2},
-      {.targets = amd_targets,         .up_to = 2, .waves = 8, .bm = 128, .bn = 128, .bk = 32, .group_m = 8},
+      {.targets = amd_targets,         .up_to = 2, .waves = 8, .bm = 128, .bn = 256, .bk = 64, .group_m = 8},
       {                                             .waves = 4, .bm = 64,  .bn = 64,  .bk = 32, .group_m = 8, .stages = 3},
   };
   // clang-format on
