@@ -16,13 +16,15 @@
 #include "fiber.hpp"
 
 #include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstring>
 
 #include <boost/context/fiber.hpp>
-#include <boost/context/protected_fixedsize_stack.hpp>
+#include <boost/context/stack_context.hpp>
+#include <new>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -57,6 +59,42 @@ namespace ctx = boost::context;
 
 namespace bv::detail {
 namespace {
+
+// A program's stack with a large guard region below it. A kernel's frame holds its blocks and can
+// be far larger than a page: with Boost's one guard page, such a frame's stack pointer steps over
+// the guard into whatever is mapped below (another program's stack), and its writes land there
+// unnoticed. 16 MiB of inaccessible address space (never backed by memory) puts any frame that
+// could plausibly exist into the guard, where the fault is reported (fiber_guard_overflow, below).
+// Probing large frames instead (-fstack-clash-protection) costs the interpreter's small kernels
+// up to 30% of their time.
+constexpr std::size_t k_guard_bytes = std::size_t{16} << 20;
+class guarded_stack {
+ public:
+  explicit guarded_stack(std::size_t bytes) {
+    const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    bytes_ = (bytes + page - 1) / page * page;
+  }
+  ctx::stack_context allocate() {
+    void* base = mmap(nullptr, k_guard_bytes + bytes_, PROT_NONE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (base == MAP_FAILED) throw std::bad_alloc();
+    char* usable = static_cast<char*>(base) + k_guard_bytes;
+    if (mprotect(usable, bytes_, PROT_READ | PROT_WRITE) != 0) {
+      munmap(base, k_guard_bytes + bytes_);
+      throw std::bad_alloc();
+    }
+    ctx::stack_context sc;
+    sc.size = bytes_;
+    sc.sp = usable + bytes_;
+    return sc;
+  }
+  void deallocate(ctx::stack_context& sc) noexcept {
+    munmap(static_cast<char*>(sc.sp) - sc.size - k_guard_bytes, k_guard_bytes + sc.size);
+  }
+
+ private:
+  std::size_t bytes_;
+};
 
 // Stacks are reused across programs and launches: allocating a guarded stack per program would
 // cost more than most programs run.
@@ -130,7 +168,7 @@ class stack_pool {
   }
 
   std::mutex mu_;
-  ctx::protected_fixedsize_stack alloc_;
+  guarded_stack alloc_;
   std::vector<ctx::stack_context> free_;
 };
 
@@ -164,7 +202,7 @@ struct fiber_slot {
   void* arg = nullptr;
   bool finished = false;
   std::size_t stack_bytes = 0;
-  ctx::stack_context stack{};  // its guard page is the lowest page of [sp - size, sp)
+  ctx::stack_context stack{};  // [sp - size, sp), the guard region right below
 #ifdef BV_ASAN_FIBERS
   const void* caller_bottom = nullptr;  // the scheduler's stack, to switch back to
   size_t caller_size = 0;
@@ -323,45 +361,39 @@ const void* fiber_saved_context(const fiber_slot* f) {
 }
 
 // ---- Stack overflow --------------------------------------------------------------------------
-// A program whose frames outgrow its stack faults in the stack's guard page (every translation
-// unit that links the interpreter is built with -fstack-clash-protection, so a frame larger than
-// the guard page probes its pages in order and cannot step over it). Without a handler that is a
-// bare "Segmentation fault"; this one says which program overflowed and what to set, then lets
-// the fault take its course (the previous action: a core dump, or a debugger's handler).
-// Sanitizer builds keep their own handlers, which report the overflow themselves.
+// A program whose frames outgrow its stack faults in the guard region below it (guarded_stack).
+// Without a handler that is a bare "Segmentation fault"; this one says which program overflowed
+// and what to set, then lets the fault take its course (the previous action: a core dump, or a
+// debugger's handler). Sanitizer builds keep their own handlers, which report it themselves.
 namespace {
 
 void (*g_overflow_report)(std::size_t) = nullptr;
 struct sigaction g_old_segv, g_old_bus;
 std::atomic<bool> g_overflow_reported{false};
 
+bool in_guard(const fiber_slot* f, uintptr_t a) {
+  const uintptr_t bottom = reinterpret_cast<uintptr_t>(f->stack.sp) - f->stack.size;
+  return a < bottom && a >= bottom - k_guard_bytes;
+}
 bool is_overflow(const fiber_slot* f, const void* addr, const void* uctx) {
-  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const auto top = reinterpret_cast<uintptr_t>(f->stack.sp);
-  const uintptr_t guard = top - f->stack.size, usable = guard + page;
-  // A fault in the guard page or just below it (a frame that was never probed), or with the stack
-  // pointer already below the usable stack.
-  const auto a = reinterpret_cast<uintptr_t>(addr);
-  if (a < usable && a + (uintptr_t{1} << 20) >= guard) return true;
+  if (in_guard(f, reinterpret_cast<uintptr_t>(addr))) return true;
+  // Or the stack pointer is already in the guard (a fault on some other address).
 #if defined(__x86_64__)
-  const auto sp = static_cast<uintptr_t>(static_cast<const ucontext_t*>(uctx)->uc_mcontext.gregs[REG_RSP]);
-  if (sp < usable && sp + (uintptr_t{64} << 20) >= guard) return true;
+  return in_guard(f, static_cast<uintptr_t>(
+                         static_cast<const ucontext_t*>(uctx)->uc_mcontext.gregs[REG_RSP]));
 #elif defined(__aarch64__)
-  const auto sp = static_cast<uintptr_t>(static_cast<const ucontext_t*>(uctx)->uc_mcontext.sp);
-  if (sp < usable && sp + (uintptr_t{64} << 20) >= guard) return true;
+  return in_guard(f, static_cast<uintptr_t>(static_cast<const ucontext_t*>(uctx)->uc_mcontext.sp));
 #else
   (void)uctx;
-#endif
   return false;
+#endif
 }
 
 void on_fault(int sig, siginfo_t* info, void* uctx) {
   const fiber_slot* f = t_running;
   if (f && is_overflow(f, info->si_addr, uctx) && !g_overflow_reported.exchange(true) &&
-      g_overflow_report) {
-    const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-    g_overflow_report(f->stack.size - page);
-  }
+      g_overflow_report)
+    g_overflow_report(f->stack.size);
   // Returning runs the faulting instruction again, under the action there was before.
   sigaction(sig, sig == SIGSEGV ? &g_old_segv : &g_old_bus, nullptr);
 }
