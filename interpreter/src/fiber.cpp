@@ -24,10 +24,10 @@
 
 #include <boost/context/fiber.hpp>
 #include <boost/context/stack_context.hpp>
-#include <new>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <vector>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -377,10 +377,10 @@ bool in_guard(const fiber_slot* f, uintptr_t a) {
 }
 bool is_overflow(const fiber_slot* f, const void* addr, const void* uctx) {
   if (in_guard(f, reinterpret_cast<uintptr_t>(addr))) return true;
-  // Or the stack pointer is already in the guard (a fault on some other address).
+    // Or the stack pointer is already in the guard (a fault on some other address).
 #if defined(__x86_64__)
-  return in_guard(f, static_cast<uintptr_t>(
-                         static_cast<const ucontext_t*>(uctx)->uc_mcontext.gregs[REG_RSP]));
+  return in_guard(
+      f, static_cast<uintptr_t>(static_cast<const ucontext_t*>(uctx)->uc_mcontext.gregs[REG_RSP]));
 #elif defined(__aarch64__)
   return in_guard(f, static_cast<uintptr_t>(static_cast<const ucontext_t*>(uctx)->uc_mcontext.sp));
 #else

@@ -231,7 +231,8 @@ void report_stack_overflow(std::size_t stack_bytes) {
   }
   put(".\n  A program's blocks live on its fiber stack, and this one's do not fit. Run it again "
       "with a larger stack: BV_STACK=");
-  put_num((stack_bytes >> 10) * 4);
+  const unsigned long long kib = stack_bytes >> 10, most = 1ull << 20;  // BV_STACK's bound
+  put_num(kib * 4 < most ? kib * 4 : most);
   put(" (KiB; at most 1048576).\n");
   buf[n] = 0;
   for (std::size_t off = 0; off < n;) {
