@@ -8,7 +8,8 @@
 # bench/gpu/triton_peer.py, bench/gpu/layernorm_peer.py and bench/interp_peer.py (step interp,
 # not in the default: the CPU interpreters side by side). Everything goes to $OUT/log.txt
 # (or ./gpu-out) as it happens, JSON beside it; what was written comes back even after a timeout.
-# Environment: BV_STEPS (default "bench lnpeer peer blockpeer conformance tests runs"), BV_BENCH_ARGS (default
+# Environment: BV_STEPS (default "bench lnpeer peer blockpeer conformance tests runs"; also attnpeer:
+# bench/gpu/attn_bwd_peer.py on the tutorial file named by BV_ATTN_TUTORIAL), BV_BENCH_ARGS (default
 # --variants), BV_TEST_MATCH (a grep -E pattern: only the test cases it matches), BV_TEST_TIMEOUT
 # (s per test case, default 40), BV_RUN_TIMEOUT (s per kernel, 20).
 set -u
@@ -38,6 +39,16 @@ if has blockpeer; then
   echo "== decoder block peer (PyTorch eager)"
   PYTHONUNBUFFERED=1 timeout 120 python3 bench/gpu/block_peer.py > "$O/block_peer.json"; echo "block peer rc=$?"
 fi
+if has attnpeer; then
+  # Triton's fused-attention tutorial backward: not part of blockvec, its path in BV_ATTN_TUTORIAL.
+  echo "== attention backward peer (Triton's fused-attention tutorial)"
+  if [ -f "${BV_ATTN_TUTORIAL:-}" ]; then
+    PYTHONUNBUFFERED=1 timeout 180 python3 bench/gpu/attn_bwd_peer.py "$BV_ATTN_TUTORIAL" > "$O/attn_bwd_peer.json"
+    echo "attention backward peer rc=$?"
+  else
+    echo "skipped: set BV_ATTN_TUTORIAL to the path of Triton's python/tutorials/06-fused-attention.py"
+  fi
+fi
 if has interp; then
   # The CPU side on this machine: blockvec's interpreter beside Triton's, on one core.
   echo "== interpreter peer (TRITON_INTERPRET=1)"
@@ -53,6 +64,7 @@ def load(name):
     except Exception as e: return None
 cli, peer, ln = load("cli_bench.json"), load("peer.json"), load("ln_peer.json")
 blk = load("block_peer.json")
+abw = load("attn_bwd_peer.json")
 if cli:
     print("blockvec bench --backend gpu: %s, %s, median of %d after %d warm-up" % (cli["date"], cli["device"], cli["reps"], cli["warmup"]))
     for r in cli["results"]:
@@ -82,8 +94,19 @@ if cli:
         vs_triton("add", "add", p["add"], p["add"].get("torch"))
         vs_triton("softmax", "softmax", p["softmax"], p["softmax"].get("torch"))
         vs_triton("matmul f16", "matmul_f16", p["matmul"], p["matmul"].get("torch"))
+        if "matmul_f32" in p:
+            if "error" in p["matmul_f32"]: print("  matmul f32 peer failed: %s" % p["matmul_f32"]["error"])
+            else: vs_triton("matmul f32 (no TF32)", "matmul", p["matmul_f32"], p["matmul_f32"].get("torch"))
         vs_triton("rmsnorm f16", "rmsnorm", p["rmsnorm"], p["rmsnorm"].get("torch_eager"))
         vs_triton("attention", "attention", p["attn"], p["attn"].get("torch"))
+    if abw and "results" in abw:
+        a = abw["results"]["attention_bwd"]
+        extra = ""
+        if "attention_bwd" in ours:
+            extra = "  (triton single %.4f ms, ratio %.2f)" % (a["triton_single"] * 1e3, a["triton_single"] / ours["attention_bwd"])
+        side("attention bwd (tutorial)", "attention_bwd", a["triton"], None, extra)
+    elif abw:
+        print("  attention backward peer failed: %s" % abw.get("error"))
     if blk and "results" in blk:
         print("decoder block, forward + backward, f32 (ratio = PyTorch eager time / ours):")
         for k, b in blk["results"].items():

@@ -5,7 +5,8 @@ measured now, on this GPU. Needs python3 with torch and triton and a CUDA GPU.
     python3 bench/gpu/triton_peer.py     (prints JSON: median seconds per call, per kernel)
 
 Shapes: add 2^28 f32, softmax 8192x8192 f32, RMSNorm f16 8192x8192, matmul f16 8192^3 (128x128x64
-tiles, grouped ordering), attention forward 4x16x4096x64 f16 (non-causal, 64x64 tiles, online
+tiles, grouped ordering), matmul f32 4096^3 without TF32 (Triton's FMA dot on 128x64x32 tiles,
+torch's cuBLAS SGEMM), attention forward 4x16x4096x64 f16 (non-causal, 64x64 tiles, online
 softmax), and the device-to-device copy bandwidth as the memory ceiling. Each Triton result is
 checked against torch before it is timed. `triton`: the mean of 20 back-to-back calls between two
 CUDA events, after 3 warm-up calls (Python's launch, 15 to 25 us a call, overlaps the kernels
@@ -56,7 +57,8 @@ def rmsnorm_kernel(x, w, y, stride, cols, eps, BLOCK: tl.constexpr):
 
 @triton.jit
 def matmul_kernel(a, b, c, M, N, K, sam, sak, sbk, sbn, scm, scn,
-                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr):
+                  BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr,
+                  PRECISION: tl.constexpr = "tf32"):
     pid = tl.program_id(0)
     pm_count = tl.cdiv(M, BM)
     pn_count = tl.cdiv(N, BN)
@@ -73,7 +75,8 @@ def matmul_kernel(a, b, c, M, N, K, sam, sak, sbk, sbn, scm, scn,
     acc = tl.zeros((BM, BN), dtype=tl.float32)
     for k in range(0, K, BK):
         acc += tl.dot(tl.load(pa, mask=(rm[:, None] < M) & (rk[None, :] < K - k), other=0.0),
-                      tl.load(pb, mask=(rk[:, None] < K - k) & (rn[None, :] < N), other=0.0))
+                      tl.load(pb, mask=(rk[:, None] < K - k) & (rn[None, :] < N), other=0.0),
+                      input_precision=PRECISION)
         pa += BK * sak
         pb += BK * sbk
     tl.store(c + rm[:, None] * scm + rn[None, :] * scn, acc.to(c.dtype.element_ty),
@@ -165,6 +168,26 @@ def main():
     res["matmul"] = dict(M=M, dtype=str(dt), **triton_times(f), torch=median_time(lambda: torch.matmul(a, b)),
                          rel_err=err)
     del a, b, c
+
+    # f32 at 4096^3 in IEEE precision, as ours: Triton's FMA dot on our tile (128x64x32, 4 warps)
+    # and cuBLAS's SGEMM (torch with TF32 off). Its own try: a failure here keeps the rest.
+    try:
+        torch.backends.cuda.matmul.allow_tf32 = False
+        M = 4096
+        a, b = torch.randn(M, M, device=dev), torch.randn(M, M, device=dev)
+        c = torch.full((M, M), float("nan"), device=dev)
+        BM, BN, BK = 128, 64, 32
+        grid = (triton.cdiv(M, BM) * triton.cdiv(M, BN),)
+        f = lambda: matmul_kernel[grid](a, b, c, M, M, M, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                                        c.stride(0), c.stride(1), BM=BM, BN=BN, BK=BK, GROUP_M=8,
+                                        PRECISION="ieee", num_warps=4)
+        f()
+        err = check("matmul f32", c, a.double() @ b.double(), 1e-5)
+        res["matmul_f32"] = dict(M=M, dtype="torch.float32", tf32=False, **triton_times(f),
+                                 torch=median_time(lambda: torch.matmul(a, b, out=c)), rel_err=err)
+        del a, b, c
+    except (Exception, SystemExit) as e:
+        res["matmul_f32"] = dict(error=str(e))
 
     B, H, S, D = 4, 16, 4096, 64
     q = torch.randn(B, H, S, D, device=dev, dtype=dt)

@@ -101,7 +101,7 @@ backends<io<T>, doubles> parts(const variant<T>& v) {
 // outputs of the two fp32 sums may round to neighbouring halves.
 const variant<float> f32{
     .name = "matmul",
-    .description = "tiled matmul C = A @ B, f32, 64x64x32 tiles, grouped ordering",
+    .description = "tiled matmul C = A @ B, f32, the target's tiles, grouped ordering",
     .default_size = {200, 136, 97},
     .tol = 1e-5,
     .emu_diff = 1e-5};

@@ -10,8 +10,8 @@
 //  - AMD CDNA, f16/bf16/f32: both operands to LDS (A row-major, B transposed so that both are read
 //    along K), then MFMA 32x32 (x8 for 16-bit, x2 for f32), used transposed so that each lane holds
 //    4 contiguous columns; again the 2-D layout is the accumulator layout;
-//  - anything else (small tiles, other dtypes, older GPUs): a portable LDS-tiled loop in which
-//    each thread computes its own registers.
+//  - anything else (f32, small tiles, other dtypes, older GPUs): both operands through LDS, each
+//    thread computing its own registers; on NVIDIA a register-blocked outer product (dot_simt).
 #pragma once
 #include "bv/gpu/block.hpp"
 #include "bv/gpu/memory.hpp"
@@ -339,7 +339,7 @@ BV_DI staged<X, false> cols(const X& x) {
 }
 
 // acc += a @ b with both operands staged in LDS by sa and sb: the AMD product (MFMA where
-// use_tensor_cores allows, else the portable loop) and the portable one everywhere.
+// use_tensor_cores allows, else the portable loop); NVIDIA uses mma_dot or dot_simt instead.
 template <class A, class B, class C, int M, int K, int N, int W, class SA, class SB>
 BV_DI void dot_lds(const SA& sa, const SB& sb, basic_block<C, shape<M, N>, W>& acc) {
   using O = basic_block<C, shape<M, N>, W>;
@@ -389,21 +389,8 @@ BV_DI void dot_lds(const SA& sa, const SB& sb, basic_block<C, shape<M, N>, W>& a
       }
 #endif
   } else {
-    // Portable: each thread computes its own registers from LDS.
+    // Portable: each thread computes its own registers from LDS (AMD; NVIDIA has dot_simt).
     using CC = compute_t<C>;
-#if BV_NVIDIA
-#pragma unroll
-    for (int ri = 0; ri < O::NR; ++ri) {
-      const A* ar = As + gpu::row_of<M, N, W>(ri) * lda;
-#pragma unroll
-      for (int ci = 0; ci < O::NC; ++ci) {
-        const B* bc = Bs + gpu::col_of<M, N, W>(ci) * ldb;
-        CC s = cvt<CC>(acc.v[ri * O::NC + ci]);
-        for (int k = 0; k < K; ++k) s += cvt<CC>(ar[k]) * cvt<CC>(bc[k]);
-        acc.v[ri * O::NC + ci] = cvt<C>(s);
-      }
-    }
-#else
     // K outermost, each register still summed in k order (the same results): with a register's
     // whole k loop innermost, the compiler read a row's K values of a once for all the columns
     // and held them (K = 128 in attention: 128 registers a row, and the backward spilled).
@@ -422,9 +409,76 @@ BV_DI void dot_lds(const SA& sa, const SB& sb, basic_block<C, shape<M, N>, W>& a
     }
 #pragma unroll
     for (int i = 0; i < O::NR * O::NC; ++i) acc.v[i] = cvt<C>(s[i]);
-#endif
   }
 }
+
+#if BV_NVIDIA
+// acc += a @ b on NVIDIA's CUDA cores (f32, and the shapes mma.sync does not take): a register-
+// blocked outer product, as SIMT GEMMs do. Both operands are staged in their own order, a as
+// [M][K] and b as [K][N], rows padded by 4 elements: a thread's 8 contiguous columns (the layout's
+// lanes) go by two 16-byte stores, and the 8 rows of a wave's lanes, 4 + K elements apart, fall in
+// 8 different groups of 4 banks. Per 4 k a thread reads its NR rows of a as 4-element vectors (8
+// rows a wave, one wavefront) and, per k, its columns of b 4 at a time (every lane reads the same
+// b row: 4 vectors a wave, broadcast), and each value read feeds NC or NR FMAs. Each register is
+// still summed in k order (the same results as any order-keeping loop).
+template <class A, class B, class C, int M, int K, int N, int W>
+BV_DI void dot_simt(const basic_block<A, shape<M, K>, W>& a,
+                    const basic_block<B, shape<K, N>, W>& b, basic_block<C, shape<M, N>, W>& acc) {
+  using O = basic_block<C, shape<M, N>, W>;
+  using XA = basic_block<A, shape<M, K>, W>;
+  using XB = basic_block<B, shape<K, N>, W>;
+  using CC = compute_t<C>;
+  // Runs of 4 contiguous columns in a thread's registers (the layout's lanes hold 8; a multiple
+  // of 4 keeps a wrapped copy's run contiguous too), 4-element aligned in LDS.
+  constexpr bool runs = gpu::tile2d::spt1 % 4 == 0;
+  constexpr int VK = runs && K % 4 == 0 && XA::NC % 4 == 0 ? 4 : 1;  // a's k per read
+  constexpr int VN = runs && N % 4 == 0 && XB::NC % 4 == 0 && O::NC % 4 == 0 ? 4 : 1;
+  constexpr int lda = K + 4, ldb = N + 4;
+  A* As = gpu::prim::lds<A, M * lda, 5>();
+  B* Bs = gpu::prim::lds<B, K * ldb, 6>();
+  gpu::prim::barrier();
+#pragma unroll
+  for (int ri = 0; ri < XA::NR; ++ri) {
+    A* ar = As + gpu::row_of<M, K, W>(ri) * lda;
+#pragma unroll
+    for (int ci = 0; ci < XA::NC; ci += VK)
+      vstore<VK>(ar + gpu::col_of<M, K, W>(ci), a.v + ri * XA::NC + ci);
+  }
+#pragma unroll
+  for (int ri = 0; ri < XB::NR; ++ri) {
+    B* br = Bs + gpu::row_of<K, N, W>(ri) * ldb;
+#pragma unroll
+    for (int ci = 0; ci < XB::NC; ci += VN)
+      vstore<VN>(br + gpu::col_of<K, N, W>(ci), b.v + ri * XB::NC + ci);
+  }
+  gpu::prim::barrier();
+  CC s[O::NR * O::NC];
+#pragma unroll
+  for (int i = 0; i < O::NR * O::NC; ++i) s[i] = cvt<CC>(acc.v[i]);
+#pragma unroll 2
+  for (int k0 = 0; k0 < K; k0 += VK) {
+    A av[O::NR][VK];
+#pragma unroll
+    for (int ri = 0; ri < O::NR; ++ri) vload<VK>(av[ri], As + gpu::row_of<M, N, W>(ri) * lda + k0);
+#pragma unroll
+    for (int kk = 0; kk < VK; ++kk) {
+#pragma unroll
+      for (int ci = 0; ci < O::NC; ci += VN) {
+        B bv[VN];
+        vload<VN>(bv, Bs + (k0 + kk) * ldb + gpu::col_of<M, N, W>(ci));
+#pragma unroll
+        for (int j = 0; j < VN; ++j) {
+          const CC bb = cvt<CC>(bv[j]);
+#pragma unroll
+          for (int ri = 0; ri < O::NR; ++ri) s[ri * O::NC + ci + j] += cvt<CC>(av[ri][kk]) * bb;
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < O::NR * O::NC; ++i) acc.v[i] = cvt<C>(s[i]);
+}
+#endif
 
 template <class A, class B, class C, int M, int K, int N, int W>
 BV_DI void dot_acc(const basic_block<A, shape<M, K>, W>& a, const basic_block<B, shape<K, N>, W>& b,
@@ -432,10 +486,12 @@ BV_DI void dot_acc(const basic_block<A, shape<M, K>, W>& a, const basic_block<B,
 #if BV_NVIDIA
   if constexpr (use_tensor_cores<A, B, C, M, N, K, W>()) {
     mma_dot<false>(a, b, acc);
-    return;
+  } else {
+    dot_simt<A, B, C, M, K, N, W>(a, b, acc);
   }
-#endif
+#else
   dot_lds<A, B, C, M, K, N, W>(rows(a), cols(b), acc);
+#endif
 }
 // acc + a @ b through dot_lds, for a trans() operand (AMD and the emulator).
 template <class A, class B, class C, int M, int K, int N, int W, class SA, class SB>
