@@ -14,20 +14,14 @@
 #include <vector>
 
 #include "bench_common.hpp"
+#include "bp_misuse.hpp"
 #include "bv/bv.hpp"
 #include "bv/kernels/matmul.hpp"
 
 using namespace bv;
 
 namespace {
-template <class T>
-std::vector<T> host_random(size_t n, uint64_t seed) {
-  std::vector<T> h(n);
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> d(0.f, 1.f);
-  for (auto& x : h) x = T(d(rng));
-  return h;
-}
+using bench::host_random;
 
 // Every element of c (M x N) against the double product; returns the worst |err| / (|ref| + 1).
 template <class T, class O, class F>
@@ -56,63 +50,6 @@ double check(int M, int N, int K, uint64_t seed, F&& run) {
   return worst;
 }
 
-// Block-pointer misuse that must stay correct: a view kept across more loads than the ring has
-// stages (its slot refilled: copied again when used), a copy of a block pointer loaded after the
-// original moved on, a loop-invariant view (b) used every step, odd column offsets (pairs not
-// 4-byte aligned), a view materialised by an elementwise op. out = sum of the A tiles used @ B.
-template <int W>
-BV_KERNEL void misuse_kernel(program<W> p, ptr<const half> a, ptr<const half> b, ptr<float> out,
-                             int n, int col0) {
-  auto bq = make_block_ptr<64, 64>(p, b, {64, 64}, {64, 1}, {0, 0});
-  auto bp = make_block_ptr<64, 64>(p, a, {n, 65}, {66, 1}, {0, col0});
-  auto tb = load(bq, boundary_check(0, 1));
-  auto first = load(bp, boundary_check(0, 1));
-  auto copy = bp;
-  auto acc = zeros<float, 64, 64>(p);
-  for (int i = 1; i < 6; ++i) {
-    bp = advance(bp, {64, 0});
-    acc = dot(load(bp, boundary_check(0, 1)), tb, acc);
-  }
-  acc = dot(first, tb, acc);                               // stale: copied again
-  acc = dot(load(copy, boundary_check(0, 1)), tb, acc);    // tile 0 again, through a stale copy
-  acc = dot((first * 1.0f).to(dtype<half>{}), tb, acc);   // materialised
-  auto r = arange<64>(p);
-  store(out + (r.col() * 64 + r.row()), acc);
-}
-bool misuse_check() {
-  const int n = 6 * 64 - 5;
-  bool ok = true;
-  for (int col0 : {0, 1}) {
-    auto ha = host_random<half>(size_t(n) * 66, 11 + col0), hb = host_random<half>(64 * 64, 12);
-    auto a = device_tensor<half>::from_host("a", {n, 66}, ha.data());
-    auto b = device_tensor<half>::from_host("b", {64, 64}, hb.data());
-    auto out = device_tensor<float>::empty("out", {64, 64});
-    const int lds = 2 * block_ptr_lds_bytes<const half, 64, 64, 4>(3);
-    launch<misuse_kernel<4>>(gpu_tuning<3>{lds}, grid(1), a, b, out, n, col0);
-    gpu::synchronize();
-    std::vector<float> ho(64 * 64);
-    out.copy_to_host(ho.data());
-    double worst = 0;
-    for (int i = 0; i < 64; ++i)
-      for (int j = 0; j < 64; ++j) {
-        double ref = 0;
-        for (int k = 0; k < 64; ++k) {
-          double asum = 0;
-          for (int t : {1, 2, 3, 4, 5, 0, 0, 0}) {
-            const int row = 64 * t + i, col = col0 + k;
-            if (row < n && col < 65) asum += float(ha[size_t(row) * 66 + col]);
-          }
-          ref += asum * float(hb[k * 64 + j]);
-        }
-        worst = std::max(worst, std::abs(ho[i * 64 + j] - ref) / (std::abs(ref) + 1.0));
-      }
-    std::printf("block-pointer misuse check (column offset %d): %s (worst %.1e)\n", col0,
-                worst < 1e-3 ? "ok" : "FAILED", worst);
-    ok = ok && worst < 1e-3;
-  }
-  return ok;
-}
-
 // The library launcher at tiles BM x BN x BK, W waves, Stages ring slots (0: no rings).
 template <int BM, int BN, int BK, int W, int Stages, int MinPrograms = 0, class T, class O>
 launch_result tiles(const device_tensor<T>& a, const device_tensor<T>& b, device_tensor<O>& c) {
@@ -122,8 +59,8 @@ launch_result tiles(const device_tensor<T>& a, const device_tensor<T>& b, device
 int failures = 0;
 template <class F>
 void variant(const char* name, F&& run, bool time_it) {
-  const int sizes[][3] = {{128, 128, 64}, {256, 256, 256}, {129, 200, 70}, {300, 257, 1000},
-                          {64, 96, 40}};
+  const int sizes[][3] = {
+      {128, 128, 64}, {256, 256, 256}, {129, 200, 70}, {300, 257, 1000}, {64, 96, 40}};
   double worst = 0;
   for (auto& s : sizes) {
     worst = std::max(worst, check<half, half>(s[0], s[1], s[2], 7 + s[0], run));
@@ -165,7 +102,7 @@ int main(int argc, char** argv) {
       gpu::synchronize();
       return 0;
     }
-    failures += !misuse_check();
+    failures += !bench::misuse_check<half, 66>("f16", 1e-3);
     auto go = [&](const char* name, auto f) { variant(name, f, !quick); };
 #ifdef BV_DEV_ONE
 #ifndef D_MP

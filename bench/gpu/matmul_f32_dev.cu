@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bench_common.hpp"
+#include "bp_misuse.hpp"
 #include "bv/bv.hpp"
 #include "bv/kernels/matmul.hpp"
 
@@ -21,11 +22,7 @@ using namespace bv;
 
 namespace {
 std::vector<float> host_random(size_t n, uint64_t seed) {
-  std::vector<float> h(n);
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> d(0.f, 1.f);
-  for (auto& x : h) x = d(rng);
-  return h;
+  return bench::host_random<float>(n, seed);
 }
 
 // Every element of c (M x N) against the double product; the worst |err| / (|ref| + 1).
@@ -64,64 +61,7 @@ double time_at(int M, int N, int K, F&& run) {
   return bench::median_ms([&] { run(a, b, c); }, 10, 3);
 }
 
-// Block-pointer misuse that must stay correct with f32 rings: a view kept across more loads than
-// the ring has slots (copied again when used), a copy of a block pointer loaded after the original
-// moved on, a loop-invariant view (b) used every step, a column offset of 1 (no 16-byte chunks),
-// a view materialised by an elementwise op. out = sum of the A tiles used @ B.
-template <int W>
-BV_KERNEL void misuse_kernel(program<W> p, ptr<const float> a, ptr<const float> b, ptr<float> out,
-                             int n, int col0) {
-  auto bq = make_block_ptr<64, 64>(p, b, {64, 64}, {64, 1}, {0, 0});
-  auto bp = make_block_ptr<64, 64>(p, a, {n, 65}, {68, 1}, {0, col0});
-  auto tb = load(bq, boundary_check(0, 1));
-  auto first = load(bp, boundary_check(0, 1));
-  auto copy = bp;
-  auto acc = zeros<float, 64, 64>(p);
-  for (int i = 1; i < 6; ++i) {
-    bp = advance(bp, {64, 0});
-    acc = dot(load(bp, boundary_check(0, 1)), tb, acc);
-  }
-  acc = dot(first, tb, acc);                             // stale: copied again
-  acc = dot(load(copy, boundary_check(0, 1)), tb, acc);  // tile 0 again, through a stale copy
-  acc = dot(first * 1.0f, tb, acc);                      // materialised
-  auto r = arange<64>(p);
-  store(out + (r.col() * 64 + r.row()), acc);
-}
 int failures = 0;
-void misuse_check() {
-  const int n = 6 * 64 - 5;
-  for (int col0 : {0, 1}) {
-    auto ha = host_random(size_t(n) * 68, 11 + col0), hb = host_random(64 * 64, 12);
-    auto a = device_tensor<float>::from_host("a", {n, 68}, ha.data());
-    auto b = device_tensor<float>::from_host("b", {64, 64}, hb.data());
-    auto out = device_tensor<float>::empty("out", {64, 64});
-    out.fill_bytes(0xff);
-    const int lds = 2 * block_ptr_lds_bytes<const float, 64, 64, 4>(3);
-    launch<misuse_kernel<4>>(gpu_tuning<3>{lds}, grid(1), a, b, out, n, col0);
-    gpu::synchronize();
-    std::vector<float> ho(64 * 64);
-    out.copy_to_host(ho.data());
-    double worst = 0;
-    for (int i = 0; i < 64; ++i)
-      for (int j = 0; j < 64; ++j) {
-        double ref = 0;
-        for (int k = 0; k < 64; ++k) {
-          double asum = 0;
-          for (int t : {1, 2, 3, 4, 5, 0, 0, 0}) {
-            const int row = 64 * t + i, col = col0 + k;
-            if (row < n && col < 65) asum += ha[size_t(row) * 68 + col];
-          }
-          ref += asum * hb[k * 64 + j];
-        }
-        const double v = ho[i * 64 + j];
-        worst =
-            std::max(worst, std::isfinite(v) ? std::abs(v - ref) / (std::abs(ref) + 1.0) : 1e30);
-      }
-    std::printf("f32 block-pointer misuse check (column offset %d): %s (worst %.1e)\n", col0,
-                worst < 1e-4 ? "ok" : "FAILED", worst);
-    failures += !(worst < 1e-4);
-  }
-}
 // Tiles BM x BN x BK on W warps; S > 0: block-pointer rings of S slots (block_ptr.hpp), MP > 0:
 // registers left for MP programs an SM.
 template <int BM, int BN, int BK, int W, int S = 0, int MP = 0>
@@ -148,7 +88,7 @@ void variant() {
 }  // namespace
 
 int main() {
-  misuse_check();
+  failures += !bench::misuse_check<float, 68>("f32", 1e-4);
 #if defined(BV_DEV_SWEEP2)
   variant<64, 64, 32, 4>();
   variant<128, 64, 32, 4>();

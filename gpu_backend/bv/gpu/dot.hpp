@@ -413,6 +413,18 @@ BV_DI void dot_lds(const SA& sa, const SB& sb, basic_block<C, shape<M, N>, W>& a
 }
 
 #if BV_NVIDIA
+// x (R x C) into LDS as [R][ld], V contiguous columns a store.
+template <int V, class T, int R, int C, int W>
+BV_DI void stage_padded(T* s, int ld, const basic_block<T, shape<R, C>, W>& x) {
+  using X = basic_block<T, shape<R, C>, W>;
+#pragma unroll
+  for (int ri = 0; ri < X::NR; ++ri) {
+    T* row = s + gpu::row_of<R, C, W>(ri) * ld;
+#pragma unroll
+    for (int ci = 0; ci < X::NC; ci += V)
+      vstore<V>(row + gpu::col_of<R, C, W>(ci), x.v + ri * X::NC + ci);
+  }
+}
 // acc += a @ b on NVIDIA's CUDA cores (f32, and the shapes mma.sync does not take): a register-
 // blocked outer product, as SIMT GEMMs do. Both operands are staged in their own order, a as
 // [M][K] and b as [K][N], rows padded by 4 elements: a thread's 8 contiguous columns (the layout's
@@ -425,32 +437,19 @@ template <class A, class B, class C, int M, int K, int N, int W>
 BV_DI void dot_simt(const basic_block<A, shape<M, K>, W>& a,
                     const basic_block<B, shape<K, N>, W>& b, basic_block<C, shape<M, N>, W>& acc) {
   using O = basic_block<C, shape<M, N>, W>;
-  using XA = basic_block<A, shape<M, K>, W>;
-  using XB = basic_block<B, shape<K, N>, W>;
   using CC = compute_t<C>;
   // Runs of 4 contiguous columns in a thread's registers (the layout's lanes hold 8; a multiple
   // of 4 keeps a wrapped copy's run contiguous too), 4-element aligned in LDS.
   constexpr bool runs = gpu::tile2d::spt1 % 4 == 0;
-  constexpr int VK = runs && K % 4 == 0 && XA::NC % 4 == 0 ? 4 : 1;  // a's k per read
-  constexpr int VN = runs && N % 4 == 0 && XB::NC % 4 == 0 && O::NC % 4 == 0 ? 4 : 1;
+  constexpr int VK = runs && K % 4 == 0 && basic_block<A, shape<M, K>, W>::NC % 4 == 0 ? 4 : 1;
+  constexpr int VN =
+      runs && N % 4 == 0 && basic_block<B, shape<K, N>, W>::NC % 4 == 0 && O::NC % 4 == 0 ? 4 : 1;
   constexpr int lda = K + 4, ldb = N + 4;
   A* As = gpu::prim::lds<A, M * lda, 5>();
   B* Bs = gpu::prim::lds<B, K * ldb, 6>();
   gpu::prim::barrier();
-#pragma unroll
-  for (int ri = 0; ri < XA::NR; ++ri) {
-    A* ar = As + gpu::row_of<M, K, W>(ri) * lda;
-#pragma unroll
-    for (int ci = 0; ci < XA::NC; ci += VK)
-      vstore<VK>(ar + gpu::col_of<M, K, W>(ci), a.v + ri * XA::NC + ci);
-  }
-#pragma unroll
-  for (int ri = 0; ri < XB::NR; ++ri) {
-    B* br = Bs + gpu::row_of<K, N, W>(ri) * ldb;
-#pragma unroll
-    for (int ci = 0; ci < XB::NC; ci += VN)
-      vstore<VN>(br + gpu::col_of<K, N, W>(ci), b.v + ri * XB::NC + ci);
-  }
+  stage_padded<VK>(As, lda, a);
+  stage_padded<VN>(Bs, ldb, b);
   gpu::prim::barrier();
   CC s[O::NR * O::NC];
 #pragma unroll

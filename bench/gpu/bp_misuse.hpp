@@ -1,0 +1,88 @@
+// Block-pointer misuse that must stay correct, for the matmul development tools (matmul_dev.cu,
+// matmul_f32_dev.cu): a view kept across more loads than its ring has slots (copied again when
+// used), a copy of a block pointer loaded after the original moved on, a loop-invariant view (b)
+// used every step, odd column offsets (no aligned pairs or chunks), a view materialised by an
+// elementwise op. out = sum of the A tiles used @ B, checked against a double-precision sum.
+#pragma once
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "bv/bv.hpp"
+
+namespace bench {
+
+template <class T>
+std::vector<T> host_random(size_t n, uint64_t seed) {
+  std::vector<T> h(n);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> d(0.f, 1.f);
+  for (auto& x : h) x = T(d(rng));
+  return h;
+}
+
+// a: n x 65 (row stride LD) from column col0, b: 64 x 64.
+template <class T, int W, int LD>
+BV_KERNEL void misuse_kernel(bv::program<W> p, bv::ptr<const T> a, bv::ptr<const T> b,
+                             bv::ptr<float> out, int n, int col0) {
+  using namespace bv;
+  auto bq = make_block_ptr<64, 64>(p, b, {64, 64}, {64, 1}, {0, 0});
+  auto bp = make_block_ptr<64, 64>(p, a, {n, 65}, {LD, 1}, {0, col0});
+  auto tb = load(bq, boundary_check(0, 1));
+  auto first = load(bp, boundary_check(0, 1));
+  auto copy = bp;
+  auto acc = zeros<float, 64, 64>(p);
+  for (int i = 1; i < 6; ++i) {
+    bp = advance(bp, {64, 0});
+    acc = dot(load(bp, boundary_check(0, 1)), tb, acc);
+  }
+  acc = dot(first, tb, acc);                             // stale: copied again
+  acc = dot(load(copy, boundary_check(0, 1)), tb, acc);  // tile 0 again, through a stale copy
+  acc = dot((first * 1.0f).to(dtype<T>{}), tb, acc);     // materialised
+  auto r = arange<64>(p);
+  store(out + (r.col() * 64 + r.row()), acc);
+}
+
+// Runs the misuse kernel at column offsets 0 and 1 with rings of 3 slots and prints one line each;
+// returns whether both stayed within tol of the double-precision result.
+template <class T, int LD>
+bool misuse_check(const char* what, double tol) {
+  using namespace bv;
+  const int n = 6 * 64 - 5;
+  bool ok = true;
+  for (int col0 : {0, 1}) {
+    auto ha = host_random<T>(size_t(n) * LD, 11 + col0), hb = host_random<T>(64 * 64, 12);
+    auto a = device_tensor<T>::from_host("a", {n, LD}, ha.data());
+    auto b = device_tensor<T>::from_host("b", {64, 64}, hb.data());
+    auto out = device_tensor<float>::empty("out", {64, 64});
+    out.fill_bytes(0xff);
+    const int lds = 2 * block_ptr_lds_bytes<const T, 64, 64, 4>(3);
+    launch<misuse_kernel<T, 4, LD>>(gpu_tuning<3>{lds}, grid(1), a, b, out, n, col0);
+    gpu::synchronize();
+    std::vector<float> ho(64 * 64);
+    out.copy_to_host(ho.data());
+    double worst = 0;
+    for (int i = 0; i < 64; ++i)
+      for (int j = 0; j < 64; ++j) {
+        double ref = 0;
+        for (int k = 0; k < 64; ++k) {
+          double asum = 0;
+          for (int t : {1, 2, 3, 4, 5, 0, 0, 0}) {
+            const int row = 64 * t + i, col = col0 + k;
+            if (row < n && col < 65) asum += float(ha[size_t(row) * LD + col]);
+          }
+          ref += asum * float(hb[k * 64 + j]);
+        }
+        const double v = ho[i * 64 + j];
+        const double e = std::isfinite(v) ? std::abs(v - ref) / (std::abs(ref) + 1.0) : 1e30;
+        worst = std::max(worst, e);
+      }
+    std::printf("%s block-pointer misuse check (column offset %d): %s (worst %.1e)\n", what, col0,
+                worst < tol ? "ok" : "FAILED", worst);
+    ok = ok && worst < tol;
+  }
+  return ok;
+}
+
+}  // namespace bench
