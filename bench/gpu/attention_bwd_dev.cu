@@ -1,0 +1,116 @@
+// The attention backward (kernels/bv/kernels/attention.hpp) with its two main kernels on separate
+// tile shapes: dk/dv with BM1 query rows a step over BN1 keys a program on W1 warps, dq with BM2
+// query rows a program over BN2 keys a step on W2 warps. Each variant is first checked against the
+// library launcher on a ragged causal shape (2 x 3 x 333 x 64 f16, outputs poisoned first), then
+// timed at 4 x 16 x 4096 x 64 f16, causal (median of 10 after 3 warm-up calls, CUDA events; the
+// preprocess, dk/dv and dq launches together). A development tool for attention_bwd_configs; the
+// figures that count come from `blockvec bench --backend gpu attention_bwd`.
+//   nvcc -std=c++20 -arch=sm_90a -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
+//        bench/gpu/attention_bwd_dev.cu -o attention_bwd_dev
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "bench_common.hpp"
+#include "bp_misuse.hpp"
+#include "bv/bv.hpp"
+#include "bv/kernels/attention.hpp"
+
+using namespace bv;
+using namespace bv::kernels;
+
+namespace {
+using T = half;
+constexpr int D = 64;
+
+template <int BM1, int BN1, int W1, int BM2, int BN2, int W2>
+void backward(const device_tensor<T>& q, const device_tensor<T>& k, const device_tensor<T>& v,
+              const device_tensor<T>& o, const device_tensor<float>& lse,
+              const device_tensor<T>& dout, device_tensor<T>& dq, device_tensor<T>& dk,
+              device_tensor<T>& dv, device_tensor<float>& delta) {
+  const int bh = static_cast<int>(q.size(0) * q.size(1)), s = static_cast<int>(q.size(2));
+  const float scale = 1.0f / std::sqrt(float(D));
+  launch<attention_bwd_preprocess_kernel<T, D, 64, 4>>(grid(cdiv(s, 64), bh), o, dout, delta, s);
+  launch<attention_bwd_dkdv_kernel<T, D, BM1, BN1, true, W1>>(grid(cdiv(s, BN1), bh), q, k, v, dout,
+                                                              lse, delta, dk, dv, s, scale);
+  launch<attention_bwd_dq_kernel<T, D, BM2, BN2, true, W2>>(grid(cdiv(s, BM2), bh), q, k, v, dout,
+                                                            lse, delta, dq, s, scale);
+}
+
+double rel_l2(const device_tensor<T>& got, const device_tensor<T>& want) {
+  std::vector<T> g(got.numel()), w(want.numel());
+  got.copy_to_host(g.data());
+  want.copy_to_host(w.data());
+  double num = 0, den = 0;
+  for (size_t i = 0; i < g.size(); ++i) {
+    const double a = float(g[i]), b = float(w[i]);
+    num += std::isfinite(a) ? (a - b) * (a - b) : 1e30;
+    den += b * b;
+  }
+  return std::sqrt(num / den);
+}
+
+struct inputs {
+  device_tensor<T> q, k, v, dout, o;
+  device_tensor<float> lse, delta;
+  explicit inputs(std::vector<int64_t> shape)
+      : q(random(shape, 1)),
+        k(random(shape, 2)),
+        v(random(shape, 3)),
+        dout(random(shape, 4)),
+        o(device_tensor<T>::empty("o", shape)),
+        lse(device_tensor<float>::empty("lse", {shape[0] * shape[1], shape[2]})),
+        delta(device_tensor<float>::empty("delta", {shape[0] * shape[1], shape[2]})) {
+    attention_fwd(q, k, v, o, lse, true);
+  }
+  static device_tensor<T> random(const std::vector<int64_t>& shape, uint64_t seed) {
+    size_t n = 1;
+    for (auto d : shape) n *= size_t(d);
+    auto h = bench::host_random<T>(n, seed);
+    return device_tensor<T>::from_host("x", shape, h.data());
+  }
+};
+
+int failures = 0;
+template <int BM1, int BN1, int W1, int BM2, int BN2, int W2>
+void variant() {
+  inputs small({2, 3, 333, D});
+  auto e = [&](int) { return device_tensor<T>::empty("g", {2, 3, 333, D}); };
+  auto rq = e(0), rk = e(0), rv = e(0), dq = e(0), dk = e(0), dv = e(0);
+  attention_bwd(small.q, small.k, small.v, small.o, small.lse, small.dout, rq, rk, rv, true);
+  for (auto* t : {&dq, &dk, &dv}) t->fill_bytes(0xff);
+  backward<BM1, BN1, W1, BM2, BN2, W2>(small.q, small.k, small.v, small.o, small.lse, small.dout,
+                                       dq, dk, dv, small.delta);
+  gpu::synchronize();
+  const double err = std::max({rel_l2(dq, rq), rel_l2(dk, rk), rel_l2(dv, rv)});
+  const bool ok = err < 5e-3;
+  failures += !ok;
+  const std::vector<int64_t> shape{4, 16, 4096, D};
+  inputs big(shape);
+  auto g = [&] { return device_tensor<T>::empty("g", shape); };
+  auto bq = g(), bk = g(), bv = g();
+  const double ms = bench::median_ms(
+      [&] {
+        backward<BM1, BN1, W1, BM2, BN2, W2>(big.q, big.k, big.v, big.o, big.lse, big.dout, bq, bk,
+                                             bv, big.delta);
+      },
+      10, 3);
+  const double flops = 10.0 * 4 * 16 * 4096.0 * 4096.0 * D * 0.5;
+  std::printf(
+      "dkdv %3dx%3d w%d  dq %3dx%3d w%d  check %s (rel %.1e)  4x16x4096x64 causal %.4f ms"
+      "  %.1f TFLOP/s\n",
+      BM1, BN1, W1, BM2, BN2, W2, ok ? "ok" : "FAILED", err, ms, flops / (ms * 1e9));
+  std::fflush(stdout);
+}
+}  // namespace
+
+int main() {
+  variant<64, 64, 4, 64, 64, 4>();
+  variant<32, 128, 4, 128, 32, 4>();
+  variant<64, 128, 8, 128, 64, 8>();
+  variant<32, 64, 4, 64, 32, 4>();
+  variant<64, 128, 4, 128, 64, 4>();
+  variant<32, 128, 8, 128, 32, 8>();
+  std::printf("%s\n", failures ? "CHECK FAILURES" : "all checks ok");
+  return failures ? 1 : 0;
+}
