@@ -105,12 +105,20 @@ void variant() {
 }  // namespace
 
 int main() {
+#ifdef BV_DEV_WARPS
+  variant<64, 64, 4, 64, 64, 4>();
+  variant<64, 64, 8, 64, 64, 4>();
+  variant<64, 64, 8, 64, 64, 8>();
+  variant<64, 64, 4, 64, 64, 8>();
+  variant<128, 64, 8, 64, 64, 4>();
+#else
   variant<64, 64, 4, 64, 64, 4>();
   variant<32, 128, 4, 128, 32, 4>();
   variant<64, 128, 8, 128, 64, 8>();
   variant<32, 64, 4, 64, 32, 4>();
   variant<64, 128, 4, 128, 64, 4>();
   variant<32, 128, 8, 128, 32, 8>();
+#endif
   std::printf("%s\n", failures ? "CHECK FAILURES" : "all checks ok");
   return failures ? 1 : 0;
 }
