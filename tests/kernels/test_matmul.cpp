@@ -41,13 +41,20 @@ void check_matmul(const bv::tensor<T>& a, const bv::tensor<T>& b, uint64_t seed,
   }
 }
 
+// Runs a scope under target t (its launch configurations), restoring the previous target after.
+struct under_target {
+  bv::target saved = bv::config().tgt;
+  explicit under_target(bv::target t) { bv::set_target(t); }
+  ~under_target() { bv::set_target(saved); }
+};
+
 const auto default_tiles = [](const auto& a, const auto& b, auto& c) {
   return bv::kernels::matmul(a, b, c);
 };
 
 }  // namespace
 
-TEST_CASE("matmul f32 on ragged sizes") {
+TEST_CASE("matmul f32 on ragged sizes, in every target's configuration") {
   const uint64_t seed = bv::testing::fresh_seed();
   INFO("seed " << seed);
   std::mt19937_64 rng(seed);
@@ -57,7 +64,12 @@ TEST_CASE("matmul f32 on ragged sizes") {
     CAPTURE(d.k);
     const auto a = bv::tensor<float>::randn("a", {d.m, d.k}, seed + 1);
     const auto b = bv::tensor<float>::randn("b", {d.k, d.n}, seed + 2);
-    check_matmul<float>(a, b, seed, bv::testing::tolerance<float>(), default_tiles);
+    // The tiles differ by target (sm_90: 128x64x32 on 4 warps; AMD: 64x64x32).
+    for (bv::target t : bv::all_targets) {
+      CAPTURE(bv::target_name(t));
+      under_target scope(t);
+      check_matmul<float>(a, b, seed, bv::testing::tolerance<float>(), default_tiles);
+    }
   }
 }
 
