@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "bench_common.hpp"
-#include "bp_misuse.hpp"
 #include "bv/bv.hpp"
 #include "bv/kernels/attention.hpp"
+#include "matmul_checks.hpp"
 
 using namespace bv;
 using namespace bv::kernels;

@@ -14,41 +14,14 @@
 #include <vector>
 
 #include "bench_common.hpp"
-#include "bp_misuse.hpp"
 #include "bv/bv.hpp"
 #include "bv/kernels/matmul.hpp"
+#include "matmul_checks.hpp"
 
 using namespace bv;
 
 namespace {
 using bench::host_random;
-
-// Every element of c (M x N) against the double product; returns the worst |err| / (|ref| + 1).
-template <class T, class O, class F>
-double check(int M, int N, int K, uint64_t seed, F&& run) {
-  auto ha = host_random<T>(size_t(M) * K, seed), hb = host_random<T>(size_t(K) * N, seed + 1);
-  auto a = device_tensor<T>::from_host("a", {M, K}, ha.data());
-  auto b = device_tensor<T>::from_host("b", {K, N}, hb.data());
-  auto c = device_tensor<O>::empty("c", {M, N});
-  c.fill_bytes(0xff);
-  run(a, b, c);
-  gpu::synchronize();
-  std::vector<O> hc(size_t(M) * N);
-  c.copy_to_host(hc.data());
-  std::vector<double> ref(size_t(M) * N, 0.0);
-  for (int i = 0; i < M; ++i)
-    for (int k = 0; k < K; ++k) {
-      const double x = float(ha[size_t(i) * K + k]);
-      for (int j = 0; j < N; ++j) ref[size_t(i) * N + j] += x * float(hb[size_t(k) * N + j]);
-    }
-  double worst = 0;
-  for (size_t i = 0; i < hc.size(); ++i) {
-    const double v = float(hc[i]);
-    const double e = std::isfinite(v) ? std::abs(v - ref[i]) / (std::abs(ref[i]) + 1.0) : 1e30;
-    worst = std::max(worst, e);
-  }
-  return worst;
-}
 
 // The library launcher at tiles BM x BN x BK, W waves, Stages ring slots (0: no rings).
 template <int BM, int BN, int BK, int W, int Stages, int MinPrograms = 0, class T, class O>
@@ -63,8 +36,8 @@ void variant(const char* name, F&& run, bool time_it) {
       {128, 128, 64}, {256, 256, 256}, {129, 200, 70}, {300, 257, 1000}, {64, 96, 40}};
   double worst = 0;
   for (auto& s : sizes) {
-    worst = std::max(worst, check<half, half>(s[0], s[1], s[2], 7 + s[0], run));
-    worst = std::max(worst, check<half, float>(s[0], s[1], s[2], 9 + s[1], run));
+    worst = std::max(worst, bench::matmul_check<half, half>(s[0], s[1], s[2], 7 + s[0], run));
+    worst = std::max(worst, bench::matmul_check<half, float>(s[0], s[1], s[2], 9 + s[1], run));
   }
   const bool ok = worst < 2e-2;
   failures += !ok;

@@ -14,47 +14,17 @@
 #include <vector>
 
 #include "bench_common.hpp"
-#include "bp_misuse.hpp"
 #include "bv/bv.hpp"
 #include "bv/kernels/matmul.hpp"
+#include "matmul_checks.hpp"
 
 using namespace bv;
 
 namespace {
-std::vector<float> host_random(size_t n, uint64_t seed) {
-  return bench::host_random<float>(n, seed);
-}
-
-// Every element of c (M x N) against the double product; the worst |err| / (|ref| + 1).
-template <class F>
-double check(int M, int N, int K, uint64_t seed, F&& run) {
-  auto ha = host_random(size_t(M) * K, seed), hb = host_random(size_t(K) * N, seed + 1);
-  auto a = device_tensor<float>::from_host("a", {M, K}, ha.data());
-  auto b = device_tensor<float>::from_host("b", {K, N}, hb.data());
-  auto c = device_tensor<float>::empty("c", {M, N});
-  c.fill_bytes(0xff);
-  run(a, b, c);
-  gpu::synchronize();
-  std::vector<float> hc(size_t(M) * N);
-  c.copy_to_host(hc.data());
-  std::vector<double> ref(size_t(M) * N, 0.0);
-  for (int i = 0; i < M; ++i)
-    for (int k = 0; k < K; ++k) {
-      const double x = ha[size_t(i) * K + k];
-      for (int j = 0; j < N; ++j) ref[size_t(i) * N + j] += x * hb[size_t(k) * N + j];
-    }
-  double worst = 0;
-  for (size_t i = 0; i < hc.size(); ++i) {
-    const double v = hc[i];
-    const double e = std::isfinite(v) ? std::abs(v - ref[i]) / (std::abs(ref[i]) + 1.0) : 1e30;
-    worst = std::max(worst, e);
-  }
-  return worst;
-}
-
 template <class F>
 double time_at(int M, int N, int K, F&& run) {
-  auto ha = host_random(size_t(M) * K, 4), hb = host_random(size_t(K) * N, 5);
+  auto ha = bench::host_random<float>(size_t(M) * K, 4),
+       hb = bench::host_random<float>(size_t(K) * N, 5);
   auto a = device_tensor<float>::from_host("a", {M, K}, ha.data());
   auto b = device_tensor<float>::from_host("b", {K, N}, hb.data());
   auto c = device_tensor<float>::empty("c", {M, N});
@@ -70,7 +40,8 @@ void variant() {
                 device_tensor<float>& c) { bv::kernels::matmul<BM, BN, BK, 8, W, S, MP>(a, b, c); };
   const int sizes[][3] = {{64, 64, 32}, {129, 200, 70}, {300, 257, 1000}, {64, 96, 40}, {1, 33, 5}};
   double worst = 0;
-  for (auto& s : sizes) worst = std::max(worst, check(s[0], s[1], s[2], 7 + s[0], run));
+  for (auto& s : sizes)
+    worst = std::max(worst, bench::matmul_check<float, float>(s[0], s[1], s[2], 7 + s[0], run));
   const bool ok = worst < 1e-4;
   failures += !ok;
   std::printf("%3dx%3dx%2d w%-2d s%d mp%d check %s (worst %.1e)", BM, BN, BK, W, S, MP,

@@ -1,9 +1,11 @@
-// Block-pointer misuse that must stay correct, for the matmul development tools (matmul_dev.cu,
-// matmul_f32_dev.cu): a view kept across more loads than its ring has slots (copied again when
-// used), a copy of a block pointer loaded after the original moved on, a loop-invariant view (b)
-// used every step, odd column offsets (no aligned pairs or chunks), a view materialised by an
-// elementwise op. out = sum of the A tiles used @ B, checked against a double-precision sum.
+// What the matmul development tools (matmul_dev.cu, matmul_f32_dev.cu) check: a product against a
+// double-precision one, every element, and block-pointer misuse that must stay correct: a view kept
+// across more loads than its ring has slots (copied again when used), a copy of a block pointer
+// loaded after the original moved on, a loop-invariant view (b) used every step, odd column offsets
+// (no aligned pairs or chunks), a view materialised by an elementwise op. out = sum of the A tiles
+// used @ B, checked against a double-precision sum.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -20,6 +22,35 @@ std::vector<T> host_random(size_t n, uint64_t seed) {
   std::normal_distribution<float> d(0.f, 1.f);
   for (auto& x : h) x = T(d(rng));
   return h;
+}
+
+// Every element of c = a @ b (M x N, run(a, b, c) on fresh random M x K and K x N inputs, c
+// poisoned first) against the double product; the worst |err| / (|ref| + 1).
+template <class T, class O, class F>
+double matmul_check(int M, int N, int K, uint64_t seed, F&& run) {
+  using namespace bv;
+  auto ha = host_random<T>(size_t(M) * K, seed), hb = host_random<T>(size_t(K) * N, seed + 1);
+  auto a = device_tensor<T>::from_host("a", {M, K}, ha.data());
+  auto b = device_tensor<T>::from_host("b", {K, N}, hb.data());
+  auto c = device_tensor<O>::empty("c", {M, N});
+  c.fill_bytes(0xff);
+  run(a, b, c);
+  gpu::synchronize();
+  std::vector<O> hc(size_t(M) * N);
+  c.copy_to_host(hc.data());
+  std::vector<double> ref(size_t(M) * N, 0.0);
+  for (int i = 0; i < M; ++i)
+    for (int k = 0; k < K; ++k) {
+      const double x = float(ha[size_t(i) * K + k]);
+      for (int j = 0; j < N; ++j) ref[size_t(i) * N + j] += x * float(hb[size_t(k) * N + j]);
+    }
+  double worst = 0;
+  for (size_t i = 0; i < hc.size(); ++i) {
+    const double v = float(hc[i]);
+    const double e = std::isfinite(v) ? std::abs(v - ref[i]) / (std::abs(ref[i]) + 1.0) : 1e30;
+    worst = std::max(worst, e);
+  }
+  return worst;
 }
 
 // a: n x 65 (row stride LD) from column col0, b: 64 x 64.
