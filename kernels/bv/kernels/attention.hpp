@@ -36,7 +36,10 @@ BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k
     auto cols = start_n + rn;
     auto kv_mask = cols.col() < s;
     auto kb = load(k + base + cols.col() * D + rd.row(), kv_mask, 0.0f);
-    auto qk = dot(qb, trans(kb)) * qk_scale;
+    // Unscaled scores: the scale goes into the row max (qk_scale > 0 keeps the max where it is)
+    // and into exp2's argument, qk * qk_scale - m_new, one multiply-add per score (the GPU
+    // compilers contract it) where scaling the block first took a multiply and a subtract.
+    auto qk = dot(qb, trans(kb));
     // Only a block that runs past the last key, or (causal) reaches past the block's first query
     // row, has scores to mask.
     if (start_n + BN > s || (CAUSAL && start_n + BN > start_m + 1)) {
@@ -45,9 +48,9 @@ BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k
     }
     // Every row has a finite score in the first block (key 0), so m_new is finite from there on
     // and exp2(m_i - m_new) is exp2(-inf) = 0 only on the first step.
-    auto m_new = maximum(m_i, max<1>(qk));
+    auto m_new = maximum(m_i, max<1>(qk) * qk_scale);
     auto alpha = exp2(m_i - m_new);
-    auto pm = exp2(qk - m_new.col());
+    auto pm = exp2(qk * qk_scale - m_new.col());
     l_i = l_i * alpha + sum<1>(pm);
     auto vb = load(v + base + cols.col() * D + rd.row(), kv_mask, 0.0f);
     acc = dot(pm.to(dtype<T>{}), vb, acc * alpha.col());
@@ -77,6 +80,9 @@ BV_KERNEL void attention_bwd_dkdv_kernel(program<W> p, ptr<const T> q, ptr<const
                                          float scale) {
   const int start_n = p.id(0) * BN, bh = p.id(1);
   const int base = bh * s * D;
+  // P = exp(qk * scale - lse) as exp2(qk * scale2 - lse * log2 e): one multiply-add a score.
+  constexpr float log2e = 1.44269504088896341f;
+  const float scale2 = scale * log2e;
   auto rn = start_n + arange<BN>(p);
   auto rd = arange<D>(p);
   auto kv_offs = base + rn.col() * D + rd.row();
@@ -91,11 +97,11 @@ BV_KERNEL void attention_bwd_dkdv_kernel(program<W> p, ptr<const T> q, ptr<const
     auto q_offs = base + rm.col() * D + rd.row();
     auto qb = load(q + q_offs, rm.col() < s, 0.0f);
     auto dob = load(dout + q_offs, rm.col() < s, 0.0f);
-    auto l = load(lse + bh * s + rm, rm < s, 0.0f);
+    auto l2 = load(lse + bh * s + rm, rm < s, 0.0f) * log2e;
     auto dl = load(delta + bh * s + rm, rm < s, 0.0f);
-    auto qk = dot(qb, trans(kb)) * scale;
+    auto qk = dot(qb, trans(kb));
     auto valid = (rn.row() < s) & (rm.col() < s) & ((rn.row() <= rm.col()) | !CAUSAL);
-    auto pm = where(valid, exp(qk - l.col()), 0.0f);
+    auto pm = where(valid, exp2(qk * scale2 - l2.col()), 0.0f);
     dv_acc = dot(trans(pm.to(dtype<T>{})), dob, dv_acc);
     auto dp = dot(dob, trans(vb));
     auto ds = pm * (dp - dl.col());
@@ -111,13 +117,16 @@ BV_KERNEL void attention_bwd_dq_kernel(program<W> p, ptr<const T> q, ptr<const T
                                        ptr<const float> delta, ptr<T> dq, int s, float scale) {
   const int start_m = p.id(0) * BM, bh = p.id(1);
   const int base = bh * s * D;
+  // P = exp(qk * scale - lse) as exp2(qk * scale2 - lse * log2 e): one multiply-add a score.
+  constexpr float log2e = 1.44269504088896341f;
+  const float scale2 = scale * log2e;
   auto rm = start_m + arange<BM>(p);
   auto rn = arange<BN>(p);
   auto rd = arange<D>(p);
   auto q_offs = base + rm.col() * D + rd.row();
   auto qb = load(q + q_offs, rm.col() < s, 0.0f);
   auto dob = load(dout + q_offs, rm.col() < s, 0.0f);
-  auto l = load(lse + bh * s + rm, rm < s, 0.0f);
+  auto l2 = load(lse + bh * s + rm, rm < s, 0.0f) * log2e;
   auto dl = load(delta + bh * s + rm, rm < s, 0.0f);
   auto dq_acc = zeros<float, BM, D>(p);
   const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
@@ -126,9 +135,9 @@ BV_KERNEL void attention_bwd_dq_kernel(program<W> p, ptr<const T> q, ptr<const T
     auto kv_offs = base + cols.col() * D + rd.row();
     auto kb = load(k + kv_offs, cols.col() < s, 0.0f);
     auto vb = load(v + kv_offs, cols.col() < s, 0.0f);
-    auto qk = dot(qb, trans(kb)) * scale;
+    auto qk = dot(qb, trans(kb));
     auto valid = (cols.row() < s) & (rm.col() < s) & ((cols.row() <= rm.col()) | !CAUSAL);
-    auto pm = where(valid, exp(qk - l.col()), 0.0f);
+    auto pm = where(valid, exp2(qk * scale2 - l2.col()), 0.0f);
     auto dp = dot(dob, trans(vb));
     auto ds = pm * (dp - dl.col());
     dq_acc = dot(ds.to(dtype<T>{}), kb, dq_acc);
