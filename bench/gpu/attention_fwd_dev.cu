@@ -2,8 +2,8 @@
 // launchers: every element of o, lse, dq, dk and dv on ragged shapes (f16, D = 64 and 128, causal
 // and not; outputs poisoned first) against a double-precision host attention and its gradients,
 // then 4 x 16 x 4096 x D timings (median of 10 after 3 warm-up calls, CUDA events). A development
-// tool for the attention configurations and the block-pointer rings the key and query tiles
-// stream through; the figures that count come from `blockvec bench --backend gpu attention`.
+// tool for the attention kernels' lowering and configurations; the figures that count come from
+// `blockvec bench --backend gpu attention` and the attention backward peer.
 //   nvcc -std=c++20 -arch=sm_90a -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
 //        bench/gpu/attention_fwd_dev.cu -o attention_fwd_dev
 #include <cmath>
