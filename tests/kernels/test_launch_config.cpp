@@ -20,13 +20,6 @@ using namespace bv::testing;
 
 namespace {
 
-// Runs the test body under target t and restores the previous one.
-struct target_scope {
-  target saved = config().tgt;
-  explicit target_scope(target t) { set_target(t); }
-  ~target_scope() { set_target(saved); }
-};
-
 std::string args(std::initializer_list<int> v) {
   std::string s;
   for (int x : v) s += ", " + std::to_string(x);

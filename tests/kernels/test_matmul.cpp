@@ -41,13 +41,6 @@ void check_matmul(const bv::tensor<T>& a, const bv::tensor<T>& b, uint64_t seed,
   }
 }
 
-// Runs a scope under target t (its launch configurations), restoring the previous target after.
-struct under_target {
-  bv::target saved = bv::config().tgt;
-  explicit under_target(bv::target t) { bv::set_target(t); }
-  ~under_target() { bv::set_target(saved); }
-};
-
 const auto default_tiles = [](const auto& a, const auto& b, auto& c) {
   return bv::kernels::matmul(a, b, c);
 };
@@ -67,7 +60,7 @@ TEST_CASE("matmul f32 on ragged sizes, in every target's configuration") {
     // The tiles differ by target (sm_90: 128x64x32 on 4 warps; AMD: 64x64x32).
     for (bv::target t : bv::all_targets) {
       CAPTURE(bv::target_name(t));
-      under_target scope(t);
+      bv::testing::target_scope scope(t);
       check_matmul<float>(a, b, seed, bv::testing::tolerance<float>(), default_tiles);
     }
   }

@@ -15,6 +15,11 @@
 
 namespace bv::kernels {
 
+// exp(x) = exp2(x log2 e) and ln(x) = log2(x) ln 2: the kernels keep scores in log2 units, so that
+// each exponential is one exp2 after one multiply-add.
+inline constexpr float attention_log2e = 1.44269504088896341f;
+inline constexpr float attention_ln2 = 0.693147180559945309f;
+
 template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
 BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k, ptr<const T> v,
                                     ptr<T> o, ptr<float> lse, int s, float scale) {
@@ -22,7 +27,7 @@ BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k
   const int base = bh * s * D;
   // Scores in log2 units, as in Triton's tutorial: exp(x * scale) = exp2(x * scale * log2(e)),
   // the two factors folded into one multiply; m_i is in the same units.
-  const float qk_scale = scale * 1.44269504088896341f;
+  const float qk_scale = scale * attention_log2e;
   auto rm = start_m + arange<BM>(p);
   auto rn = arange<BN>(p);
   auto rd = arange<D>(p);
@@ -58,7 +63,7 @@ BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k
   }
   store(o + base + rm.col() * D + rd.row(), acc / l_i.col(), rm.col() < s);
   // lse in natural-log units: (m_i + log2(l_i)) * ln(2).
-  store(lse + bh * s + rm, (m_i + log2(l_i)) * 0.693147180559945309f, rm < s);
+  store(lse + bh * s + rm, (m_i + log2(l_i)) * attention_ln2, rm < s);
 }
 
 template <class T, int D, int BM, int W = 4>
@@ -81,8 +86,7 @@ BV_KERNEL void attention_bwd_dkdv_kernel(program<W> p, ptr<const T> q, ptr<const
   const int start_n = p.id(0) * BN, bh = p.id(1);
   const int base = bh * s * D;
   // P = exp(qk * scale - lse) as exp2(qk * scale2 - lse * log2 e): one multiply-add a score.
-  constexpr float log2e = 1.44269504088896341f;
-  const float scale2 = scale * log2e;
+  const float scale2 = scale * attention_log2e;
   auto rn = start_n + arange<BN>(p);
   auto rd = arange<D>(p);
   auto kv_offs = base + rn.col() * D + rd.row();
@@ -97,7 +101,7 @@ BV_KERNEL void attention_bwd_dkdv_kernel(program<W> p, ptr<const T> q, ptr<const
     auto q_offs = base + rm.col() * D + rd.row();
     auto qb = load(q + q_offs, rm.col() < s, 0.0f);
     auto dob = load(dout + q_offs, rm.col() < s, 0.0f);
-    auto l2 = load(lse + bh * s + rm, rm < s, 0.0f) * log2e;
+    auto l2 = load(lse + bh * s + rm, rm < s, 0.0f) * attention_log2e;
     auto dl = load(delta + bh * s + rm, rm < s, 0.0f);
     auto qk = dot(qb, trans(kb));
     auto valid = (rn.row() < s) & (rm.col() < s) & ((rn.row() <= rm.col()) | !CAUSAL);
@@ -118,15 +122,14 @@ BV_KERNEL void attention_bwd_dq_kernel(program<W> p, ptr<const T> q, ptr<const T
   const int start_m = p.id(0) * BM, bh = p.id(1);
   const int base = bh * s * D;
   // P = exp(qk * scale - lse) as exp2(qk * scale2 - lse * log2 e): one multiply-add a score.
-  constexpr float log2e = 1.44269504088896341f;
-  const float scale2 = scale * log2e;
+  const float scale2 = scale * attention_log2e;
   auto rm = start_m + arange<BM>(p);
   auto rn = arange<BN>(p);
   auto rd = arange<D>(p);
   auto q_offs = base + rm.col() * D + rd.row();
   auto qb = load(q + q_offs, rm.col() < s, 0.0f);
   auto dob = load(dout + q_offs, rm.col() < s, 0.0f);
-  auto l2 = load(lse + bh * s + rm, rm < s, 0.0f) * log2e;
+  auto l2 = load(lse + bh * s + rm, rm < s, 0.0f) * attention_log2e;
   auto dl = load(delta + bh * s + rm, rm < s, 0.0f);
   auto dq_acc = zeros<float, BM, D>(p);
   const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;

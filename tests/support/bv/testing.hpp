@@ -84,6 +84,14 @@ struct schedule_scope {
   ~schedule_scope() { config() = saved; }
 };
 
+// Runs one scope under target t (its layouts and launch configurations), restoring the previous
+// target after.
+struct target_scope {
+  target saved = config().tgt;
+  explicit target_scope(target t) { set_target(t); }
+  ~target_scope() { set_target(saved); }
+};
+
 inline const std::vector<schedule>& all_schedules() {
   static const std::vector<schedule> s{schedule::sequential, schedule::shuffled,
                                        schedule::parallel};

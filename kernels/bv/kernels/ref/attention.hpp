@@ -35,6 +35,31 @@ inline dmat attention_probs(const dmat& q, const dmat& k, bool causal, Eigen::Ve
 }
 }  // namespace detail
 
+// One (batch, head): o and lse from its q, k, v.
+struct head_outputs {
+  dmat o;
+  Eigen::VectorXd lse;
+};
+inline head_outputs head_attention(const dmat& q, const dmat& k, const dmat& v, bool causal) {
+  head_outputs r;
+  r.o = detail::attention_probs(q, k, causal, r.lse) * v;
+  return r;
+}
+// One (batch, head): dq, dk, dv from its q, k, v and dout.
+struct head_grads {
+  dmat dq, dk, dv;
+};
+inline head_grads head_attention_grads(const dmat& q, const dmat& k, const dmat& v,
+                                       const dmat& dout, bool causal) {
+  const double scale = 1.0 / std::sqrt(static_cast<double>(q.cols()));
+  Eigen::VectorXd lse;
+  const dmat P = detail::attention_probs(q, k, causal, lse);
+  const dmat dP = dout * v.transpose();
+  const Eigen::VectorXd delta = (P.array() * dP.array()).rowwise().sum();
+  const dmat dS = (P.array() * (dP.array().colwise() - delta.array())).matrix();
+  return {dS * k * scale, dS.transpose() * q * scale, P.transpose() * dout};
+}
+
 struct attention_result {
   std::vector<double> o, lse;
 };
@@ -44,12 +69,11 @@ attention_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const ten
   attention_result r;
   const int64_t bh = q.size(0) * q.size(1);
   for (int64_t h = 0; h < bh; ++h) {
-    Eigen::VectorXd lse;
-    const dmat p = detail::attention_probs(detail::head(q, h), detail::head(k, h), causal, lse);
-    const dmat o = p * detail::head(v, h);
-    const auto f = flat(o);
+    const head_outputs out =
+        head_attention(detail::head(q, h), detail::head(k, h), detail::head(v, h), causal);
+    const auto f = flat(out.o);
     r.o.insert(r.o.end(), f.begin(), f.end());
-    r.lse.insert(r.lse.end(), lse.data(), lse.data() + lse.size());
+    r.lse.insert(r.lse.end(), out.lse.data(), out.lse.data() + out.lse.size());
   }
   return r;
 }
@@ -62,18 +86,11 @@ attention_grads attention_bwd(const tensor<T>& q, const tensor<T>& k, const tens
                               const tensor<T>& dout, bool causal) {
   attention_grads g;
   const int64_t bh = q.size(0) * q.size(1);
-  const double scale = 1.0 / std::sqrt(static_cast<double>(q.size(3)));
   for (int64_t h = 0; h < bh; ++h) {
-    const dmat Q = detail::head(q, h), K = detail::head(k, h), V = detail::head(v, h);
-    const dmat dO = detail::head(dout, h);
-    Eigen::VectorXd lse;
-    const dmat P = detail::attention_probs(Q, K, causal, lse);
-    const dmat dV = P.transpose() * dO;
-    const dmat dP = dO * V.transpose();
-    const Eigen::VectorXd delta = (P.array() * dP.array()).rowwise().sum();
-    const dmat dS = (P.array() * (dP.array().colwise() - delta.array())).matrix();
-    const dmat dQ = dS * K * scale, dK = dS.transpose() * Q * scale;
-    for (auto [src, dst] : {std::pair{&dQ, &g.dq}, std::pair{&dK, &g.dk}, std::pair{&dV, &g.dv}}) {
+    const head_grads hg = head_attention_grads(detail::head(q, h), detail::head(k, h),
+                                               detail::head(v, h), detail::head(dout, h), causal);
+    for (auto [src, dst] :
+         {std::pair{&hg.dq, &g.dq}, std::pair{&hg.dk, &g.dk}, std::pair{&hg.dv, &g.dv}}) {
       const auto f = flat(*src);
       dst->insert(dst->end(), f.begin(), f.end());
     }
