@@ -6,7 +6,9 @@
 //    nothing per call). b is staged once in LDS in mma order (4-byte stores, swizzled 16-byte
 //    chunks) and read as fragments with ldmatrix (.trans for a [k][n] b; plain for trans(x), the
 //    [n][k] x itself: tl.trans is a lazy view, so dot(q, trans(k)) stages k once and never
-//    transposes it). K and N must be multiples of 32 (one lane's 8 columns x 4 lanes);
+//    transposes it). K and N must be multiples of 32 (one lane's 8 columns x 4 lanes). On sm_90a,
+//    where the tile fits (wg_rs_dot), b is staged in wgmma's layout instead and read once per
+//    warpgroup by wgmma with a's registers as its A operand;
 //  - AMD CDNA, f16/bf16/f32: both operands to LDS (A row-major, B transposed so that both are read
 //    along K), then MFMA 32x32 (x8 for 16-bit, x2 for f32), used transposed so that each lane holds
 //    4 contiguous columns; again the 2-D layout is the accumulator layout;
@@ -300,17 +302,157 @@ BV_DI void wgmma_core(const A* As, const A* Bs, basic_block<float, shape<M, N>, 
       for (int i = 0; i < 64; ++i) acc.v[lane(b, nh, i)] = d[b][nh][i];
 }
 
+// wgmma with a in registers (sm_90a): a's registers are the A fragments of its warps' rows as
+// for mma.sync (a_regs), one wgmma per row pair and k-step covers a warpgroup's 4 warps, and b is
+// read from LDS by the warpgroup once, where mma.sync had every warp read all of it. b is staged
+// as the block x it is ([k][n], BT false, read N-major) or whose transpose it is ([n][k], BT true,
+// read K-major), both as stage_wg lays x out. Needs whole warpgroups, an even number of row
+// registers (row pairs), and rows of 64k elements in the image. K up to 64: at K = 128 (the
+// attention forward's q k^T at D = 128) the 32 fragment registers a row pair holds through one
+// synchronous group cost more than mma.sync's interleaved loads (docs/PERFORMANCE.md).
+template <bool BT, int M, int K, int N, int W>
+constexpr bool wg_rs_dot() {
+  constexpr int xcols = BT ? K : N;
+  return gpu::prim::has_wgmma && W % 4 == 0 && M % (16 * W) == 0 && N % 64 == 0 &&
+         xcols % 64 == 0 && K % 16 == 0 && N <= 256 && K <= 64;
+}
+// x (R x C) into LDS as wgmma's 128-byte-swizzled image with rows and columns in mma_order:
+// 64-column blocks of R rows of 128 bytes each, one after the other; row r' of a block holds its
+// 16-byte chunk c at c ^ (r' % 8). Whether x is read N-major (x = b) or K-major (x = b's
+// transpose), mma_order on its rows and columns makes k the order of a's registers and n the
+// accumulator's, as stage_mma's image does for mma.sync. Stores by stmatrix (sm_90) as stage_mma:
+// each thread's 8 contiguous columns are the pairs of 4 matrices (chunks 4G .. 4G + 3).
+template <int R, int C>
+BV_HD constexpr int wg_img(int r, int c) {  // r, c: image row and column (after mma_order)
+  return (c >> 6) * (R * 64) + r * 64 + ((((c >> 3) ^ r) & 7) << 3) + (c & 7);
+}
+template <class T, int R, int C, int W>
+BV_DI void stage_wg(T* s, const basic_block<T, shape<R, C>, W>& x) {
+  using X = basic_block<T, shape<R, C>, W>;
+  using L = gpu::layout2d<R, C, W>;
+  static_assert(C % 64 == 0, "internal: wgmma images have rows of 64k elements");
+  if constexpr (gpu::prim::has_stmatrix && R >= L::rows::tile()) {
+    const int lane = gpu::prim::lane_id();
+#pragma unroll
+    for (int ri = 0; ri < X::NR; ++ri) {
+      const int row = mma_order(L::rows::at(lane & 7, L::wave_row(gpu::prim::wave_id()), ri));
+#pragma unroll
+      for (int ci = 0; ci < X::NC; ci += 8) {
+        uint32_t r[4];
+        __builtin_memcpy(r, x.v + ri * X::NC + ci, 16);
+        const int G = ci / 8;  // 32-column group
+        gpu::prim::stmatrix_x4(s + wg_img<R, C>(row, G * 32 + (lane >> 3) * 8), r);
+      }
+    }
+  } else {
+#pragma unroll
+    for (int ri = 0; ri < X::NR; ++ri) {
+      const int row = mma_order(gpu::row_of<R, C, W>(ri));
+#pragma unroll
+      for (int ci = 0; ci < X::NC; ci += 2) {
+        const int col = mma_order(gpu::col_of<R, C, W>(ci));
+        vstore<2>(s + wg_img<R, C>(row, col), x.v + ri * X::NC + ci);
+      }
+    }
+  }
+}
+// acc += a @ b by wgmma from a's registers and stage_wg's image Bs of b (BT false: b's K x N
+// block, N-major) or of the N x K block whose transpose b is (BT true, K-major).
+template <bool BT, class A, int M, int K, int N, int W>
+BV_DI void wgmma_rs_core(const basic_block<A, shape<M, K>, W>& a, const A* Bs,
+                         basic_block<float, shape<M, N>, W>& acc) {
+  using O = basic_block<float, shape<M, N>, W>;
+  constexpr int NC = O::NC, NP = O::NR / 2;
+  constexpr int NW = N % 128 == 0 ? 128 : 64, NH = N / NW;  // wgmma width, chunks of n
+  static_assert(NC == N / 4 && O::NR % 2 == 0, "internal: wgmma rows come in pairs");
+  const uint32_t bs = gpu::prim::lds_addr(Bs);
+  // K-major (BT): rows n of 128 bytes of k, 8-row atoms 1024 bytes apart; a k-step is 32 bytes
+  // along a row, 64 k a block of N rows. N-major: a k-step is 16 rows (2048 bytes), a 64-column
+  // block of n K rows (the leading byte offset between a wgmma's two blocks at N = 128).
+  const uint64_t db =
+      BT ? gpu::prim::wgmma_desc(bs, 16, 1024) : gpu::prim::wgmma_desc(bs, K * 128, 1024);
+  auto boff = [](int ks, int nh) -> uint32_t {
+    if constexpr (BT)
+      return (ks / 4) * N * 128 + (ks % 4) * 32 + nh * NW * 128;
+    else
+      return ks * 2048 + nh * (NW / 64) * K * 128;
+  };
+  auto lane = [](int p, int nh, int i) {
+    return (2 * p + ((i >> 1) & 1)) * NC + 2 * ((NW / 8) * nh + (i >> 2)) + (i & 1);
+  };
+  // Every register wgmma reads (a's fragments, the accumulators) is defined before wgmma.fence
+  // and pinned there (an empty asm that "writes" it): otherwise the compiler may compute a's
+  // values (a conversion, a product) between the fence and the wgmma that reads them, which the
+  // instruction does not wait for. a's fragments are registers of this call's own (own_reg): given
+  // copies of a's registers, live across a loop (a loop-invariant q), ptxas 13.0 merged them with
+  // a's and let a later wgmma's A fragments overwrite them (the attention forward then read the
+  // previous step's p as q; the conformance suite's dot chain catches it).
+  float d[NP][NH][NW / 2];
+  uint32_t af[K / 16][NP][4];
+  const a_regs<A, M, K, W> asrc{a};
+#pragma unroll
+  for (int ks = 0; ks < K / 16; ++ks)
+#pragma unroll
+    for (int p = 0; p < NP; ++p) {
+      asrc.frag(p, ks, af[ks][p]);
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        af[ks][p][j] = gpu::prim::own_reg(af[ks][p][j]);
+        gpu::prim::pin(af[ks][p][j]);
+      }
+    }
+#pragma unroll
+  for (int p = 0; p < NP; ++p)
+#pragma unroll
+    for (int nh = 0; nh < NH; ++nh)
+#pragma unroll
+      for (int i = 0; i < NW / 2; ++i) {
+        d[p][nh][i] = acc.v[lane(p, nh, i)];
+        gpu::prim::pin(d[p][nh][i]);
+      }
+  gpu::prim::wgmma_fence();
+#pragma unroll
+  for (int ks = 0; ks < K / 16; ++ks)
+#pragma unroll
+    for (int p = 0; p < NP; ++p)
+#pragma unroll
+      for (int nh = 0; nh < NH; ++nh)
+        gpu::prim::wgmma_rs_64xNx16<A, NW, BT ? 0 : 1>(d[p][nh], af[ks][p],
+                                                       db + (boff(ks, nh) >> 4));
+  gpu::prim::wgmma_commit();
+  gpu::prim::wgmma_wait0();
+#pragma unroll
+  for (int p = 0; p < NP; ++p)
+#pragma unroll
+    for (int nh = 0; nh < NH; ++nh)
+#pragma unroll
+      for (int i = 0; i < NW / 2; ++i) {
+        gpu::prim::pin(d[p][nh][i]);
+        acc.v[lane(p, nh, i)] = d[p][nh][i];
+      }
+}
+
 // acc += a @ b with a in registers and b a block in registers (BT false) or the N x K block whose
-// transpose it is (BT true): b is staged once in LDS in mma order, between two barriers.
+// transpose it is (BT true): b is staged once in LDS, between two barriers, in mma order (for
+// mma.sync) or as stage_wg's image (for wgmma, where wg_rs_dot allows).
 template <bool BT, class A, class C, int M, int K, int N, int W, class BB>
 BV_DI void mma_dot(const basic_block<A, shape<M, K>, W>& a, const BB& b,
                    basic_block<C, shape<M, N>, W>& acc) {
   constexpr int bcols = BT ? K : N, brows = BT ? N : K;
-  A *Bs = gpu::prim::lds < A, brows * bcols, BT ? 10 : 9 > ();
-  gpu::prim::barrier();
-  stage_mma(Bs, b);
-  gpu::prim::barrier();
-  mma_core<BT, A, C, M, K, N, W>(a_regs<A, M, K, W>{a}, Bs, acc);
+  if constexpr (wg_rs_dot<BT, M, K, N, W>() && std::is_same_v<C, float>) {
+    A *Bs = gpu::prim::lds < A, brows * bcols, BT ? 12 : 11, 1024 > ();
+    gpu::prim::barrier();
+    stage_wg(Bs, b);
+    gpu::prim::fence_proxy_async();  // the stores, visible to wgmma's reads
+    gpu::prim::barrier();
+    wgmma_rs_core<BT, A, M, K, N, W>(a, Bs, acc);
+  } else {
+    A *Bs = gpu::prim::lds < A, brows * bcols, BT ? 10 : 9 > ();
+    gpu::prim::barrier();
+    stage_mma(Bs, b);
+    gpu::prim::barrier();
+    mma_core<BT, A, C, M, K, N, W>(a_regs<A, M, K, W>{a}, Bs, acc);
+  }
 }
 #endif
 

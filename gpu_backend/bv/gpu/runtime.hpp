@@ -357,7 +357,8 @@ P to_param(const A& a) {
   using D = std::remove_cvref_t<A>;
   if constexpr (is_device_tensor<D>) {
     using V = typename D::value_type;
-    static_assert(rules::launch_tensor_param<(std::is_same_v<P, ptr<V>> || std::is_same_v<P, ptr<const V>>)>());
+    static_assert(rules::launch_tensor_param<(std::is_same_v<P, ptr<V>> ||
+                                              std::is_same_v<P, ptr<const V>>)>());
     return static_cast<P>(a);
   } else if constexpr (std::is_arithmetic_v<P> && std::is_arithmetic_v<D>) {
     return static_cast<P>(a);
@@ -418,6 +419,9 @@ template <auto K, class U, int MinPrograms, int Stages, class... P>
 __global__ void __launch_bounds__(kernel_traits<K>::threads, (min_programs<K, MinPrograms>))
     unit_trampoline(P... args) {
   call_with_units<K, U, Stages>(std::index_sequence_for<P...>{}, args...);
+#if BV_NVIDIA
+  if constexpr (Stages > 0 && gpu::prim::has_cp_async) gpu::prim::cp_async_drain();
+#endif
 }
 template <auto K, class U, int MinPrograms, int Stages, class... P, class... A>
 launch_result launch_tuned_impl(std::tuple<P...>*, grid g, int lds_bytes, A&&... args) {
@@ -426,7 +430,14 @@ launch_result launch_tuned_impl(std::tuple<P...>*, grid g, int lds_bytes, A&&...
   lang::check_unit_args(U{}, r.kernel, args...);
   if (g.count() == 0) return r;
   auto* entry = &unit_trampoline<K, U, MinPrograms, Stages, P...>;
-  if (lds_bytes > 48 * 1024) {
+  // Above 48 KiB of static and dynamic LDS together a kernel must opt in to its dynamic size.
+  static const int static_lds = [&] {
+    hipFuncAttributes a{};
+    gpu::check(hipFuncGetAttributes(&a, reinterpret_cast<const void*>(entry)),
+               ("attributes of " + r.kernel).c_str());
+    return static_cast<int>(a.sharedSizeBytes);
+  }();
+  if (lds_bytes > 0 && lds_bytes + static_lds > 48 * 1024) {
     static int allowed = 0;  // the largest dynamic LDS this entry was allowed so far
     if (lds_bytes > allowed) {
       gpu::check(

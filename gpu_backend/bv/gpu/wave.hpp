@@ -109,14 +109,14 @@ BV_DI void device_fence() {
 
 // A static LDS buffer of N elements of T. Every (T, N, Tag) names one buffer per kernel; an op
 // that uses one brackets its use with barriers, so ops that share a buffer never overlap.
-template <class T, int N, int Tag = 0>
+template <class T, int N, int Tag = 0, int Align = 16>
 BV_DI T* lds() {
 #if BV_AMD_EMU
   // The emulator's LDS of the lane's workgroup; this static's address names the buffer.
   static char name;
   return static_cast<T*>(bv::emu::lds_static(&name, N * sizeof(T)));
 #else
-  __shared__ unsigned char buf[N * sizeof(T)] __attribute__((aligned(16)));
+  __shared__ unsigned char buf[N * sizeof(T)] __attribute__((aligned(Align)));
   return reinterpret_cast<T*>(buf);
 #endif
 }
@@ -249,6 +249,13 @@ BV_DI void cp_async_arrive(uint32_t bar) {
   __trap();
 #endif
 }
+// Wait for every cp.async this thread issued: a program leaves none in flight into LDS that the
+// next program on the SM may be given (a ring's prefetch past a loop that stopped early).
+BV_DI void cp_async_drain() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
 // An ordinary arrive (release: this thread's earlier LDS stores are visible to the waiters).
 BV_DI void mbar_arrive(uint32_t bar) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -306,6 +313,23 @@ BV_DI uint64_t wgmma_desc(uint32_t lds_addr, uint32_t lbo, uint32_t sbo) {
          (static_cast<uint64_t>((lbo & 0x3FFFF) >> 4) << 16) |
          (static_cast<uint64_t>((sbo & 0x3FFFF) >> 4) << 32) | (1ull << 62);
 }
+// Pins a register's value at this point of the program: an empty asm that takes and "writes" it,
+// so the compiler computes it before and cannot move its definition past later asm (wgmma's
+// fence), as CUTLASS's warpgroup_fence_operand does.
+BV_DI void pin(uint32_t& r) { asm volatile("" : "+r"(r)::"memory"); }
+BV_DI void pin(float& r) { asm volatile("" : "+f"(r)::"memory"); }
+// x in a register of its own: an identity byte permute (prmt with selector 0x3210, its operands
+// in registers), which ptxas does not merge with x's register as it merges a copy (see
+// wgmma_rs_core in dot.hpp).
+BV_DI uint32_t own_reg(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+  uint32_t y;
+  asm volatile("prmt.b32 %0, %1, %2, %3;" : "=r"(y) : "r"(x), "r"(0u), "r"(0x3210u));
+  return y;
+#else
+  return x;
+#endif
+}
 BV_DI void fence_proxy_async() {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
@@ -361,6 +385,67 @@ BV_DI void wgmma_64x128x16(float (&d)[64], uint64_t da, uint64_t db) {
 #endif
 }
 #undef BV_WGMMA_F32_M64N128K16
+// wgmma with A in registers: warp w4 of the warpgroup gives rows 16 w4 .. 16 w4 + 15 of the
+// 64 x 16 A as mma.sync's m16n8k16 A fragment (a[0..3]), B is read through a descriptor
+// (TransB 0: K-major, each of B's columns contiguous in k; 1: N-major), and the N / 2 accumulators
+// lie as in wgmma_64x128x16. Used by dot for an a in registers (dot.hpp, wg_rs_dot).
+#define BV_WGMMA_RS_F32_M64N64K16(ab)                                                              \
+  asm volatile(                                                                                    \
+      "{\n .reg .pred p;\n setp.ne.b32 p, %37, 0;\n"                                               \
+      " wgmma.mma_async.sync.aligned.m64n64k16.f32." ab "." ab                                     \
+      " "                                                                                          \
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "     \
+      "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "                         \
+      "{%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"                                              \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])                                         \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1), "n"(TransB))
+#define BV_WGMMA_RS_F32_M64N128K16(ab)                                                             \
+  asm volatile(                                                                                    \
+      "{\n .reg .pred p;\n setp.ne.b32 p, %69, 0;\n"                                               \
+      " wgmma.mma_async.sync.aligned.m64n128k16.f32." ab "." ab                                    \
+      " "                                                                                          \
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "     \
+      "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "      \
+      "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "      \
+      "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "                                   \
+      "{%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"                                              \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), \
+        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), \
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), \
+        "+f"(d[63])                                                                                \
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1), "n"(TransB))
+template <class T, int N, int TransB>
+BV_DI void wgmma_rs_64xNx16(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t db) {
+  static_assert(N == 64 || N == 128, "internal: wgmma with A in registers takes N = 64 or 128");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  if constexpr (N == 64) {
+    if constexpr (std::is_same_v<T, half>)
+      BV_WGMMA_RS_F32_M64N64K16("f16");
+    else
+      BV_WGMMA_RS_F32_M64N64K16("bf16");
+  } else {
+    if constexpr (std::is_same_v<T, half>)
+      BV_WGMMA_RS_F32_M64N128K16("f16");
+    else
+      BV_WGMMA_RS_F32_M64N128K16("bf16");
+  }
+#else
+  (void)d, (void)a, (void)db;
+  __trap();  // unreachable: dot only picks wgmma on sm_90a
+#endif
+}
+#undef BV_WGMMA_RS_F32_M64N64K16
+#undef BV_WGMMA_RS_F32_M64N128K16
 // The program's dynamic LDS (sized by the launch) and its size in bytes.
 BV_DI unsigned char* dyn_lds() {
   extern __shared__ __align__(1024) unsigned char bv_dyn_lds_[];

@@ -90,6 +90,47 @@ BV_KERNEL void matmul_f16(program<W> p, ptr<const half> a, ptr<const half> b, pt
   store(c + rm.col() * N + rn.row(), acc, (rm < M).col() & (rn < N).row());
 }
 
+// c [M, N] (f32) = 0.5 + a [M, K] @ b, one program, b [K, N] or (BT) the transpose of b [N, K]:
+// the tile shapes and wave counts each GPU lowering of dot picks its paths by (mma.sync and
+// wgmma on NVIDIA, MFMA on AMD), with ragged M, N and K masked on load.
+template <int BM, int BK, int BN, int W, bool BT>
+BV_KERNEL void dot_tile(program<W> p, ptr<const half> a, ptr<const half> b, ptr<float> c, int M,
+                        int N, int K) {
+  auto rm = arange<BM>(p);
+  auto rn = arange<BN>(p);
+  auto rk = arange<BK>(p);
+  auto ta = load(a + rm.col() * K + rk.row(), (rm < M).col() & (rk < K).row(), 0.0f);
+  auto acc = full<float, BM, BN>(p, 0.5f);
+  if constexpr (BT) {
+    auto tx = load(b + rn.col() * K + rk.row(), (rn < N).col() & (rk < K).row(), 0.0f);
+    acc = dot(ta, trans(tx), acc);
+  } else {
+    auto tb = load(b + rk.col() * N + rn.row(), (rk < K).col() & (rn < N).row(), 0.0f);
+    acc = dot(ta, tb, acc);
+  }
+  store(c + rm.col() * N + rn.row(), acc, (rm < M).col() & (rn < N).row());
+}
+
+// o [M, D] (f32) = sum over key blocks j of (q @ k_j^T) @ v_j with the scores cast to f16 between
+// the two products, attention's chain of dots without the softmax; keys past n masked on load.
+template <int BM, int D, int BN, int W>
+BV_KERNEL void dot_chain(program<W> p, ptr<const half> q, ptr<const half> k, ptr<const half> v,
+                         ptr<float> o, int m, int n) {
+  auto rm = arange<BM>(p);
+  auto rn = arange<BN>(p);
+  auto rd = arange<D>(p);
+  auto qb = load(q + rm.col() * D + rd.row(), rm.col() < m, 0.0f);
+  auto acc = zeros<float, BM, D>(p);
+  for (int j = 0; j < n; j += BN) {
+    auto cols = j + rn;
+    auto kb = load(k + cols.col() * D + rd.row(), cols.col() < n, 0.0f);
+    auto sc = dot(qb, trans(kb));
+    auto vb = load(v + cols.col() * D + rd.row(), cols.col() < n, 0.0f);
+    acc = dot(sc.to(dtype<half>{}), vb, acc);
+  }
+  store(o + rm.col() * D + rd.row(), acc, rm.col() < m);
+}
+
 // counts[v % 8] += 1 for every v of x: atomics from every program onto 8 counters.
 template <int BLOCK, int W>
 BV_KERNEL void histogram(program<W> p, ptr<const int32_t> x, ptr<int32_t> counts, int n) {
@@ -287,6 +328,58 @@ outcome run_matmul_f16(int M, int N, int K, uint64_t seed) {
   return o;
 }
 
+template <int BM, int BK, int BN, int W, bool BT, class B>
+outcome run_dot_tile(int M, int N, int K, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const auto af = randn(int64_t(M) * K, rng), bf = randn(int64_t(K) * N, rng);
+  std::vector<half> a(af.size()), b(bf.size());
+  for (size_t i = 0; i < af.size(); ++i) a[i] = half(af[i]);
+  for (size_t i = 0; i < bf.size(); ++i) b[i] = half(bf[i]);
+  auto ta = B::template make<half>("a", {M, K}, a);
+  auto tb = BT ? B::template make<half>("b", {N, K}, b) : B::template make<half>("b", {K, N}, b);
+  auto tc = B::template make<float>("c", {M, N}, std::vector<float>(int64_t(M) * N, nanf()));
+  outcome o;
+  expect_launch(o, B::template launch<dot_tile<BM, BK, BN, W, BT>>(grid(1), ta, tb, tc, M, N, K));
+  std::vector<double> want(int64_t(M) * N, 0.5);
+  for (int i = 0; i < M; ++i)
+    for (int k = 0; k < K; ++k) {
+      const double av = static_cast<float>(a[int64_t(i) * K + k]);
+      for (int j = 0; j < N; ++j)
+        want[int64_t(i) * N + j] +=
+            av * static_cast<float>(BT ? b[int64_t(j) * K + k] : b[int64_t(k) * N + j]);
+    }
+  expect_near(o, "c", B::read(tc), want, 1e-4 * std::sqrt(double(K)));
+  return o;
+}
+
+// Small integers, so that every score is exact in f16 and every sum exact in f32.
+template <int BM, int D, int BN, int W, class B>
+outcome run_dot_chain(int m, int n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> d(-2, 2);
+  auto ints = [&](int64_t count) {
+    std::vector<half> x(static_cast<size_t>(count));
+    for (auto& e : x) e = half(float(d(rng)));
+    return x;
+  };
+  const auto q = ints(int64_t(m) * D), k = ints(int64_t(n) * D), v = ints(int64_t(n) * D);
+  auto tq = B::template make<half>("q", {m, D}, q), tk = B::template make<half>("k", {n, D}, k);
+  auto tv = B::template make<half>("v", {n, D}, v);
+  auto to = B::template make<float>("o", {m, D}, std::vector<float>(int64_t(m) * D, nanf()));
+  outcome o;
+  expect_launch(o, B::template launch<dot_chain<BM, D, BN, W>>(grid(1), tq, tk, tv, to, m, n));
+  auto at = [](const std::vector<half>& x, int64_t i) { return double(static_cast<float>(x[i])); };
+  std::vector<double> want(int64_t(m) * D, 0.0);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double sc = 0.0;
+      for (int c = 0; c < D; ++c) sc += at(q, int64_t(i) * D + c) * at(k, int64_t(j) * D + c);
+      for (int c = 0; c < D; ++c) want[int64_t(i) * D + c] += sc * at(v, int64_t(j) * D + c);
+    }
+  expect_near(o, "o", B::read(to), want, 0.0);
+  return o;
+}
+
 template <class B>
 outcome run_histogram(int n, uint64_t seed) {
   constexpr int BLOCK = 256;
@@ -348,6 +441,17 @@ void run_all(uint64_t seed, F&& f) {
   f("row_stats 9x50", run_row_stats<B>(9, 50, seed + 3));
   f("tile_sums 35x77", run_tile_sums<B>(35, 77, seed + 4));
   f("matmul_f16 70x90x45", run_matmul_f16<B>(70, 90, 45, seed + 5));
+  // dot's tile shapes: M x K x N tiles on W waves, b as it is and transposed, ragged inside.
+  f("dot 128x64x64 w8", run_dot_tile<128, 64, 64, 8, false, B>(120, 61, 59, seed + 9));
+  f("dot 128x64x64 w8 trans", run_dot_tile<128, 64, 64, 8, true, B>(127, 50, 64, seed + 10));
+  f("dot 64x64x64 w4", run_dot_tile<64, 64, 64, 4, false, B>(64, 64, 57, seed + 11));
+  f("dot 64x64x64 w4 trans", run_dot_tile<64, 64, 64, 4, true, B>(33, 64, 64, seed + 12));
+  f("dot 64x128x64 w4 trans", run_dot_tile<64, 128, 64, 4, true, B>(64, 47, 100, seed + 13));
+  f("dot 64x64x128 w4", run_dot_tile<64, 64, 128, 4, false, B>(50, 128, 64, seed + 14));
+  f("dot 128x64x128 w8", run_dot_tile<128, 64, 128, 8, false, B>(128, 99, 64, seed + 15));
+  f("dot 32x32x32 w4", run_dot_tile<32, 32, 32, 4, false, B>(31, 29, 32, seed + 16));
+  f("dot chain 128x64 w8", run_dot_chain<128, 64, 64, 8, B>(128, 150, seed + 17));
+  f("dot chain 64x128 w4", run_dot_chain<64, 128, 64, 4, B>(61, 190, seed + 18));
   f("histogram 3001", run_histogram<B>(3001, seed + 6));
   f("shift_cols 33x100", run_shift_cols<B>(33, 100, seed + 7));
   f("math_cast 777", run_math_cast<B>(777, seed + 8));
