@@ -85,10 +85,11 @@ BV_DI int swz(int row, int col) {
   constexpr int chunks = C / 8 < 8 ? C / 8 : 8;
   return row * C + (((col >> 3) ^ ((row ^ (row >> 2)) & (chunks - 1))) << 3) + (col & 7);
 }
-// Stage x (R x C) as [mma_order(row)][mma_order(col)]: each thread's 8 contiguous columns are the
-// pairs of 4 matrices in mma order, one stmatrix (sm_90) or 4 pairs (4-byte stores) otherwise.
-template <class T, int R, int C, int W>
-BV_DI void stage_mma(T* s, const basic_block<T, shape<R, C>, W>& x) {
+// Stage x (R x C) at img(mma_order(row), mma_order(col)) (an image's element offset, its 16-byte
+// chunks whole): each thread's 8 contiguous columns are the pairs of 4 matrices in mma order, one
+// stmatrix (sm_90) or 4 pairs (4-byte stores) otherwise.
+template <class T, int R, int C, int W, class Img>
+BV_DI void stage_mma_as(T* s, const basic_block<T, shape<R, C>, W>& x, Img img) {
   using X = basic_block<T, shape<R, C>, W>;
   using L = gpu::layout2d<R, C, W>;
   if constexpr (gpu::prim::has_stmatrix && R >= L::rows::tile()) {
@@ -104,7 +105,7 @@ BV_DI void stage_mma(T* s, const basic_block<T, shape<R, C>, W>& x) {
         uint32_t r[4];
         __builtin_memcpy(r, x.v + ri * X::NC + ci, 16);
         const int G = ci / 8;  // 32-column group
-        gpu::prim::stmatrix_x4(s + swz<C>(row, G * 32 + (lane >> 3) * 8), r);
+        gpu::prim::stmatrix_x4(s + img(row, G * 32 + (lane >> 3) * 8), r);
       }
     }
   } else {
@@ -114,10 +115,15 @@ BV_DI void stage_mma(T* s, const basic_block<T, shape<R, C>, W>& x) {
 #pragma unroll
       for (int ci = 0; ci < X::NC; ci += 2) {
         const int col = mma_order(gpu::col_of<R, C, W>(ci));
-        vstore<2>(s + swz<C>(row, col), x.v + ri * X::NC + ci);
+        vstore<2>(s + img(row, col), x.v + ri * X::NC + ci);
       }
     }
   }
+}
+// stage_mma_as into swz's image: mma.sync's b operand.
+template <class T, int R, int C, int W>
+BV_DI void stage_mma(T* s, const basic_block<T, shape<R, C>, W>& x) {
+  stage_mma_as(s, x, [](int r, int c) { return swz<C>(r, c); });
 }
 
 // Tiles whose images are wgmma's operands (sm_90a): an A (fmt_a) image of an R x 64 tile of a
@@ -320,41 +326,15 @@ constexpr bool wg_rs_dot() {
 // 64-column blocks of R rows of 128 bytes each, one after the other; row r' of a block holds its
 // 16-byte chunk c at c ^ (r' % 8). Whether x is read N-major (x = b) or K-major (x = b's
 // transpose), mma_order on its rows and columns makes k the order of a's registers and n the
-// accumulator's, as stage_mma's image does for mma.sync. Stores by stmatrix (sm_90) as stage_mma:
-// each thread's 8 contiguous columns are the pairs of 4 matrices (chunks 4G .. 4G + 3).
+// accumulator's, as stage_mma's image does for mma.sync (both staged by stage_mma_as).
 template <int R, int C>
 BV_HD constexpr int wg_img(int r, int c) {  // r, c: image row and column (after mma_order)
   return (c >> 6) * (R * 64) + r * 64 + ((((c >> 3) ^ r) & 7) << 3) + (c & 7);
 }
 template <class T, int R, int C, int W>
 BV_DI void stage_wg(T* s, const basic_block<T, shape<R, C>, W>& x) {
-  using X = basic_block<T, shape<R, C>, W>;
-  using L = gpu::layout2d<R, C, W>;
   static_assert(C % 64 == 0, "internal: wgmma images have rows of 64k elements");
-  if constexpr (gpu::prim::has_stmatrix && R >= L::rows::tile()) {
-    const int lane = gpu::prim::lane_id();
-#pragma unroll
-    for (int ri = 0; ri < X::NR; ++ri) {
-      const int row = mma_order(L::rows::at(lane & 7, L::wave_row(gpu::prim::wave_id()), ri));
-#pragma unroll
-      for (int ci = 0; ci < X::NC; ci += 8) {
-        uint32_t r[4];
-        __builtin_memcpy(r, x.v + ri * X::NC + ci, 16);
-        const int G = ci / 8;  // 32-column group
-        gpu::prim::stmatrix_x4(s + wg_img<R, C>(row, G * 32 + (lane >> 3) * 8), r);
-      }
-    }
-  } else {
-#pragma unroll
-    for (int ri = 0; ri < X::NR; ++ri) {
-      const int row = mma_order(gpu::row_of<R, C, W>(ri));
-#pragma unroll
-      for (int ci = 0; ci < X::NC; ci += 2) {
-        const int col = mma_order(gpu::col_of<R, C, W>(ci));
-        vstore<2>(s + wg_img<R, C>(row, col), x.v + ri * X::NC + ci);
-      }
-    }
-  }
+  stage_mma_as(s, x, [](int r, int c) { return wg_img<R, C>(r, c); });
 }
 // acc += a @ b by wgmma from a's registers and stage_wg's image Bs of b (BT false: b's K x N
 // block, N-major) or of the N x K block whose transpose b is (BT true, K-major).
