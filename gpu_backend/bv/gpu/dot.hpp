@@ -263,6 +263,46 @@ BV_DI void mma_core(const ASrc& asrc, const A* Bs, basic_block<C, shape<M, N>, W
   }
 }
 
+// wgmma's accumulators of P row pairs (64-row blocks of a warpgroup) and NH chunks of NW columns
+// of acc, the 2-D layout's registers: register i of pair p and chunk nh is register pair
+// NW / 8 nh + i / 4 (mma n-tile) of row register 2 p + bit 1 of i, element bit 0 of i (mma_core's
+// pairing). Pin: each register pinned (wave.hpp's pin) as it is loaded and before it is stored,
+// so that nothing defines or reads it between wgmma's fence and its wait.
+template <int NW, int P, int NH, bool Pin = false>
+struct wg_acc {
+  float d[P][NH][NW / 2];
+  template <int NC>
+  BV_HD static constexpr int at(int p, int nh, int i) {
+    return (2 * p + ((i >> 1) & 1)) * NC + 2 * ((NW / 8) * nh + (i >> 2)) + (i & 1);
+  }
+  template <int M, int N, int W>
+  BV_DI void load(const basic_block<float, shape<M, N>, W>& acc) {
+    using O = basic_block<float, shape<M, N>, W>;
+#pragma unroll
+    for (int p = 0; p < P; ++p)
+#pragma unroll
+      for (int nh = 0; nh < NH; ++nh)
+#pragma unroll
+        for (int i = 0; i < NW / 2; ++i) {
+          d[p][nh][i] = acc.v[at<O::NC>(p, nh, i)];
+          if constexpr (Pin) gpu::prim::pin(d[p][nh][i]);
+        }
+  }
+  template <int M, int N, int W>
+  BV_DI void store(basic_block<float, shape<M, N>, W>& acc) {
+    using O = basic_block<float, shape<M, N>, W>;
+#pragma unroll
+    for (int p = 0; p < P; ++p)
+#pragma unroll
+      for (int nh = 0; nh < NH; ++nh)
+#pragma unroll
+        for (int i = 0; i < NW / 2; ++i) {
+          if constexpr (Pin) gpu::prim::pin(d[p][nh][i]);
+          acc.v[at<O::NC>(p, nh, i)] = d[p][nh][i];
+        }
+  }
+};
+
 // The wgmma product acc += a @ b (sm_90a) from two LDS images in wgmma's layouts (block_ptr.hpp's
 // wg_a_tile / wg_b_tile images): warpgroup wg takes the 64-row blocks wg * NB .. wg * NB + NB - 1
 // of a's image (its waves' rows), the whole of b, K / 16 steps of one wgmma per 64-row block and
@@ -277,17 +317,8 @@ BV_DI void wgmma_core(const A* As, const A* Bs, basic_block<float, shape<M, N>, 
   const int wg = gpu::prim::wave_id() / 4;
   const uint64_t da = gpu::prim::wgmma_desc(gpu::prim::lds_addr(As) + 8192u * (wg * NB), 16, 1024);
   const uint64_t db = gpu::prim::wgmma_desc(gpu::prim::lds_addr(Bs), K * 128, 1024);
-  // wgmma's accumulator register i of row block b and column half nh, as a lane of acc.
-  auto lane = [](int b, int nh, int i) {
-    return (2 * b + ((i >> 1) & 1)) * NC + 2 * (16 * nh + (i >> 2)) + (i & 1);
-  };
-  float d[NB][NH][64];
-#pragma unroll
-  for (int b = 0; b < NB; ++b)
-#pragma unroll
-    for (int nh = 0; nh < NH; ++nh)
-#pragma unroll
-      for (int i = 0; i < 64; ++i) d[b][nh][i] = acc.v[lane(b, nh, i)];
+  wg_acc<128, NB, NH> d;  // NB row blocks, NH halves of 128 columns
+  d.load(acc);
   gpu::prim::fence_proxy_async();
   gpu::prim::wgmma_fence();
 #pragma unroll
@@ -296,16 +327,11 @@ BV_DI void wgmma_core(const A* As, const A* Bs, basic_block<float, shape<M, N>, 
     for (int b = 0; b < NB; ++b)
 #pragma unroll
       for (int nh = 0; nh < NH; ++nh)
-        gpu::prim::wgmma_64x128x16<A>(d[b][nh], da + ((8192u * b + 32u * ks) >> 4),
+        gpu::prim::wgmma_64x128x16<A>(d.d[b][nh], da + ((8192u * b + 32u * ks) >> 4),
                                       db + ((2048u * ks + 256u * K * nh) >> 4));
   gpu::prim::wgmma_commit();
   gpu::prim::wgmma_wait0();
-#pragma unroll
-  for (int b = 0; b < NB; ++b)
-#pragma unroll
-    for (int nh = 0; nh < NH; ++nh)
-#pragma unroll
-      for (int i = 0; i < 64; ++i) acc.v[lane(b, nh, i)] = d[b][nh][i];
+  d.store(acc);
 }
 
 // wgmma with a in registers (sm_90a): a's registers are the A fragments of its warps' rows as
@@ -357,17 +383,15 @@ BV_DI void wgmma_rs_core(const basic_block<A, shape<M, K>, W>& a, const A* Bs,
     else
       return ks * 2048 + nh * (NW / 64) * K * 128;
   };
-  auto lane = [](int p, int nh, int i) {
-    return (2 * p + ((i >> 1) & 1)) * NC + 2 * ((NW / 8) * nh + (i >> 2)) + (i & 1);
-  };
   // Every register wgmma reads (a's fragments, the accumulators) is defined before wgmma.fence
-  // and pinned there (an empty asm that "writes" it): otherwise the compiler may compute a's
-  // values (a conversion, a product) between the fence and the wgmma that reads them, which the
-  // instruction does not wait for. a's fragments are registers of this call's own (own_reg): given
-  // copies of a's registers, live across a loop (a loop-invariant q), ptxas 13.0 merged them with
-  // a's and let a later wgmma's A fragments overwrite them (the attention forward then read the
-  // previous step's p as q; the conformance suite's dot chain catches it).
-  float d[NP][NH][NW / 2];
+  // (the accumulators pinned, a's fragments made by own_reg's volatile asm): otherwise the
+  // compiler may compute a's values (a conversion, a product) between the fence and the wgmma
+  // that reads them, which the instruction does not wait for. own_reg also gives a's fragments
+  // registers of this call's own: given copies of a's registers, live across a loop (a
+  // loop-invariant q), ptxas 13.0 merged them with a's and let a later wgmma's A fragments
+  // overwrite them (the attention forward then read the previous step's p as q; the conformance
+  // suite's dot chain catches it).
+  wg_acc<NW, NP, NH, true> d;
   uint32_t af[K / 16][NP][4];
   const a_regs<A, M, K, W> asrc{a};
 #pragma unroll
@@ -376,20 +400,9 @@ BV_DI void wgmma_rs_core(const basic_block<A, shape<M, K>, W>& a, const A* Bs,
     for (int p = 0; p < NP; ++p) {
       asrc.frag(p, ks, af[ks][p]);
 #pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        af[ks][p][j] = gpu::prim::own_reg(af[ks][p][j]);
-        gpu::prim::pin(af[ks][p][j]);
-      }
+      for (int j = 0; j < 4; ++j) af[ks][p][j] = gpu::prim::own_reg(af[ks][p][j]);
     }
-#pragma unroll
-  for (int p = 0; p < NP; ++p)
-#pragma unroll
-    for (int nh = 0; nh < NH; ++nh)
-#pragma unroll
-      for (int i = 0; i < NW / 2; ++i) {
-        d[p][nh][i] = acc.v[lane(p, nh, i)];
-        gpu::prim::pin(d[p][nh][i]);
-      }
+  d.load(acc);
   gpu::prim::wgmma_fence();
 #pragma unroll
   for (int ks = 0; ks < K / 16; ++ks)
@@ -397,19 +410,11 @@ BV_DI void wgmma_rs_core(const basic_block<A, shape<M, K>, W>& a, const A* Bs,
     for (int p = 0; p < NP; ++p)
 #pragma unroll
       for (int nh = 0; nh < NH; ++nh)
-        gpu::prim::wgmma_rs_64xNx16<A, NW, BT ? 0 : 1>(d[p][nh], af[ks][p],
+        gpu::prim::wgmma_rs_64xNx16<A, NW, BT ? 0 : 1>(d.d[p][nh], af[ks][p],
                                                        db + (boff(ks, nh) >> 4));
   gpu::prim::wgmma_commit();
   gpu::prim::wgmma_wait0();
-#pragma unroll
-  for (int p = 0; p < NP; ++p)
-#pragma unroll
-    for (int nh = 0; nh < NH; ++nh)
-#pragma unroll
-      for (int i = 0; i < NW / 2; ++i) {
-        gpu::prim::pin(d[p][nh][i]);
-        acc.v[lane(p, nh, i)] = d[p][nh][i];
-      }
+  d.store(acc);
 }
 
 // acc += a @ b with a in registers and b a block in registers (BT false) or the N x K block whose

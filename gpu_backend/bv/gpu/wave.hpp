@@ -350,27 +350,29 @@ BV_DI void wgmma_wait0() {
   asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
 #endif
 }
-// One asm statement per element type (the type is part of the instruction's name); the 64
-// accumulator registers are listed once, in BV_WGMMA_F32_M64N128K16.
-#define BV_WGMMA_F32_M64N128K16(ab)                                                                \
-  asm volatile(                                                                                    \
-      "{\n .reg .pred p;\n setp.ne.b32 p, %66, 0;\n"                                               \
-      " wgmma.mma_async.sync.aligned.m64n128k16.f32." ab "." ab                                    \
-      " "                                                                                          \
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "     \
-      "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, " \
-      "%37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, " \
-      "%55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 1;\n}\n"                \
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
-        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
-        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
-        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
-        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), \
-        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
-        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), \
-        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
-        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), \
-        "+f"(d[63])                                                                                \
+// One asm statement per element type (the type is part of the instruction's name). Their
+// accumulator operands, d[0 .. 31] or d[0 .. 63] as %0 .. %31 or %0 .. %63, are listed once:
+// BV_WGMMA_D32 / BV_WGMMA_D64 and the register lists BV_WGMMA_R32 / BV_WGMMA_R64.
+#define BV_WGMMA_F8(o)                                                                        \
+  "+f"(d[o]), "+f"(d[o + 1]), "+f"(d[o + 2]), "+f"(d[o + 3]), "+f"(d[o + 4]), "+f"(d[o + 5]), \
+      "+f"(d[o + 6]), "+f"(d[o + 7])
+#define BV_WGMMA_D32 BV_WGMMA_F8(0), BV_WGMMA_F8(8), BV_WGMMA_F8(16), BV_WGMMA_F8(24)
+#define BV_WGMMA_D64 \
+  BV_WGMMA_D32, BV_WGMMA_F8(32), BV_WGMMA_F8(40), BV_WGMMA_F8(48), BV_WGMMA_F8(56)
+#define BV_WGMMA_R32                                                                       \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
+  "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
+#define BV_WGMMA_R64                                                                       \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, " \
+  "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "  \
+  "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "  \
+  "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
+#define BV_WGMMA_F32_M64N128K16(ab)                                              \
+  asm volatile(                                                                  \
+      "{\n .reg .pred p;\n setp.ne.b32 p, %66, 0;\n"                             \
+      " wgmma.mma_async.sync.aligned.m64n128k16.f32." ab "." ab " " BV_WGMMA_R64 \
+      ", %64, %65, p, 1, 1, 0, 1;\n}\n"                                          \
+      : BV_WGMMA_D64                                                             \
       : "l"(da), "l"(db), "r"(1))
 template <class T>
 BV_DI void wgmma_64x128x16(float (&d)[64], uint64_t da, uint64_t db) {
@@ -389,40 +391,19 @@ BV_DI void wgmma_64x128x16(float (&d)[64], uint64_t da, uint64_t db) {
 // 64 x 16 A as mma.sync's m16n8k16 A fragment (a[0..3]), B is read through a descriptor
 // (TransB 0: K-major, each of B's columns contiguous in k; 1: N-major), and the N / 2 accumulators
 // lie as in wgmma_64x128x16. Used by dot for an a in registers (dot.hpp, wg_rs_dot).
-#define BV_WGMMA_RS_F32_M64N64K16(ab)                                                              \
-  asm volatile(                                                                                    \
-      "{\n .reg .pred p;\n setp.ne.b32 p, %37, 0;\n"                                               \
-      " wgmma.mma_async.sync.aligned.m64n64k16.f32." ab "." ab                                     \
-      " "                                                                                          \
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "     \
-      "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "                         \
-      "{%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"                                              \
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
-        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
-        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
-        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
-        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])                                         \
+#define BV_WGMMA_RS_F32_M64N64K16(ab)                                           \
+  asm volatile(                                                                 \
+      "{\n .reg .pred p;\n setp.ne.b32 p, %37, 0;\n"                            \
+      " wgmma.mma_async.sync.aligned.m64n64k16.f32." ab "." ab " " BV_WGMMA_R32 \
+      ", {%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"                         \
+      : BV_WGMMA_D32                                                            \
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1), "n"(TransB))
-#define BV_WGMMA_RS_F32_M64N128K16(ab)                                                             \
-  asm volatile(                                                                                    \
-      "{\n .reg .pred p;\n setp.ne.b32 p, %69, 0;\n"                                               \
-      " wgmma.mma_async.sync.aligned.m64n128k16.f32." ab "." ab                                    \
-      " "                                                                                          \
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "     \
-      "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "      \
-      "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "      \
-      "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "                                   \
-      "{%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"                                              \
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),        \
-        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
-        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
-        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
-        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), \
-        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
-        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), \
-        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
-        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), \
-        "+f"(d[63])                                                                                \
+#define BV_WGMMA_RS_F32_M64N128K16(ab)                                           \
+  asm volatile(                                                                  \
+      "{\n .reg .pred p;\n setp.ne.b32 p, %69, 0;\n"                             \
+      " wgmma.mma_async.sync.aligned.m64n128k16.f32." ab "." ab " " BV_WGMMA_R64 \
+      ", {%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"                          \
+      : BV_WGMMA_D64                                                             \
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1), "n"(TransB))
 template <class T, int N, int TransB>
 BV_DI void wgmma_rs_64xNx16(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t db) {
@@ -446,6 +427,11 @@ BV_DI void wgmma_rs_64xNx16(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t 
 }
 #undef BV_WGMMA_RS_F32_M64N64K16
 #undef BV_WGMMA_RS_F32_M64N128K16
+#undef BV_WGMMA_F8
+#undef BV_WGMMA_D32
+#undef BV_WGMMA_D64
+#undef BV_WGMMA_R32
+#undef BV_WGMMA_R64
 // The program's dynamic LDS (sized by the launch) and its size in bytes.
 BV_DI unsigned char* dyn_lds() {
   extern __shared__ __align__(1024) unsigned char bv_dyn_lds_[];

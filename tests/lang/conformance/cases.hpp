@@ -180,6 +180,11 @@ inline std::vector<float> randn(int64_t n, std::mt19937_64& rng) {
   return v;
 }
 inline float nanf() { return std::numeric_limits<float>::quiet_NaN(); }
+inline std::vector<half> halves(const std::vector<float>& x) {
+  std::vector<half> h(x.size());
+  for (size_t i = 0; i < x.size(); ++i) h[i] = half(x[i]);
+  return h;
+}
 
 // |got - want| <= tol * max(1, |want|), NaN never close.
 template <class G>
@@ -308,9 +313,7 @@ outcome run_matmul_f16(int M, int N, int K, uint64_t seed) {
   constexpr int BM = 64, BN = 64, BK = 32;
   std::mt19937_64 rng(seed);
   const auto af = randn(int64_t(M) * K, rng), bf = randn(int64_t(K) * N, rng);
-  std::vector<half> a(af.size()), b(bf.size());
-  for (size_t i = 0; i < af.size(); ++i) a[i] = half(af[i]);
-  for (size_t i = 0; i < bf.size(); ++i) b[i] = half(bf[i]);
+  const auto a = halves(af), b = halves(bf);
   auto ta = B::template make<half>("a", {M, K}, a), tb = B::template make<half>("b", {K, N}, b);
   auto tc = B::template make<float>("c", {M, N}, std::vector<float>(int64_t(M) * N, nanf()));
   outcome o;
@@ -332,9 +335,7 @@ template <int BM, int BK, int BN, int W, bool BT, class B>
 outcome run_dot_tile(int M, int N, int K, uint64_t seed) {
   std::mt19937_64 rng(seed);
   const auto af = randn(int64_t(M) * K, rng), bf = randn(int64_t(K) * N, rng);
-  std::vector<half> a(af.size()), b(bf.size());
-  for (size_t i = 0; i < af.size(); ++i) a[i] = half(af[i]);
-  for (size_t i = 0; i < bf.size(); ++i) b[i] = half(bf[i]);
+  const auto a = halves(af), b = halves(bf);
   auto ta = B::template make<half>("a", {M, K}, a);
   auto tb = BT ? B::template make<half>("b", {N, K}, b) : B::template make<half>("b", {K, N}, b);
   auto tc = B::template make<float>("c", {M, N}, std::vector<float>(int64_t(M) * N, nanf()));
