@@ -687,9 +687,13 @@ BV_DI basic_block<C, shape<M, N>, W> dot_views(const X& x, const Y& y,
         basic_block<C, shape<M, N>, W> out = acc;
         X xv = x;
         Y yv = y;
-        if (!xv.fresh() || *xv.src.fmt(xv.t) != fmt_a)
+        // The four records read up front, not one after another's test: a refetch of one
+        // ring changes none of the other's.
+        const int xn = *xv.src.count(), yn = *yv.src.count();
+        const int xf = *xv.src.fmt(xv.t), yf = *yv.src.fmt(yv.t);
+        if ((xv.t < xn - xv.src.stages) | (xf != fmt_a))
           xv.t = ring_refetch(xv.src, xv.off0, xv.off1, fmt_a);
-        if (!yv.fresh() || *yv.src.fmt(yv.t) != fmt_b)
+        if ((yv.t < yn - yv.src.stages) | (yf != fmt_b))
           yv.t = ring_refetch(yv.src, yv.off0, yv.off1, fmt_b);
         if constexpr (wa && wb)
           wgmma_core<AX, M, K, N, W>(xv.src.slot_ptr(xv.t), yv.src.slot_ptr(yv.t), out);

@@ -315,8 +315,8 @@ BV_DI void wgmma_core(const A* As, const A* Bs, basic_block<float, shape<M, N>, 
   static_assert(NC == N / 4 && NR % 2 == 0 && N % 128 == 0 && K % 16 == 0,
                 "internal: wgmma tiles (block_ptr.hpp's wg_a_tile / wg_b_tile)");
   const int wg = gpu::prim::wave_id() / 4;
-  const uint64_t da = gpu::prim::wgmma_desc(gpu::prim::lds_addr(As) + 8192u * (wg * NB), 16, 1024);
-  const uint64_t db = gpu::prim::wgmma_desc(gpu::prim::lds_addr(Bs), K * 128, 1024);
+  const gpu::prim::wgmma_desc da(gpu::prim::lds_addr(As) + 8192u * (wg * NB), 16, 1024);
+  const gpu::prim::wgmma_desc db(gpu::prim::lds_addr(Bs), K * 128, 1024);
   wg_acc<128, NB, NH> d;  // NB row blocks, NH halves of 128 columns
   d.load(acc);
   gpu::prim::fence_proxy_async();
@@ -327,8 +327,8 @@ BV_DI void wgmma_core(const A* As, const A* Bs, basic_block<float, shape<M, N>, 
     for (int b = 0; b < NB; ++b)
 #pragma unroll
       for (int nh = 0; nh < NH; ++nh)
-        gpu::prim::wgmma_64x128x16<A>(d.d[b][nh], da + ((8192u * b + 32u * ks) >> 4),
-                                      db + ((2048u * ks + 256u * K * nh) >> 4));
+        gpu::prim::wgmma_64x128x16<A>(d.d[b][nh], da + (8192u * b + 32u * ks),
+                                      db + (2048u * ks + 256u * K * nh));
   gpu::prim::wgmma_commit();
   gpu::prim::wgmma_wait0();
   d.store(acc);
@@ -375,8 +375,7 @@ BV_DI void wgmma_rs_core(const basic_block<A, shape<M, K>, W>& a, const A* Bs,
   // K-major (BT): rows n of 128 bytes of k, 8-row atoms 1024 bytes apart; a k-step is 32 bytes
   // along a row, 64 k a block of N rows. N-major: a k-step is 16 rows (2048 bytes), a 64-column
   // block of n K rows (the leading byte offset between a wgmma's two blocks at N = 128).
-  const uint64_t db =
-      BT ? gpu::prim::wgmma_desc(bs, 16, 1024) : gpu::prim::wgmma_desc(bs, K * 128, 1024);
+  const gpu::prim::wgmma_desc db(bs, BT ? 16 : K * 128, 1024);
   auto boff = [](int ks, int nh) -> uint32_t {
     if constexpr (BT)
       return (ks / 4) * N * 128 + (ks % 4) * 32 + nh * NW * 128;
@@ -410,8 +409,7 @@ BV_DI void wgmma_rs_core(const basic_block<A, shape<M, K>, W>& a, const A* Bs,
     for (int p = 0; p < NP; ++p)
 #pragma unroll
       for (int nh = 0; nh < NH; ++nh)
-        gpu::prim::wgmma_rs_64xNx16<A, NW, BT ? 0 : 1>(d.d[p][nh], af[ks][p],
-                                                       db + (boff(ks, nh) >> 4));
+        gpu::prim::wgmma_rs_64xNx16<A, NW, BT ? 0 : 1>(d.d[p][nh], af[ks][p], db + boff(ks, nh));
   gpu::prim::wgmma_commit();
   gpu::prim::wgmma_wait0();
   d.store(acc);

@@ -307,12 +307,24 @@ inline constexpr bool has_wgmma =
     false;
 #endif
 // A shared-memory matrix descriptor: start address, leading and stride byte offsets, 128-byte
-// swizzle (PTX ISA, "Matrix Descriptor Format").
-BV_DI uint64_t wgmma_desc(uint32_t lds_addr, uint32_t lbo, uint32_t sbo) {
-  return static_cast<uint64_t>((lds_addr & 0x3FFFF) >> 4) |
-         (static_cast<uint64_t>((lbo & 0x3FFFF) >> 4) << 16) |
-         (static_cast<uint64_t>((sbo & 0x3FFFF) >> 4) << 32) | (1ull << 62);
-}
+// swizzle (PTX ISA, "Matrix Descriptor Format"), as its two 32-bit halves: the start address
+// (address / 16, 14 bits) and the leading offset are the low half, the stride offset and the
+// swizzle the high. An offset added to the address (+, in bytes) changes the low half only: any
+// LDS address is below 256 KiB, so the 14-bit field never carries. Kept apart so that the
+// descriptors of a dot's wgmmas are one 32-bit add each from one base, the high half shared
+// (a 64-bit add a descriptor, and its copy to uniform registers, were a tenth of a matmul's
+// k step).
+struct wgmma_desc {
+  uint32_t lo, hi;
+  BV_DI wgmma_desc(uint32_t lds_addr, uint32_t lbo, uint32_t sbo)
+      : lo(((lds_addr & 0x3FFFF) >> 4) | (((lbo & 0x3FFFF) >> 4) << 16)),
+        hi(((sbo & 0x3FFFF) >> 4) | (1u << 30)) {}
+  BV_DI wgmma_desc operator+(uint32_t bytes) const {
+    wgmma_desc d = *this;
+    d.lo += bytes >> 4;
+    return d;
+  }
+};
 // Pins a register's value at this point of the program: an empty asm that takes and "writes" it,
 // so the compiler computes it before and cannot move its definition past later asm (wgmma's
 // fence), as CUTLASS's warpgroup_fence_operand does.
@@ -369,13 +381,14 @@ BV_DI void wgmma_wait0() {
   "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
 #define BV_WGMMA_F32_M64N128K16(ab)                                              \
   asm volatile(                                                                  \
-      "{\n .reg .pred p;\n setp.ne.b32 p, %66, 0;\n"                             \
+      "{\n .reg .pred p;\n .reg .b64 da, db;\n setp.ne.b32 p, %68, 0;\n"         \
+      " mov.b64 da, {%64, %65};\n mov.b64 db, {%66, %67};\n"                     \
       " wgmma.mma_async.sync.aligned.m64n128k16.f32." ab "." ab " " BV_WGMMA_R64 \
-      ", %64, %65, p, 1, 1, 0, 1;\n}\n"                                          \
+      ", da, db, p, 1, 1, 0, 1;\n}\n"                                            \
       : BV_WGMMA_D64                                                             \
-      : "l"(da), "l"(db), "r"(1))
+      : "r"(da.lo), "r"(da.hi), "r"(db.lo), "r"(db.hi), "r"(1))
 template <class T>
-BV_DI void wgmma_64x128x16(float (&d)[64], uint64_t da, uint64_t db) {
+BV_DI void wgmma_64x128x16(float (&d)[64], wgmma_desc da, wgmma_desc db) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   if constexpr (std::is_same_v<T, half>)
     BV_WGMMA_F32_M64N128K16("f16");
@@ -393,20 +406,22 @@ BV_DI void wgmma_64x128x16(float (&d)[64], uint64_t da, uint64_t db) {
 // lie as in wgmma_64x128x16. Used by dot for an a in registers (dot.hpp, wg_rs_dot).
 #define BV_WGMMA_RS_F32_M64N64K16(ab)                                           \
   asm volatile(                                                                 \
-      "{\n .reg .pred p;\n setp.ne.b32 p, %37, 0;\n"                            \
+      "{\n .reg .pred p;\n .reg .b64 db;\n setp.ne.b32 p, %38, 0;\n"            \
+      " mov.b64 db, {%36, %37};\n"                                              \
       " wgmma.mma_async.sync.aligned.m64n64k16.f32." ab "." ab " " BV_WGMMA_R32 \
-      ", {%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"                         \
+      ", {%32, %33, %34, %35}, db, p, 1, 1, %39;\n}\n"                          \
       : BV_WGMMA_D32                                                            \
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1), "n"(TransB))
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(db.lo), "r"(db.hi), "r"(1), "n"(TransB))
 #define BV_WGMMA_RS_F32_M64N128K16(ab)                                           \
   asm volatile(                                                                  \
-      "{\n .reg .pred p;\n setp.ne.b32 p, %69, 0;\n"                             \
+      "{\n .reg .pred p;\n .reg .b64 db;\n setp.ne.b32 p, %70, 0;\n"             \
+      " mov.b64 db, {%68, %69};\n"                                               \
       " wgmma.mma_async.sync.aligned.m64n128k16.f32." ab "." ab " " BV_WGMMA_R64 \
-      ", {%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"                          \
+      ", {%64, %65, %66, %67}, db, p, 1, 1, %71;\n}\n"                           \
       : BV_WGMMA_D64                                                             \
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(db), "r"(1), "n"(TransB))
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(db.lo), "r"(db.hi), "r"(1), "n"(TransB))
 template <class T, int N, int TransB>
-BV_DI void wgmma_rs_64xNx16(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t db) {
+BV_DI void wgmma_rs_64xNx16(float (&d)[N / 2], const uint32_t (&a)[4], wgmma_desc db) {
   static_assert(N == 64 || N == 128, "internal: wgmma with A in registers takes N = 64 or 128");
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   if constexpr (N == 64) {
