@@ -12,8 +12,17 @@ struct fm;
 template <>
 struct fm<float> {
 #if BV_NVIDIA
-  static BV_DI float exp(float a) { return __expf(a); }
-  static BV_DI float exp2(float a) { return exp2f(a); }
+  // ex2.approx.ftz: one MUFU.EX2. exp2f and __expf give ex2.approx without ftz, which ptxas
+  // widens to a compare and two multiplies around it for results below 2^-126 (a third of the
+  // attention forward's softmax instructions); those results are 0 here, as on the tensor cores'
+  // f16 inputs they feed.
+  static BV_DI float ex2(float a) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(a));
+    return y;
+  }
+  static BV_DI float exp(float a) { return ex2(a * 1.44269504088896341f); }
+  static BV_DI float exp2(float a) { return ex2(a); }
   static BV_DI float log(float a) { return __logf(a); }
   static BV_DI float log2(float a) { return log2f(a); }
   static BV_DI float sqrt(float a) { return sqrtf(a); }
