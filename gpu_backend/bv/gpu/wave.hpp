@@ -311,9 +311,9 @@ inline constexpr bool has_wgmma =
 // (address / 16, 14 bits) and the leading offset are the low half, the stride offset and the
 // swizzle the high. An offset added to the address (+, in bytes) changes the low half only: any
 // LDS address is below 256 KiB, so the 14-bit field never carries. Kept apart so that the
-// descriptors of a dot's wgmmas are one 32-bit add each from one base, the high half shared
-// (a 64-bit add a descriptor, and its copy to uniform registers, were a tenth of a matmul's
-// k step).
+// descriptors of a dot's wgmmas are one 32-bit add each from one base, the high half shared,
+// where they were 64-bit adds (ptxas still copies both halves to uniform registers for each
+// wgmma).
 struct wgmma_desc {
   uint32_t lo, hi;
   BV_DI wgmma_desc(uint32_t lds_addr, uint32_t lbo, uint32_t sbo)
