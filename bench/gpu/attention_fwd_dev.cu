@@ -119,14 +119,23 @@ void timing(int d, bool causal) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && std::string(argv[1]) == "--prof") {  // one forward at 4x16x4096x64, for ncu
+  // For ncu: one forward at 4x16x4096x64 (--prof), or one forward and one causal backward
+  // (--prof-bwd).
+  if (argc > 1 && (std::string(argv[1]) == "--prof" || std::string(argv[1]) == "--prof-bwd")) {
+    const bool bwd = std::string(argv[1]) == "--prof-bwd";
     const std::vector<int64_t> shape{4, 16, 4096, 64};
-    std::vector<T> hq, hk, hv;
+    std::vector<T> hq, hk, hv, hdo;
     auto q = random_tensor(shape, 1, hq), k = random_tensor(shape, 2, hk),
          v = random_tensor(shape, 3, hv);
     auto o = device_tensor<T>::empty("o", shape);
     auto lse = device_tensor<float>::empty("lse", {64, 4096});
-    attention_fwd(q, k, v, o, lse, false);
+    attention_fwd(q, k, v, o, lse, bwd);
+    if (bwd) {
+      auto dout = random_tensor(shape, 4, hdo);
+      auto dq = device_tensor<T>::empty("dq", shape), dk = device_tensor<T>::empty("dk", shape),
+           dv = device_tensor<T>::empty("dv", shape);
+      attention_bwd(q, k, v, o, lse, dout, dq, dk, dv, true);
+    }
     gpu::synchronize();
     return 0;
   }
