@@ -171,7 +171,9 @@ struct bp_tile {
 
   BV_DI bool in_ring() const { return src.stages > 0; }
   // Whether the slot still holds this tile (not refilled by a later load of the ring).
-  BV_DI bool fresh() const { return in_ring() && t >= *src.count() - src.stages; }
+  BV_DI bool fresh() const { return in_ring() && fresh_at(*src.count()); }
+  // The same, given the ring's count of tiles issued (read ahead by a caller).
+  BV_DI bool fresh_at(int issued) const { return t >= issued - src.stages; }
   // In the ring: its slot, copied there again first if it was refilled since (uniform: every
   // thread of the program makes the same calls).
   BV_DI const U* slot();
@@ -691,9 +693,9 @@ BV_DI basic_block<C, shape<M, N>, W> dot_views(const X& x, const Y& y,
         // ring changes none of the other's.
         const int xn = *xv.src.count(), yn = *yv.src.count();
         const int xf = *xv.src.fmt(xv.t), yf = *yv.src.fmt(yv.t);
-        if ((xv.t < xn - xv.src.stages) | (xf != fmt_a))
+        if (!xv.fresh_at(xn) | (xf != fmt_a))
           xv.t = ring_refetch(xv.src, xv.off0, xv.off1, fmt_a);
-        if ((yv.t < yn - yv.src.stages) | (yf != fmt_b))
+        if (!yv.fresh_at(yn) | (yf != fmt_b))
           yv.t = ring_refetch(yv.src, yv.off0, yv.off1, fmt_b);
         if constexpr (wa && wb)
           wgmma_core<AX, M, K, N, W>(xv.src.slot_ptr(xv.t), yv.src.slot_ptr(yv.t), out);

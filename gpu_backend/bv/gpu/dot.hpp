@@ -275,31 +275,29 @@ struct wg_acc {
   BV_HD static constexpr int at(int p, int nh, int i) {
     return (2 * p + ((i >> 1) & 1)) * NC + 2 * ((NW / 8) * nh + (i >> 2)) + (i & 1);
   }
-  template <int M, int N, int W>
-  BV_DI void load(const basic_block<float, shape<M, N>, W>& acc) {
-    using O = basic_block<float, shape<M, N>, W>;
+  // f(accumulator register, the block's register) for every register, in one order.
+  template <int NC, class F>
+  BV_DI void each(F f) {
 #pragma unroll
     for (int p = 0; p < P; ++p)
 #pragma unroll
       for (int nh = 0; nh < NH; ++nh)
 #pragma unroll
-        for (int i = 0; i < NW / 2; ++i) {
-          d[p][nh][i] = acc.v[at<O::NC>(p, nh, i)];
-          if constexpr (Pin) gpu::prim::pin(d[p][nh][i]);
-        }
+        for (int i = 0; i < NW / 2; ++i) f(d[p][nh][i], at<NC>(p, nh, i));
+  }
+  template <int M, int N, int W>
+  BV_DI void load(const basic_block<float, shape<M, N>, W>& acc) {
+    each<basic_block<float, shape<M, N>, W>::NC>([&](float& r, int j) {
+      r = acc.v[j];
+      if constexpr (Pin) gpu::prim::pin(r);
+    });
   }
   template <int M, int N, int W>
   BV_DI void store(basic_block<float, shape<M, N>, W>& acc) {
-    using O = basic_block<float, shape<M, N>, W>;
-#pragma unroll
-    for (int p = 0; p < P; ++p)
-#pragma unroll
-      for (int nh = 0; nh < NH; ++nh)
-#pragma unroll
-        for (int i = 0; i < NW / 2; ++i) {
-          if constexpr (Pin) gpu::prim::pin(d[p][nh][i]);
-          acc.v[at<O::NC>(p, nh, i)] = d[p][nh][i];
-        }
+    each<basic_block<float, shape<M, N>, W>::NC>([&](float& r, int j) {
+      if constexpr (Pin) gpu::prim::pin(r);
+      acc.v[j] = r;
+    });
   }
 };
 
