@@ -68,11 +68,12 @@ struct ring_regs {
   int last0 = 0, last1 = 0;  // offsets of the previous load (the creation offsets at first)
 };
 constexpr int ring_bytes_for(int tile_bytes, int stages, int waves) {
-  const int b = stages * tile_bytes + 8 * stages + 4 * waves + 4 * waves * stages;
+  const int b = stages * tile_bytes + 8 * stages + 4 * waves;
   return (b + 127) / 128 * 128;
 }
 
-// The image format of a slot (recorded per slot, per wave, when its tile is issued):
+// The image format of a slot (carried by the tile's view: the format its load or refetch issued
+// it in, which the slot holds while the view is fresh):
 //  - fmt_b: rows (k) in natural order, columns in mma_order (dot's B operand, read with ldmatrix
 //    .trans; the accumulator's columns are mma's in that order): pairs go by 4-byte cp.async;
 //  - fmt_a: rows and columns in natural order (dot's A operand, read with ldmatrix, k natural as
@@ -119,10 +120,6 @@ struct ring_ref {
   BV_DI int* count() const {
     return reinterpret_cast<int*>(meta + 8 * stages) + gpu::prim::wave_id();
   }
-  // This wave's record of the format of tile t's slot.
-  BV_DI int* fmt(int t) const {
-    return reinterpret_cast<int*>(meta + 8 * stages) + W + (t % stages) * W + gpu::prim::wave_id();
-  }
 #if BV_NVIDIA
   BV_DI uint32_t bar(int slot) const { return gpu::prim::lds_addr(meta + 8 * slot); }
   // The slots (1024-byte aligned where wgmma reads them).
@@ -167,7 +164,8 @@ struct bp_tile {
   detail::ring_ref<T, R, C, W> src;
   int off0, off1;
   bool check0, check1;
-  int t;  // tile number in the ring (when src.stages > 0)
+  int t;    // tile number in the ring (when src.stages > 0)
+  int fmt;  // the format of its slot's image (block_ptr.hpp's fmt_a / fmt_b)
 
   BV_DI bool in_ring() const { return src.stages > 0; }
   // Whether the slot still holds this tile (not refilled by a later load of the ring).
@@ -426,7 +424,6 @@ BV_DI void ring_issue(const ring_ref<T, R, C, W>& r, int n, bool wait_old, int o
   const int slot = n % r.stages;
   const uint32_t bar = r.bar(slot);
   if (wait_old && n >= r.stages) gpu::prim::mbar_wait(bar, ((n - r.stages) / r.stages) & 1);
-  *r.fmt(n) = fmt;
   ring_copy<typename ring_ref<T, R, C, W>::U, R, C, W>(
       r.base, r.shape0, r.shape1, r.stride0, r.stride1,
       gpu::prim::lds_addr(r.ring() + slot * r.tile_bytes), bar, o0, o1,
@@ -441,9 +438,10 @@ BV_DI void ring_wait(const ring_ref<T, R, C, W>& r, int t) {
 
 // A load through the ring: the tile at (o0, o1), from the prefetch window or copied now; then the
 // next tiles along the step from the previous load are issued (the prefetch), and the tile is
-// waited for.
+// waited for. Returns its tile number; its format goes to fmt_out (a prefetched tile was issued
+// along the same step, so in the same format).
 template <class T, int R, int C, int W>
-BV_DI int ring_load(const ring_ref<T, R, C, W>& r, ring_regs& rs, int o0, int o1) {
+BV_DI int ring_load(const ring_ref<T, R, C, W>& r, ring_regs& rs, int o0, int o1, int& fmt_out) {
   const int S = r.stages;
   int* cp = r.count();
   const int n_lds = *cp;  // this wave's own copy: no other wave writes it
@@ -451,6 +449,7 @@ BV_DI int ring_load(const ring_ref<T, R, C, W>& r, ring_regs& rs, int o0, int o1
   gpu::prim::barrier();
   const int s0 = o0 - rs.last0, s1 = o1 - rs.last1;
   const int fmt = fmt_for_step(s0, s1);
+  fmt_out = fmt;
   int t;
   bool hit = rs.pb < rs.n && rs.ps0 == s0 && rs.ps1 == s1 && n_lds == rs.n;
   if (hit) {
@@ -506,7 +505,10 @@ BV_DI int ring_refetch(const ring_ref<T, R, C, W>& r, int o0, int o1, int fmt) {
 #if BV_NVIDIA
 template <class T, int R, int C, int W>
 BV_DI const typename bp_tile<T, R, C, W>::U* bp_tile<T, R, C, W>::slot() {
-  if (!fresh()) t = detail::ring_refetch(src, off0, off1, detail::fmt_b);
+  if (!fresh()) {
+    t = detail::ring_refetch(src, off0, off1, detail::fmt_b);
+    fmt = detail::fmt_b;
+  }
   return src.slot_ptr(t);
 }
 #endif
@@ -590,9 +592,10 @@ BV_DI auto load_bp(const block_ptr<T, R, C, W>& bp, boundary_check bc) {
         bp.off1,
         bc.dim0,
         bc.dim1,
-        -1};
+        -1,
+        fmt_b};
 #if BV_NVIDIA
-    if (bp.stages > 0) v.t = ring_load(v.src, bp.rs, bp.off0, bp.off1);
+    if (bp.stages > 0) v.t = ring_load(v.src, bp.rs, bp.off0, bp.off1, v.fmt);
 #endif
     return v;
   }
@@ -607,7 +610,7 @@ BV_DI typename bp_tile<T, R, C, W>::block_type bp_tile<T, R, C, W>::get() const 
       // From the slot image (either format, swizzled): pairs are contiguous.
       bp_tile v = *this;
       const U* img = v.slot();
-      const int fmt = *v.src.fmt(v.t);
+      const int fmt = v.fmt;
       block_type out;
 #pragma unroll
       for (int ri = 0; ri < block_type::NR; ++ri) {
@@ -689,13 +692,12 @@ BV_DI basic_block<C, shape<M, N>, W> dot_views(const X& x, const Y& y,
         basic_block<C, shape<M, N>, W> out = acc;
         X xv = x;
         Y yv = y;
-        // The four records read up front, not one after another's test: a refetch of one
-        // ring changes none of the other's.
+        // Both counts read up front, not one after another's test: a refetch of one ring
+        // changes none of the other's.
         const int xn = *xv.src.count(), yn = *yv.src.count();
-        const int xf = *xv.src.fmt(xv.t), yf = *yv.src.fmt(yv.t);
-        if (!xv.fresh_at(xn) | (xf != fmt_a))
+        if (!xv.fresh_at(xn) | (xv.fmt != fmt_a))
           xv.t = ring_refetch(xv.src, xv.off0, xv.off1, fmt_a);
-        if (!yv.fresh_at(yn) | (yf != fmt_b))
+        if (!yv.fresh_at(yn) | (yv.fmt != fmt_b))
           yv.t = ring_refetch(yv.src, yv.off0, yv.off1, fmt_b);
         if constexpr (wa && wb)
           wgmma_core<AX, M, K, N, W>(xv.src.slot_ptr(xv.t), yv.src.slot_ptr(yv.t), out);
