@@ -460,25 +460,24 @@ BV_DI int ring_load(const ring_ref<T, R, C, W>& r, ring_regs& rs, int o0, int o1
   } else {
     // Not prefetched (first load, a new step, or the ring moved on through another copy of this
     // block pointer or a refetch): copy it now and start a new window after it.
-    rs.n = n_lds;
-    t = rs.n;
-    ring_issue(r, t, true, o0, o1, fmt);
-    rs.n = t + 1;
-    rs.pb = rs.n;
+    t = n_lds;
+    rs.n = t;
+    rs.pb = t + 1;
     rs.ps0 = s0;
     rs.ps1 = s1;
   }
-  // Prefetch: keep stages - 1 tiles ahead, into slots older than this tile's; never past the
-  // tensor. (A miss waited for nothing after t yet: those slots' old tiles are waited first.)
-  if (s0 != 0 || s1 != 0) {
+  // A miss's own tile first, then the prefetch: keep stages - 1 tiles ahead, into slots older
+  // than this tile's; never past the tensor. Tile j is at (o0, o1) + (j - t) * step. (A miss
+  // waited for nothing after t yet: those slots' old tiles are waited first.) One call site, so
+  // that the copy code is inlined once.
 #pragma unroll 1
-    for (int k = rs.n - rs.pb; k + 1 < S; ++k) {
-      const int q0 = o0 + (k + 1) * s0, q1 = o1 + (k + 1) * s1;
-      if (q0 >= r.shape0 || q1 >= r.shape1 || q0 + R <= 0 || q1 + C <= 0) break;
-      if (rs.n - S >= t) break;
-      ring_issue(r, rs.n, !hit, q0, q1, fmt);
-      rs.n += 1;
-    }
+  for (int j = rs.n; j - t < S; ++j) {
+    const int q0 = o0 + (j - t) * s0, q1 = o1 + (j - t) * s1;
+    if (j > t && ((s0 == 0 && s1 == 0) || q0 >= r.shape0 || q1 >= r.shape1 || q0 + R <= 0 ||
+                  q1 + C <= 0))
+      break;
+    ring_issue(r, j, !hit, q0, q1, fmt);
+    rs.n = j + 1;
   }
   rs.last0 = o0;
   rs.last1 = o1;
