@@ -293,7 +293,9 @@ BV_DI void ring_copy16(const U* base, int shape0, int shape1, int stride0, uint3
       rp[a % CH] += CH * step;
     }
   } else {
-#pragma unroll
+    // A tile across the tensor's edge: rare, so the row steps stay a loop (unrolled, this path
+    // was hundreds of instructions of cold code in the middle of a k loop).
+#pragma unroll 1
     for (int a = 0; a < NA; ++a) {
       const int gr = o0 + rl + RPS * a;
       if (R % RPS == 0 || rl + RPS * a < R)
@@ -372,7 +374,8 @@ BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int str
         rp[a % CH] += CH * step;
       }
     } else {
-#pragma unroll
+      // Across the tensor's edge: a loop over the row steps, as in ring_copy16.
+#pragma unroll 1
       for (int a = 0; a < NA; ++a) {
         const int gr = o0 + rl + RPS * a;
         if (R % RPS == 0 || rl + RPS * a < R)
