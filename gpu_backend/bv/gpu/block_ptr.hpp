@@ -476,8 +476,8 @@ BV_DI int ring_load(const ring_ref<T, R, C, W>& r, ring_regs& rs, int o0, int o1
 #pragma unroll 1
   for (int j = rs.n; j - t < S; ++j) {
     const int q0 = o0 + (j - t) * s0, q1 = o1 + (j - t) * s1;
-    if (j > t && ((s0 == 0 && s1 == 0) || q0 >= r.shape0 || q1 >= r.shape1 || q0 + R <= 0 ||
-                  q1 + C <= 0))
+    if (j > t &&
+        ((s0 == 0 && s1 == 0) || q0 >= r.shape0 || q1 >= r.shape1 || q0 + R <= 0 || q1 + C <= 0))
       break;
     ring_issue(r, j, !hit, q0, q1, fmt);
     rs.n = j + 1;
