@@ -26,6 +26,12 @@ struct gpu_backend {
     bv::gpu::synchronize();
     return r;
   }
+  template <auto K, int S, int MP, class U, class... A>
+  static bv::launch_result launch(bv::gpu_tuning<S, MP, U> t, bv::grid g, A&&... args) {
+    auto r = bv::launch<K>(t, g, std::forward<A>(args)...);
+    bv::gpu::synchronize();
+    return r;
+  }
 };
 
 }  // namespace

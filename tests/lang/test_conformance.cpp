@@ -26,6 +26,10 @@ struct cpu_backend {
   static bv::launch_result launch(bv::grid g, A&&... args) {
     return bv::launch<K>(g, std::forward<A>(args)...);
   }
+  template <auto K, int S, int MP, class U, class... A>
+  static bv::launch_result launch(bv::gpu_tuning<S, MP, U> t, bv::grid g, A&&... args) {
+    return bv::launch<K>(t, g, std::forward<A>(args)...);
+  }
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 //   B::make<T>(name, shape, values)             a tensor holding values (row-major)
 //   B::read<T>(t)                               its values back on the host
 //   B::launch<K>(grid, args...)                 a launch; returns bv::launch_result
+//   B::launch<K>(gpu_tuning, grid, args...)     the same with a GPU's tuning (launch_tuning.hpp)
 // Every output is poisoned first (NaN, or a sentinel integer), so an element a kernel does not
 // write fails its comparison.
 #pragma once
@@ -151,6 +152,34 @@ BV_KERNEL void shift_cols(program<W> p, ptr<const float> x, ptr<float> out, int 
     src = advance(src, {0, BC});
     dst = advance(dst, {0, BC});
   }
+}
+
+// out [64, BN] (f32) = (the sum over row blocks t = 1 .. 5, 0, 0, 0 of rows 64 t .. 64 t + 63 of
+// a, columns col0 .. col0 + 63, zero outside a's [n, 65]) @ b [64, BN]: one 16-bit block-pointer
+// tile stream used every way that must never read a stale tile. On an NVIDIA GPU, launched with
+// stages, each block pointer owns an LDS ring that its loads prefetch into along their step; here
+// a view is kept across later loads of its ring, a load goes through a stale copy of the block
+// pointer, a view is materialised, and the last row block crosses the tensor's edge. col0 = 1
+// and an lda that is not a multiple of 8 take the rings' unaligned copies.
+template <int BN, int W>
+BV_KERNEL void ring_reuse(program<W> p, ptr<const half> a, ptr<const half> b, ptr<float> out, int n,
+                          int lda, int col0) {
+  auto bq = make_block_ptr<64, BN>(p, b, {64, BN}, {BN, 1}, {0, 0});
+  auto bp = make_block_ptr<64, 64>(p, a, {n, 65}, {lda, 1}, {0, col0});
+  auto tb = load(bq, boundary_check(0, 1));
+  auto first = load(bp, boundary_check(0, 1));
+  auto copy = bp;
+  auto acc = zeros<float, 64, BN>(p);
+  for (int i = 1; i < 6; ++i) {
+    bp = advance(bp, {64, 0});
+    acc = dot(load(bp, boundary_check(0, 1)), tb, acc);
+  }
+  acc = dot(first, tb, acc);                             // kept across five loads of its ring
+  acc = dot(load(copy, boundary_check(0, 1)), tb, acc);  // row block 0 again, through a stale copy
+  acc = dot((first * 1.0f).to(dtype<half>{}), tb, acc);  // materialised
+  auto r = arange<64>(p);
+  auto c = arange<BN>(p);
+  store(out + (r.col() * BN + c.row()), acc);
 }
 
 // y (f16) = sigmoid(x) * exp(-|x|) + sqrt(|x|), computed in f32 and cast on store.
@@ -415,6 +444,34 @@ outcome run_shift_cols(int m, int n, uint64_t seed) {
   return o;
 }
 
+// ring_reuse at BN = 64 (on sm_90a: a from its ring, b staged, mma.sync) or 128 (a and b both
+// read in place by wgmma), launched with rings of 3 slots.
+template <int BN, class B>
+outcome run_ring_reuse(int lda, int col0, uint64_t seed) {
+  constexpr int n = 6 * 64 - 5;
+  std::mt19937_64 rng(seed);
+  const auto a = halves(randn(int64_t(n) * lda, rng)), b = halves(randn(64 * BN, rng));
+  auto ta = B::template make<half>("a", {n, lda}, a), tb = B::template make<half>("b", {64, BN}, b);
+  auto to = B::template make<float>("out", {64, BN}, std::vector<float>(64 * BN, nanf()));
+  const int lds =
+      block_ptr_lds_bytes<const half, 64, 64, 4>(3) + block_ptr_lds_bytes<const half, 64, BN, 4>(3);
+  outcome o;
+  expect_launch(o, B::template launch<ring_reuse<BN, 4>>(gpu_tuning<3>{lds}, grid(1), ta, tb, to,
+                                                         n, lda, col0));
+  std::vector<double> want(64 * BN, 0.0);
+  for (int i = 0; i < 64; ++i)
+    for (int k = 0; k < 64; ++k) {
+      double as = 0;
+      for (int t : {1, 2, 3, 4, 5, 0, 0, 0}) {
+        const int row = 64 * t + i, col = col0 + k;
+        if (row < n && col < 65) as += static_cast<float>(a[int64_t(row) * lda + col]);
+      }
+      for (int j = 0; j < BN; ++j) want[i * BN + j] += as * static_cast<float>(b[k * BN + j]);
+    }
+  expect_near(o, "out", B::read(to), want, 1e-4 * std::sqrt(8.0 * 64));
+  return o;
+}
+
 template <class B>
 outcome run_math_cast(int n, uint64_t seed) {
   constexpr int BLOCK = 256;
@@ -456,6 +513,9 @@ void run_all(uint64_t seed, F&& f) {
   f("histogram 3001", run_histogram<B>(3001, seed + 6));
   f("shift_cols 33x100", run_shift_cols<B>(33, 100, seed + 7));
   f("math_cast 777", run_math_cast<B>(777, seed + 8));
+  f("ring_reuse 64x64 lda 72", run_ring_reuse<64, B>(72, 0, seed + 19));
+  f("ring_reuse 64x128 lda 72", run_ring_reuse<128, B>(72, 0, seed + 20));
+  f("ring_reuse 64x128 lda 66 col 1", run_ring_reuse<128, B>(66, 1, seed + 21));
 }
 
 }  // namespace conformance
