@@ -6,7 +6,7 @@
 // preprocess, dk/dv and dq launches together). A development tool for attention_bwd_configs; the
 // figures that count come from `blockvec bench --backend gpu attention_bwd`.
 //   nvcc -std=c++20 -arch=sm_90a -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
-//        bench/gpu/attention_bwd_dev.cu -o attention_bwd_dev
+//        -Itests/lang bench/gpu/attention_bwd_dev.cu -o attention_bwd_dev
 #include <cmath>
 #include <cstdio>
 #include <vector>

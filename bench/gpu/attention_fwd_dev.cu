@@ -5,7 +5,7 @@
 // tool for the attention kernels' lowering and configurations; the figures that count come from
 // `blockvec bench --backend gpu attention` and the attention backward peer.
 //   nvcc -std=c++20 -arch=sm_90a -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
-//        -I/usr/include/eigen3 bench/gpu/attention_fwd_dev.cu -o attention_fwd_dev
+//        -Itests/lang -I/usr/include/eigen3 bench/gpu/attention_fwd_dev.cu -o attention_fwd_dev
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

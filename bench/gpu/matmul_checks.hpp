@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bv/bv.hpp"
+#include "conformance/cases.hpp"
 
 namespace bench {
 
@@ -53,30 +54,9 @@ double matmul_check(int M, int N, int K, uint64_t seed, F&& run) {
   return worst;
 }
 
-// a: n x 65 (row stride LD) from column col0, b: 64 x 64.
-template <class T, int W, int LD>
-BV_KERNEL void misuse_kernel(bv::program<W> p, bv::ptr<const T> a, bv::ptr<const T> b,
-                             bv::ptr<float> out, int n, int col0) {
-  using namespace bv;
-  auto bq = make_block_ptr<64, 64>(p, b, {64, 64}, {64, 1}, {0, 0});
-  auto bp = make_block_ptr<64, 64>(p, a, {n, 65}, {LD, 1}, {0, col0});
-  auto tb = load(bq, boundary_check(0, 1));
-  auto first = load(bp, boundary_check(0, 1));
-  auto copy = bp;
-  auto acc = zeros<float, 64, 64>(p);
-  for (int i = 1; i < 6; ++i) {
-    bp = advance(bp, {64, 0});
-    acc = dot(load(bp, boundary_check(0, 1)), tb, acc);
-  }
-  acc = dot(first, tb, acc);                             // stale: copied again
-  acc = dot(load(copy, boundary_check(0, 1)), tb, acc);  // tile 0 again, through a stale copy
-  acc = dot((first * 1.0f).to(dtype<T>{}), tb, acc);     // materialised
-  auto r = arange<64>(p);
-  store(out + (r.col() * 64 + r.row()), acc);
-}
-
-// Runs the misuse kernel at column offsets 0 and 1 with rings of 3 slots and prints one line each;
-// returns whether both stayed within tol of the double-precision result.
+// Runs the conformance suite's ring_reuse kernel (tests/lang/conformance/cases.hpp) on T at column
+// offsets 0 and 1 with rings of 3 slots and prints one line each; returns whether both stayed
+// within tol of the double-precision result.
 template <class T, int LD>
 bool misuse_check(const char* what, double tol) {
   using namespace bv;
@@ -89,7 +69,7 @@ bool misuse_check(const char* what, double tol) {
     auto out = device_tensor<float>::empty("out", {64, 64});
     out.fill_bytes(0xff);
     const int lds = 2 * block_ptr_lds_bytes<const T, 64, 64, 4>(3);
-    launch<misuse_kernel<T, 4, LD>>(gpu_tuning<3>{lds}, grid(1), a, b, out, n, col0);
+    launch<conformance::ring_reuse<T, 64, 4>>(gpu_tuning<3>{lds}, grid(1), a, b, out, n, LD, col0);
     gpu::synchronize();
     std::vector<float> ho(64 * 64);
     out.copy_to_host(ho.data());

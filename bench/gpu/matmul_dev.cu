@@ -6,7 +6,7 @@
 // mma.sync; -DBV_DEV_ONE -DD_BM=.. -DD_BN=.. -DD_BK=.. -DD_W=.. -DD_S=.. [-DD_MP=..] builds one
 // shape.
 //   nvcc -std=c++20 -arch=sm_90a -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
-//        bench/gpu/matmul_dev.cu -o matmul_dev
+//        -Itests/lang bench/gpu/matmul_dev.cu -o matmul_dev
 #include <cmath>
 #include <cstdio>
 #include <random>

@@ -6,7 +6,7 @@
 // matmul_configs (-DBV_DEV_SWEEP2 / -DBV_DEV_SWEEP3: other tile lists); the figures that count come
 // from `blockvec bench --backend gpu matmul`.
 //   nvcc -std=c++20 -arch=sm_90a -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
-//        bench/gpu/matmul_f32_dev.cu -o matmul_f32_dev
+//        -Itests/lang bench/gpu/matmul_f32_dev.cu -o matmul_f32_dev
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

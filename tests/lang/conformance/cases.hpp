@@ -155,14 +155,15 @@ BV_KERNEL void shift_cols(program<W> p, ptr<const float> x, ptr<float> out, int 
 }
 
 // out [64, BN] (f32) = (the sum over row blocks t = 1 .. 5, 0, 0, 0 of rows 64 t .. 64 t + 63 of
-// a, columns col0 .. col0 + 63, zero outside a's [n, 65]) @ b [64, BN]: one 16-bit block-pointer
-// tile stream used every way that must never read a stale tile. On an NVIDIA GPU, launched with
+// a, columns col0 .. col0 + 63, zero outside a's [n, 65]) @ b [64, BN]: one block-pointer tile
+// stream used every way that must never read a stale tile (16-bit T here; the matmul development
+// tools in bench/gpu run it on f32 too). On an NVIDIA GPU, 16-bit tiles launched with
 // stages, each block pointer owns an LDS ring that its loads prefetch into along their step; here
 // a view is kept across later loads of its ring, a load goes through a stale copy of the block
 // pointer, a view is materialised, and the last row block crosses the tensor's edge. col0 = 1
 // and an lda that is not a multiple of 8 take the rings' unaligned copies.
-template <int BN, int W>
-BV_KERNEL void ring_reuse(program<W> p, ptr<const half> a, ptr<const half> b, ptr<float> out, int n,
+template <class T, int BN, int W>
+BV_KERNEL void ring_reuse(program<W> p, ptr<const T> a, ptr<const T> b, ptr<float> out, int n,
                           int lda, int col0) {
   auto bq = make_block_ptr<64, BN>(p, b, {64, BN}, {BN, 1}, {0, 0});
   auto bp = make_block_ptr<64, 64>(p, a, {n, 65}, {lda, 1}, {0, col0});
@@ -176,7 +177,7 @@ BV_KERNEL void ring_reuse(program<W> p, ptr<const half> a, ptr<const half> b, pt
   }
   acc = dot(first, tb, acc);                             // kept across five loads of its ring
   acc = dot(load(copy, boundary_check(0, 1)), tb, acc);  // row block 0 again, through a stale copy
-  acc = dot((first * 1.0f).to(dtype<half>{}), tb, acc);  // materialised
+  acc = dot((first * 1.0f).to(dtype<T>{}), tb, acc);     // materialised
   auto r = arange<64>(p);
   auto c = arange<BN>(p);
   store(out + (r.col() * BN + c.row()), acc);
@@ -456,7 +457,7 @@ outcome run_ring_reuse(int lda, int col0, uint64_t seed) {
   const int lds =
       block_ptr_lds_bytes<const half, 64, 64, 4>(3) + block_ptr_lds_bytes<const half, 64, BN, 4>(3);
   outcome o;
-  expect_launch(o, B::template launch<ring_reuse<BN, 4>>(gpu_tuning<3>{lds}, grid(1), ta, tb, to, n,
+  expect_launch(o, B::template launch<ring_reuse<half, BN, 4>>(gpu_tuning<3>{lds}, grid(1), ta, tb, to, n,
                                                          lda, col0));
   std::vector<double> want(64 * BN, 0.0);
   for (int i = 0; i < 64; ++i)
