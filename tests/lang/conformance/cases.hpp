@@ -457,8 +457,8 @@ outcome run_ring_reuse(int lda, int col0, uint64_t seed) {
   const int lds =
       block_ptr_lds_bytes<const half, 64, 64, 4>(3) + block_ptr_lds_bytes<const half, 64, BN, 4>(3);
   outcome o;
-  expect_launch(o, B::template launch<ring_reuse<half, BN, 4>>(gpu_tuning<3>{lds}, grid(1), ta, tb, to, n,
-                                                         lda, col0));
+  expect_launch(o, B::template launch<ring_reuse<half, BN, 4>>(gpu_tuning<3>{lds}, grid(1), ta, tb,
+                                                               to, n, lda, col0));
   std::vector<double> want(64 * BN, 0.0);
   for (int i = 0; i < 64; ++i)
     for (int k = 0; k < 64; ++k) {
