@@ -20,15 +20,10 @@ struct gpu_backend {
   static std::vector<T> read(const tensor<T>& t) {
     return t.to_host();
   }
+  // (grid, args...) or (gpu_tuning, grid, args...), as bv::launch takes them.
   template <auto K, class... A>
-  static bv::launch_result launch(bv::grid g, A&&... args) {
-    auto r = bv::launch<K>(g, std::forward<A>(args)...);
-    bv::gpu::synchronize();
-    return r;
-  }
-  template <auto K, int S, int MP, class U, class... A>
-  static bv::launch_result launch(bv::gpu_tuning<S, MP, U> t, bv::grid g, A&&... args) {
-    auto r = bv::launch<K>(t, g, std::forward<A>(args)...);
+  static bv::launch_result launch(A&&... args) {
+    auto r = bv::launch<K>(std::forward<A>(args)...);
     bv::gpu::synchronize();
     return r;
   }

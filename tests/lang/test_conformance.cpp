@@ -22,13 +22,10 @@ struct cpu_backend {
   static std::vector<T> read(const bv::tensor<T>& t) {
     return t.values();
   }
+  // (grid, args...) or (gpu_tuning, grid, args...), as bv::launch takes them.
   template <auto K, class... A>
-  static bv::launch_result launch(bv::grid g, A&&... args) {
-    return bv::launch<K>(g, std::forward<A>(args)...);
-  }
-  template <auto K, int S, int MP, class U, class... A>
-  static bv::launch_result launch(bv::gpu_tuning<S, MP, U> t, bv::grid g, A&&... args) {
-    return bv::launch<K>(t, g, std::forward<A>(args)...);
+  static bv::launch_result launch(A&&... args) {
+    return bv::launch<K>(std::forward<A>(args)...);
   }
 };
 

@@ -175,6 +175,8 @@ struct bp_tile {
   // In the ring: its slot, copied there again first if it was refilled since (uniform: every
   // thread of the program makes the same calls).
   BV_DI const U* slot();
+  // Copy the tile into the ring again, in format f: a new tile number, and f its slot's format.
+  BV_DI void refetch(int f);
   BV_DI block_type get() const;
   BV_DI operator block_type() const { return get(); }
   template <class V>
@@ -506,11 +508,13 @@ BV_DI int ring_refetch(const ring_ref<T, R, C, W>& r, int o0, int o1, int fmt) {
 
 #if BV_NVIDIA
 template <class T, int R, int C, int W>
+BV_DI void bp_tile<T, R, C, W>::refetch(int f) {
+  t = detail::ring_refetch(src, off0, off1, f);
+  fmt = f;
+}
+template <class T, int R, int C, int W>
 BV_DI const typename bp_tile<T, R, C, W>::U* bp_tile<T, R, C, W>::slot() {
-  if (!fresh()) {
-    t = detail::ring_refetch(src, off0, off1, detail::fmt_b);
-    fmt = detail::fmt_b;
-  }
+  if (!fresh()) refetch(detail::fmt_b);
   return src.slot_ptr(t);
 }
 #endif
@@ -697,10 +701,8 @@ BV_DI basic_block<C, shape<M, N>, W> dot_views(const X& x, const Y& y,
         // Both counts read up front, not one after another's test: a refetch of one ring
         // changes none of the other's.
         const int xn = *xv.src.count(), yn = *yv.src.count();
-        if (!xv.fresh_at(xn) | (xv.fmt != fmt_a))
-          xv.t = ring_refetch(xv.src, xv.off0, xv.off1, fmt_a);
-        if (!yv.fresh_at(yn) | (yv.fmt != fmt_b))
-          yv.t = ring_refetch(yv.src, yv.off0, yv.off1, fmt_b);
+        if (!xv.fresh_at(xn) | (xv.fmt != fmt_a)) xv.refetch(fmt_a);
+        if (!yv.fresh_at(yn) | (yv.fmt != fmt_b)) yv.refetch(fmt_b);
         if constexpr (wa && wb)
           wgmma_core<AX, M, K, N, W>(xv.src.slot_ptr(xv.t), yv.src.slot_ptr(yv.t), out);
         else

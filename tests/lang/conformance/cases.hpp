@@ -157,11 +157,11 @@ BV_KERNEL void shift_cols(program<W> p, ptr<const float> x, ptr<float> out, int 
 // out [64, BN] (f32) = (the sum over row blocks t = 1 .. 5, 0, 0, 0 of rows 64 t .. 64 t + 63 of
 // a, columns col0 .. col0 + 63, zero outside a's [n, 65]) @ b [64, BN]: one block-pointer tile
 // stream used every way that must never read a stale tile (16-bit T here; the matmul development
-// tools in bench/gpu run it on f32 too). On an NVIDIA GPU, 16-bit tiles launched with
-// stages, each block pointer owns an LDS ring that its loads prefetch into along their step; here
-// a view is kept across later loads of its ring, a load goes through a stale copy of the block
-// pointer, a view is materialised, and the last row block crosses the tensor's edge. col0 = 1
-// and an lda that is not a multiple of 8 take the rings' unaligned copies.
+// tools in bench/gpu run it on f32 too). On an NVIDIA GPU, 16-bit tiles launched with stages
+// give each block pointer an LDS ring that its loads prefetch into along their step; here a view
+// is kept across later loads of its ring, a load goes through a stale copy of the block pointer,
+// a view is materialised, and the last row block crosses the tensor's edge. col0 = 1 and an lda
+// that is not a multiple of 8 take the rings' unaligned copies.
 template <class T, int BN, int W>
 BV_KERNEL void ring_reuse(program<W> p, ptr<const T> a, ptr<const T> b, ptr<float> out, int n,
                           int lda, int col0) {
@@ -445,6 +445,23 @@ outcome run_shift_cols(int m, int n, uint64_t seed) {
   return o;
 }
 
+// ring_reuse's result in double precision, for a [n, lda] and b [64, bn] as the kernel reads them.
+template <class T>
+std::vector<double> ring_reuse_reference(const std::vector<T>& a, int n, int lda, int col0,
+                                         const std::vector<T>& b, int bn) {
+  std::vector<double> want(size_t(64) * bn, 0.0);
+  for (int i = 0; i < 64; ++i)
+    for (int k = 0; k < 64; ++k) {
+      double as = 0;
+      for (int t : {1, 2, 3, 4, 5, 0, 0, 0}) {
+        const int row = 64 * t + i, col = col0 + k;
+        if (row < n && col < 65) as += static_cast<float>(a[int64_t(row) * lda + col]);
+      }
+      for (int j = 0; j < bn; ++j) want[i * bn + j] += as * static_cast<float>(b[k * bn + j]);
+    }
+  return want;
+}
+
 // ring_reuse at BN = 64 (on sm_90a: a from its ring, b staged, mma.sync) or 128 (a and b both
 // read in place by wgmma), launched with rings of 3 slots.
 template <int BN, class B>
@@ -459,17 +476,8 @@ outcome run_ring_reuse(int lda, int col0, uint64_t seed) {
   outcome o;
   expect_launch(o, B::template launch<ring_reuse<half, BN, 4>>(gpu_tuning<3>{lds}, grid(1), ta, tb,
                                                                to, n, lda, col0));
-  std::vector<double> want(64 * BN, 0.0);
-  for (int i = 0; i < 64; ++i)
-    for (int k = 0; k < 64; ++k) {
-      double as = 0;
-      for (int t : {1, 2, 3, 4, 5, 0, 0, 0}) {
-        const int row = 64 * t + i, col = col0 + k;
-        if (row < n && col < 65) as += static_cast<float>(a[int64_t(row) * lda + col]);
-      }
-      for (int j = 0; j < BN; ++j) want[i * BN + j] += as * static_cast<float>(b[k * BN + j]);
-    }
-  expect_near(o, "out", B::read(to), want, 1e-4 * std::sqrt(8.0 * 64));
+  expect_near(o, "out", B::read(to), ring_reuse_reference(a, n, lda, col0, b, BN),
+              1e-4 * std::sqrt(8.0 * 64));
   return o;
 }
 
