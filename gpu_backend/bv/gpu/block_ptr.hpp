@@ -40,6 +40,7 @@
 #include "bv/gpu/dot.hpp"
 #include "bv/gpu/memory.hpp"
 #include "bv/gpu/program.hpp"
+#include "bv/gpu/reduce.hpp"
 
 namespace bv {
 inline namespace gpu_lang {
@@ -56,11 +57,12 @@ constexpr bool ring_tile() {
 #endif
 }
 inline constexpr int ring_max_stages = 4;
-// A ring in LDS: `stages` slots of R * C 16-bit elements, one mbarrier per slot, and one int per
-// wave: the number of tiles issued into the ring so far (tile t lives in slot t % stages; every
-// wave keeps its own copy, all equal). Everything else a ring's loads need is in the block
-// pointer's registers (ring_regs), checked against that count: a load through a stale copy of the
-// block pointer (another copy loaded since) sees a different count, and starts over.
+// A ring in LDS: `stages` slots of R * C 16-bit elements, one mbarrier per slot, and two ints per
+// wave: the number of tiles issued into the ring so far (tile t lives in slot t % stages) and the
+// B format its last dot asked for (ring_state; every wave keeps its own copy, all equal).
+// Everything else a ring's loads need is in the block pointer's registers (ring_regs), checked
+// against that count: a load through a stale copy of the block pointer (another copy loaded
+// since) sees a different count, and starts over.
 struct ring_regs {
   int n = 0;               // tiles issued (this block pointer's view of the ring)
   int pb = 0;              // prefetched tiles [pb, n): tile pb + i at last + (i + 1) * step
@@ -68,7 +70,7 @@ struct ring_regs {
   int last0 = 0, last1 = 0;  // offsets of the previous load (the creation offsets at first)
 };
 constexpr int ring_bytes_for(int tile_bytes, int stages, int waves) {
-  const int b = stages * tile_bytes + 8 * stages + 4 * waves;
+  const int b = stages * tile_bytes + 8 * stages + 8 * waves;
   return (b + 127) / 128 * 128;
 }
 
@@ -77,11 +79,15 @@ constexpr int ring_bytes_for(int tile_bytes, int stages, int waves) {
 //  - fmt_b: rows (k) in natural order, columns in mma_order (dot's B operand, read with ldmatrix
 //    .trans; the accumulator's columns are mma's in that order): pairs go by 4-byte cp.async;
 //  - fmt_a: rows and columns in natural order (dot's A operand, read with ldmatrix, k natural as
-//    fmt_b's rows): 16-byte cp.async.
-// Both swizzle the 16-byte chunks of a row (swz). A load issues fmt_a when its block pointer steps
-// along its columns (K for an A operand), fmt_b otherwise (also at the first load, step unknown);
-// dot copies a tile again in the other format when its role needs it (once per program for a).
-inline constexpr int fmt_b = 0, fmt_a = 1;
+//    fmt_b's rows): 16-byte cp.async;
+//  - fmt_bn: a B operand of wgmma (wg_b_tile) with rows and columns in natural order, for a dot
+//    whose accumulator stays in the tensor cores' order (accumulator.hpp): 16-byte cp.async.
+// All swizzle the 16-byte chunks of a row (swz, or wgmma's 128-byte swizzle). A load issues fmt_a
+// when its block pointer steps along its columns (K for an A operand); otherwise the B format the
+// ring's last dot asked for (fmt_b until a dot asks for another, also at the first load, step
+// unknown). dot copies a tile again in the format its role needs when the slot holds another (once
+// per program for a; once per ring for b when its dot wants fmt_bn).
+inline constexpr int fmt_b = 0, fmt_a = 1, fmt_bn = 2;
 #if BV_NVIDIA
 template <int R, int C, int W>
 BV_DI int img_index(int fmt, int row, int col) {
@@ -94,15 +100,22 @@ BV_DI int img_index(int fmt, int row, int col) {
     }
   } else {
     if constexpr (wg_b_tile<R, C, W>()) {
-      const int n = mma_order(col);
+      const int n = fmt == fmt_bn ? col : mma_order(col);
       return (n >> 6) * (R * 64) + row * 64 + ((((n >> 3) ^ row) & 7) << 3) + (n & 7);
     } else {
       return swz<C>(row, mma_order(col));
     }
   }
 }
-BV_DI int fmt_for_step(int s0, int s1) { return s0 == 0 && s1 != 0 ? fmt_a : fmt_b; }
+// The format a load issues: fmt_a along the columns, else the ring's B format.
+BV_DI int fmt_for_step(int s0, int s1, int bfmt) { return s0 == 0 && s1 != 0 ? fmt_a : bfmt; }
 #endif
+
+// The per-wave bookkeeping of a ring in LDS (see ring_bytes_for): read together, one 8-byte load.
+struct ring_state {
+  int count;  // tiles issued
+  int bfmt;   // the B format loads issue (fmt_b or fmt_bn), set by a dot's refetch
+};
 
 // Where a ring is and what it copies from: the part of a block pointer that a view keeps too.
 template <class T, int R, int C, int W>
@@ -116,10 +129,11 @@ struct ring_ref {
   // The slots' offset in the dynamic LDS, which names the ring: a constant of the inlined kernel,
   // so comparisons of two rings fold (a comparison of their pointers did not).
   int at;
-  // This wave's copy of the count of tiles issued.
-  BV_DI int* count() const {
-    return reinterpret_cast<int*>(meta + 8 * stages) + gpu::prim::wave_id();
+  // This wave's copy of the ring's state, and of the count of tiles issued in it.
+  BV_DI ring_state* state() const {
+    return reinterpret_cast<ring_state*>(meta + 8 * stages) + gpu::prim::wave_id();
   }
+  BV_DI int* count() const { return &state()->count; }
 #if BV_NVIDIA
   BV_DI uint32_t bar(int slot) const { return gpu::prim::lds_addr(meta + 8 * slot); }
   // The slots (1024-byte aligned where wgmma reads them).
@@ -191,11 +205,17 @@ template <class T, int R, int C, int W>
 inline constexpr bool is_bp_tile<bp_tile<T, R, C, W>> = true;
 template <class X>
 concept TileView = is_bp_tile<std::remove_cvref_t<X>>;
+// Values that stand for a block and become one when something other than dot reads them (get(),
+// or the implicit conversion): tile views, and dot's accumulators (accumulator.hpp).
+template <class X>
+inline constexpr bool is_view = is_bp_tile<X>;
+template <class X>
+concept View = is_view<std::remove_cvref_t<X>>;
 
 namespace detail {
 template <class X>
 BV_DI decltype(auto) unview(const X& x) {
-  if constexpr (is_bp_tile<X>)
+  if constexpr (is_view<std::remove_cvref_t<X>>)
     return x.get();
   else
     return (x);
@@ -247,14 +267,14 @@ BV_DI auto tile_mask(int off0, int off1, int shape0, int shape1, bool check0, bo
 // per-lane row pointer (advanced per a) plus an immediate. Aligned pairs (unit column stride,
 // even row stride and column offset, 4-byte aligned base) go by cp.async (zero-filled outside the
 // tensor); others by ordinary loads and LDS stores.
-// fmt_a, 16-byte chunks (unit column stride, row stride and column offset multiples of 8, 16-byte
-// aligned base): lane l of wave w takes chunk l % LPR of row RPI w + l / LPR, then RPS rows further
-// per step a and LPR chunks further per step g; as above, the swizzled LDS address of copy (a, g)
-// is the lane's address XOR a constant plus an immediate. Chunks partly outside the tensor copy
-// their inside part and zero-fill the rest.
+// fmt_a and fmt_bn, 16-byte chunks (unit column stride, row stride and column offset multiples
+// of 8, 16-byte aligned base): lane l of wave w takes chunk l % LPR of row RPI w + l / LPR, then
+// RPS rows further per step a and LPR chunks further per step g; as above, the swizzled LDS
+// address of copy (a, g) is the lane's address XOR a constant plus an immediate. Chunks partly
+// outside the tensor copy their inside part and zero-fill the rest.
 template <class U, int R, int C, int W>
 BV_DI void ring_copy16(const U* base, int shape0, int shape1, int stride0, uint32_t img,
-                       uint32_t bar, int o0, int o1) {
+                       uint32_t bar, int o0, int o1, int fmt) {
   constexpr int CPR = C / 8;                     // chunks per row
   constexpr int LPR = CPR < 32 ? CPR : 32;       // lanes per row
   constexpr int RPI = 32 / LPR;                  // rows per wave instruction
@@ -265,7 +285,15 @@ BV_DI void ring_copy16(const U* base, int shape0, int shape1, int stride0, uint3
   static_assert(CPR % LPR == 0, "internal: ring tiles have 32 or a multiple of 64 columns");
   const int lane = gpu::prim::lane_id(), w = gpu::prim::wave_id();
   const int rl = RPI * w + lane / LPR, ch = lane % LPR;
-  auto dst = [&](int a, int g) {
+  auto dst = [&](int a, int g) -> uint32_t {
+    if constexpr (wg_b_tile<R, C, W>()) {
+      if (fmt == fmt_bn) {
+        // 64-column blocks of R rows of 128 bytes, chunk c of row r at c ^ (r % 8) (where RPS
+        // is a multiple of 8, row rl + RPS a swizzles as rl does, and the XOR folds).
+        const int c = ch + LPR * g, row = rl + RPS * a;
+        return img + 2 * ((c >> 3) * R * 64 + row * 64) + 16 * ((c ^ row) & 7);
+      }
+    }
     if constexpr (wg_a_tile<R, C, W>()) {
       // wg_row is a permutation of the row's bits (W and R / (8 W) powers of two), and rl and
       // RPS a have disjoint bits, so the row of copy a is wg_row(rl) + wg_row(RPS a); its low
@@ -317,9 +345,9 @@ BV_DI void ring_copy16(const U* base, int shape0, int shape1, int stride0, uint3
 template <class U, int R, int C, int W>
 BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int stride1,
                      uint32_t img, uint32_t bar, int o0, int o1, bool base_aligned, int fmt) {
-  if (fmt == fmt_a && base_aligned && stride1 == 1 && stride0 % 8 == 0 && o1 % 8 == 0 &&
-      reinterpret_cast<uintptr_t>(base) % 16 == 0) {
-    ring_copy16<U, R, C, W>(base, shape0, shape1, stride0, img, bar, o0, o1);
+  if ((fmt == fmt_a || (wg_b_tile<R, C, W>() && fmt == fmt_bn)) && base_aligned && stride1 == 1 &&
+      stride0 % 8 == 0 && o1 % 8 == 0 && reinterpret_cast<uintptr_t>(base) % 16 == 0) {
+    ring_copy16<U, R, C, W>(base, shape0, shape1, stride0, img, bar, o0, o1, fmt);
     return;
   }
   constexpr int LPR = C / 2 < 32 ? C / 2 : 32;  // lanes per row
@@ -449,11 +477,12 @@ template <class T, int R, int C, int W>
 BV_DI int ring_load(const ring_ref<T, R, C, W>& r, ring_regs& rs, int o0, int o1, int& fmt_out) {
   const int S = r.stages;
   int* cp = r.count();
-  const int n_lds = *cp;  // this wave's own copy: no other wave writes it
+  const ring_state st = *r.state();  // this wave's own copy: no other wave writes it
+  const int n_lds = st.count;
   // Every wave is past its use of the tiles it read: a slot may be refilled below.
   gpu::prim::barrier();
   const int s0 = o0 - rs.last0, s1 = o1 - rs.last1;
-  const int fmt = fmt_for_step(s0, s1);
+  const int fmt = fmt_for_step(s0, s1, st.bfmt);
   fmt_out = fmt;
   int t;
   bool hit = rs.pb < rs.n && rs.ps0 == s0 && rs.ps1 == s1 && n_lds == rs.n;
@@ -491,15 +520,17 @@ BV_DI int ring_load(const ring_ref<T, R, C, W>& r, ring_regs& rs, int o0, int o1
   return t;
 }
 
-// Copy a tile into the ring again (its view went stale): a new tile number. The block pointers
-// of the ring see the count move and start over at their next load.
+// Copy a tile into the ring again (its view went stale, or is in another format than a dot
+// needs): a new tile number. The block pointers of the ring see the count move and start over at
+// their next load, in the B format asked for here if it is one (a dot's b keeps asking for it).
 template <class T, int R, int C, int W>
 BV_DI int ring_refetch(const ring_ref<T, R, C, W>& r, int o0, int o1, int fmt) {
   gpu::prim::barrier();
-  int* cp = r.count();
-  const int t = *cp;
+  ring_state* sp = r.state();
+  const int t = sp->count;
   ring_issue(r, t, true, o0, o1, fmt);
-  *cp = t + 1;
+  sp->count = t + 1;
+  if (fmt != fmt_a) sp->bfmt = fmt;
   ring_wait(r, t);
   return t;
 }
@@ -514,7 +545,7 @@ BV_DI void bp_tile<T, R, C, W>::refetch(int f) {
 }
 template <class T, int R, int C, int W>
 BV_DI const typename bp_tile<T, R, C, W>::U* bp_tile<T, R, C, W>::slot() {
-  if (!fresh()) refetch(detail::fmt_b);
+  if (!fresh()) refetch(fmt);
   return src.slot_ptr(t);
 }
 #endif
@@ -571,7 +602,8 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
       }
       b.rs.last0 = offsets.d0;
       b.rs.last1 = offsets.d1;
-      *(reinterpret_cast<int*>(b.meta + 8 * S) + gpu::prim::wave_id()) = 0;
+      *(reinterpret_cast<detail::ring_state*>(b.meta + 8 * S) + gpu::prim::wave_id()) = {
+          0, detail::fmt_b};
       if (gpu::prim::thread_id() == 0)
         for (int s = 0; s < S; ++s)
           gpu::prim::mbar_init(gpu::prim::lds_addr(b.meta + 8 * s), W * gpu::prim::wave_size);
@@ -650,26 +682,37 @@ BV_DI auto load(const block_ptr<T, R, C, W>& bp, boundary_check bc) {
 }
 
 template <class T, int R, int C, int W, class V>
-requires(Block<V> || Scalar<V> || TileView<V>) BV_DI
+requires(Block<V> || Scalar<V> || View<V>) BV_DI
     void store(const block_ptr<T, R, C, W>& bp, const V& value) {
   store(detail::tile_lanes<T, W, R, C>(bp.base, bp.off0, bp.off1, bp.stride0, bp.stride1),
         detail::unview(value));
 }
 template <class T, int R, int C, int W, class V>
-requires(Block<V> || Scalar<V> || TileView<V>) BV_DI
+requires(Block<V> || Scalar<V> || View<V>) BV_DI
     void store(const block_ptr<T, R, C, W>& bp, const V& value, boundary_check bc) {
   store(detail::tile_lanes<T, W, R, C>(bp.base, bp.off0, bp.off1, bp.stride0, bp.stride1),
         detail::unview(value),
         detail::tile_mask<W, R, C>(bp.off0, bp.off1, bp.shape0, bp.shape1, bc.dim0, bc.dim1));
 }
+// (A view of f32 values stored to 16-bit elements converts first: an accumulator then moves
+// half the words into the layout's order.)
+namespace detail {
+template <class T, class V>
+BV_DI auto stored_value(const V& value) {
+  using E = std::remove_const_t<T>;
+  if constexpr (is_16bit_float<E> && !is_16bit_float<typename V::value_type>)
+    return value.to(dtype<E>{});
+  else
+    return value.get();
+}
+}  // namespace detail
 template <class T, class S, int W, class I, class V>
-requires TileView<V> BV_DI void store(const ptr_block<T, S, W, I>& p, const V& value) {
-  store(p, value.get());
+requires View<V> BV_DI void store(const ptr_block<T, S, W, I>& p, const V& value) {
+  store(p, detail::stored_value<T>(value));
 }
 template <class T, class S, int W, class I, class V, class M>
-requires TileView<V> BV_DI void store(const ptr_block<T, S, W, I>& p, const V& value,
-                                      const M& mask) {
-  store(p, value.get(), mask);
+requires View<V> BV_DI void store(const ptr_block<T, S, W, I>& p, const V& value, const M& mask) {
+  store(p, detail::stored_value<T>(value), mask);
 }
 
 // dot with tile views. Two views in two rings are read from their slots (a by ldmatrix, b by
@@ -758,11 +801,12 @@ requires TileView<X> BV_DI auto dot(const X& x, const trans_view<T, R, C, W>& y,
 }
 
 // Elementwise operators and where() on tile views: on their materialised blocks.
-#define BV_TILE_BINARY(op)                                                                    \
-  template <class X, class Y>                                                                 \
-  requires((TileView<X> || TileView<Y>)&&(TileView<X> || Block<X> || Scalar<X>)&&(           \
-      TileView<Y> || Block<Y> || Scalar<Y>)) BV_DI auto operator op(const X& x, const Y& y) { \
-    return detail::unview(x) op detail::unview(y);                                            \
+#define BV_TILE_BINARY(op)                                                                      \
+  template <class X, class Y>                                                                   \
+  requires((View<X> || View<Y>)&&(View<X> || Block<X> || Scalar<X>)&&(View<Y> || Block<Y> ||     \
+                                                                      Scalar<Y>)) BV_DI auto    \
+  operator op(const X& x, const Y& y) {                                                         \
+    return detail::unview(x) op detail::unview(y);                                              \
   }
 BV_TILE_BINARY(+)
 BV_TILE_BINARY(-)
@@ -776,9 +820,22 @@ BV_TILE_BINARY(==)
 BV_TILE_BINARY(!=)
 #undef BV_TILE_BINARY
 template <class M, class X, class Y>
-requires(TileView<X> || TileView<Y>) BV_DI auto where(const M& mask, const X& x, const Y& y) {
-  return where(mask, detail::unview(x), detail::unview(y));
+requires(View<M> || View<X> || View<Y>) BV_DI auto where(const M& mask, const X& x, const Y& y) {
+  return where(detail::unview(mask), detail::unview(x), detail::unview(y));
 }
+template <class X>
+requires View<X> BV_DI auto operator-(const X& x) { return -x.get(); }
+// Reductions of a view: of its block.
+#define BV_VIEW_REDUCE(name)                                        \
+  template <class X>                                                \
+  requires View<X> BV_DI auto name(const X& x) { return name(x.get()); } \
+  template <int Axis, class X>                                      \
+  requires View<X> BV_DI auto name(const X& x) { return name<Axis>(x.get()); }
+BV_VIEW_REDUCE(sum)
+BV_VIEW_REDUCE(max)
+BV_VIEW_REDUCE(min)
+BV_VIEW_REDUCE(argmax)
+#undef BV_VIEW_REDUCE
 
 }  // namespace gpu_lang
 }  // namespace bv

@@ -195,9 +195,11 @@ struct a_image {
 // Bs in the stage_mma format, of the K x N block itself (BT false) or of the N x K block whose
 // transpose it is (BT true); BWG: Bs is instead a K x N block-pointer image in wgmma's layout
 // (wg_b_tile), read by mma.sync when a is not in wgmma's (a mixed pair of tile shapes).
-template <bool BT, class A, class C, int M, int K, int N, int W, bool BWG = false, class ASrc>
-BV_DI void mma_core(const ASrc& asrc, const A* Bs, basic_block<C, shape<M, N>, W>& acc) {
+template <bool BT, class A, class C, int M, int K, int N, int W, bool BWG = false, class ASrc,
+          class Acc>
+BV_DI void mma_core(const ASrc& asrc, const A* Bs, Acc& acc) {
   using O = basic_block<C, shape<M, N>, W>;
+  static_assert(Acc::NR == O::NR && Acc::NC == O::NC, "internal: an accumulator of M x N");
   static_assert(O::NC == N / 4, "internal: dot expects whole rows per wave");
   constexpr int bcols = BT ? K : N;
   const int lane = gpu::prim::lane_id();
@@ -285,16 +287,18 @@ struct wg_acc {
 #pragma unroll
         for (int i = 0; i < NW / 2; ++i) f(d[p][nh][i], at<NC>(p, nh, i));
   }
-  template <int M, int N, int W>
-  BV_DI void load(const basic_block<float, shape<M, N>, W>& acc) {
-    each<basic_block<float, shape<M, N>, W>::NC>([&](float& r, int j) {
+  // From and to the registers of acc: a basic_block, or an acc_block (accumulator.hpp), whose
+  // registers are the same, only their columns in another order.
+  template <class Acc>
+  BV_DI void load(const Acc& acc) {
+    each<Acc::NC>([&](float& r, int j) {
       r = acc.v[j];
       if constexpr (Pin) gpu::prim::pin(r);
     });
   }
-  template <int M, int N, int W>
-  BV_DI void store(basic_block<float, shape<M, N>, W>& acc) {
-    each<basic_block<float, shape<M, N>, W>::NC>([&](float& r, int j) {
+  template <class Acc>
+  BV_DI void store(Acc& acc) {
+    each<Acc::NC>([&](float& r, int j) {
       if constexpr (Pin) gpu::prim::pin(r);
       acc.v[j] = r;
     });
@@ -306,9 +310,10 @@ struct wg_acc {
 // of a's image (its waves' rows), the whole of b, K / 16 steps of one wgmma per 64-row block and
 // 128 columns; the accumulator registers are the 2-D layout's (register pair q of row register
 // 2 b + h is mma n-tile q of half h of block b: the same pairing as mma_core's).
-template <class A, int M, int K, int N, int W>
-BV_DI void wgmma_core(const A* As, const A* Bs, basic_block<float, shape<M, N>, W>& acc) {
+template <class A, int M, int K, int N, int W, class Acc>
+BV_DI void wgmma_core(const A* As, const A* Bs, Acc& acc) {
   using O = basic_block<float, shape<M, N>, W>;
+  static_assert(Acc::NR == O::NR && Acc::NC == O::NC, "internal: an accumulator of M x N");
   constexpr int NR = O::NR, NC = O::NC, NB = NR / 2, NH = N / 128;
   static_assert(NC == N / 4 && NR % 2 == 0 && N % 128 == 0 && K % 16 == 0,
                 "internal: wgmma tiles (block_ptr.hpp's wg_a_tile / wg_b_tile)");

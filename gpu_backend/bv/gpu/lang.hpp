@@ -3,6 +3,7 @@
 // definitions live in the inline namespace bv::gpu_lang, so a program that links a GPU-compiled
 // and a CPU-compiled translation unit never mixes the two (no ODR clash).
 #pragma once
+#include "bv/gpu/accumulator.hpp"
 #include "bv/gpu/block.hpp"
 #include "bv/gpu/block_ptr.hpp"
 #include "bv/gpu/debug.hpp"

@@ -41,6 +41,15 @@ template <class T, int... D, int W>
 basic_block<T, shape<D...>, W> zeros(const program<W>& p) {
   return full<T, D...>(p, 0);
 }
+// accumulator<T, M, N>(p): an M x N block of zeros for dot to accumulate into
+// (acc = dot(a, b, acc)). Here it is zeros(); a GPU may keep it in its matrix instructions' own
+// register order until something other than dot reads it (gpu_backend/bv/gpu/accumulator.hpp).
+template <class T, int... D, int W>
+basic_block<T, shape<D...>, W> accumulator(const program<W>& p) {
+  static_assert(sizeof...(D) == 2,
+                "accumulator<T, M, N>(p) is dot's M x N accumulator: give it two dimensions.");
+  return zeros<T, D...>(p);
+}
 template <class T, class S, int W>
 basic_block<T, S, W> zeros_like(const basic_block<T, S, W>&) {
   return basic_block<T, S, W>::from(basic_block<T, S, W>::array::Zero());

@@ -31,7 +31,7 @@ BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O
 
   auto a_bp = make_block_ptr<BM, BK>(p, a, {M, K}, {sam, sak}, {pid_m * BM, 0});
   auto b_bp = make_block_ptr<BK, BN>(p, b, {K, N}, {sbk, sbn}, {0, pid_n * BN});
-  auto acc = zeros<float, BM, BN>(p);
+  auto acc = accumulator<float, BM, BN>(p);
   for (int k = 0; k < K; k += BK) {
     acc = dot(load(a_bp, boundary_check(0, 1)), load(b_bp, boundary_check(0, 1)), acc);
     a_bp = advance(a_bp, {0, BK});

@@ -1,0 +1,182 @@
+// accumulator<T, M, N>(p) on the GPU: dot's accumulator, kept in the tensor cores' order.
+//
+// Its value is a block of zeros (the interpreter's accumulator is zeros<T, M, N>); what differs is
+// where its registers' columns are. The 2-D layout gives lane t of a quad 8 contiguous columns of
+// each 32 (lang/bv/layout.hpp), wgmma's accumulator gives it the pairs 2t, 2t + 1 of every 8. A
+// dot into a basic_block makes the two agree by permuting the columns of b's image (mma_order):
+// pairs of b go to LDS one 4-byte copy at a time. An acc_block instead holds the registers as
+// wgmma leaves them when b's image is in natural order (block_ptr.hpp's fmt_bn, 16-byte copies):
+// register i of lane t, of 32-column group G = i / 8, holds column 32 G + 8 (i % 8 / 2) + 2 t +
+// i % 2, that is mma_order of the layout's column for that register; rows are the layout's.
+//
+// dot(a, b, acc) updates it in that order: from two block-pointer rings (wgmma, or mma.sync for
+// a mixed pair of tile shapes) with no conversion; any other dot converts it to the layout's
+// order and back (correct, slower: a kernel that declares no stages). Anything else reads it as
+// the block it is: get() (or the implicit conversion, or an operator, store, trans, a reduction)
+// puts it in the layout's order once, with a 4 x 4 transpose of pairs among the lanes of each
+// quad. Where wgmma cannot update it (AMD, sm_80, other dtypes or shapes), accumulator() is
+// zeros(): a basic_block.
+#pragma once
+#include "bv/gpu/block_ptr.hpp"
+
+namespace bv {
+inline namespace gpu_lang {
+
+namespace detail {
+// Accumulators that wgmma updates from two rings: f32, whole warpgroups over 64-row blocks (the
+// rows wg_a_tile gives a warpgroup), 128k columns (wg_b_tile).
+template <class T, int R, int C, int W>
+constexpr bool mma_acc() {
+#if BV_NVIDIA
+  constexpr int NR = R / (8 * W);
+  return gpu::prim::has_wgmma && std::is_same_v<T, float> && C % 128 == 0 &&
+         (W == 4 || W == 8) && R % (16 * W) == 0 && (NR & (NR - 1)) == 0 &&
+         gpu::layout2d<R, C, W>::WN == 1;
+#else
+  return false;
+#endif
+}
+
+// Between the tensor cores' order and the layout's (either way: the map is its own inverse): in
+// each row register and 32-column group, pair q of lane t in one order is pair t of lane q in the
+// other, a 4 x 4 transpose of pairs among a quad's lanes, in two butterfly steps (lane bit b with
+// pair bit b) of shuffles; pairs of 16-bit elements are one word, of f32 two.
+template <class T, int NR, int NC>
+BV_DI void quad_transpose(const T* in, T* out) {
+  static_assert(NC % 8 == 0, "internal: accumulators have 32-column groups");
+  constexpr int WP = 2 * static_cast<int>(sizeof(T)) / 4;  // 32-bit words a pair
+  static_assert(WP >= 1 && 2 * sizeof(T) % 4 == 0, "internal: pairs of 2- or 4-byte elements");
+  const int t = gpu::prim::lane_id() & 3;
+#pragma unroll
+  for (int g = 0; g < NR * NC / 8; ++g) {
+    uint32_t u[4][WP];
+    __builtin_memcpy(u, in + 8 * g, sizeof(u));
+#pragma unroll
+    for (int b = 0; b < 2; ++b) {
+      const bool hi = (t >> b) & 1;
+#pragma unroll
+      for (int q0 = 0; q0 < 4; ++q0) {
+        if ((q0 >> b) & 1) continue;
+        const int q1 = q0 | (1 << b);
+#pragma unroll
+        for (int w = 0; w < WP; ++w) {
+          // Keep the pair whose bit b is the lane's, swap the other with lane t ^ (1 << b).
+          const uint32_t r = gpu::prim::shuffle_xor(hi ? u[q0][w] : u[q1][w], 1 << b);
+          if (hi)
+            u[q0][w] = r;
+          else
+            u[q1][w] = r;
+        }
+      }
+    }
+    __builtin_memcpy(out + 8 * g, u, sizeof(u));
+  }
+}
+}  // namespace detail
+
+template <class T, int R, int C, int W>
+struct acc_block {
+  using value_type = T;
+  using shape_type = shape<R, C>;
+  using block_type = basic_block<T, shape<R, C>, W>;
+  static constexpr int waves = W;
+  static constexpr int NR = block_type::NR, NC = block_type::NC;
+  static_assert(NC % 8 == 0, "internal: acc_block needs 32-column groups (detail::mma_acc)");
+
+  T v[NR * NC];
+
+  // The block, in the layout's order.
+  BV_DI block_type get() const {
+    block_type b;
+    detail::quad_transpose<T, NR, NC>(v, b.v);
+    return b;
+  }
+  BV_DI operator block_type() const { return get(); }
+  // A block's values in the tensor cores' order.
+  BV_DI static acc_block of(const block_type& b) {
+    acc_block a;
+    detail::quad_transpose<T, NR, NC>(b.v, a.v);
+    return a;
+  }
+  // Converted element by element before the transpose, which then moves 16-bit pairs in one
+  // word where f32 pairs take two.
+  template <class U>
+  BV_DI basic_block<U, shape<R, C>, W> to(dtype<U>) const {
+    acc_block<U, R, C, W> n;
+#pragma unroll
+    for (int i = 0; i < NR * NC; ++i) n.v[i] = cvt<U>(v[i]);
+    return n.get();
+  }
+#define BV_ACC_COMPOUND(op)                     \
+  template <class Y>                            \
+  BV_DI acc_block& operator op##=(const Y& y) { \
+    *this = of(get() op detail::unview(y));     \
+    return *this;                               \
+  }
+  BV_ACC_COMPOUND(+)
+  BV_ACC_COMPOUND(-)
+  BV_ACC_COMPOUND(*)
+  BV_ACC_COMPOUND(/)
+#undef BV_ACC_COMPOUND
+};
+
+template <class T, int R, int C, int W>
+inline constexpr bool is_view<acc_block<T, R, C, W>> = true;
+
+// accumulator<T, M, N>(p): an M x N block of zeros for dot to accumulate into.
+template <class T, int... D, int W>
+BV_DI auto accumulator(const program<W>& p) {
+  static_assert(sizeof...(D) == 2,
+                "accumulator<T, M, N>(p) is dot's M x N accumulator: give it two dimensions.");
+  constexpr int dims[] = {D...};
+  if constexpr (detail::mma_acc<T, dims[0], dims[1], W>()) {
+    acc_block<T, dims[0], dims[1], W> a;
+#pragma unroll
+    for (int i = 0; i < a.NR * a.NC; ++i) a.v[i] = T(0);
+    return a;
+  } else {
+    return zeros<T, D...>(p);
+  }
+}
+
+// dot(a, b, acc) into an acc_block: from two rings with no conversion (a's slot in fmt_a, b's in
+// fmt_bn, each copied again first if refilled since or in another format; b's ring then issues
+// fmt_bn from its next load on), anything else through the layout's order.
+template <class X, class Y, class C, int M, int N, int W>
+BV_DI acc_block<C, M, N, W> dot(const X& x, const Y& y, const acc_block<C, M, N, W>& acc) {
+  using SX = typename std::remove_cvref_t<X>::shape_type;
+  using SY = typename std::remove_cvref_t<Y>::shape_type;
+  static_assert(SX::rank == 2 && SY::rank == 2 && SX::cols == SY::rows,
+                "dot(a, b, acc) needs a's columns to equal b's rows: a is MxK and b must be KxN.");
+  static_assert(SX::rows == M && SY::cols == N,
+                "dot(a, b, acc): acc must be M x N for an M x K a and a K x N b.");
+  constexpr int K = SX::cols;
+#if BV_NVIDIA
+  if constexpr (is_bp_tile<X> && is_bp_tile<Y>) {
+    using AX = typename X::value_type;
+    using BY = typename Y::value_type;
+    detail::check_dot_shapes<AX, M, K, N, W>();
+    if constexpr (std::is_same_v<AX, BY> && detail::use_tensor_cores<AX, BY, C, M, N, K, W>() &&
+                  detail::wg_b_tile<K, N, W>()) {
+      if (x.in_ring() && y.in_ring() && x.src.at != y.src.at) {
+        acc_block<C, M, N, W> out = acc;
+        X xv = x;
+        Y yv = y;
+        const int xn = *xv.src.count(), yn = *yv.src.count();
+        if (!xv.fresh_at(xn) | (xv.fmt != detail::fmt_a)) xv.refetch(detail::fmt_a);
+        if (!yv.fresh_at(yn) | (yv.fmt != detail::fmt_bn)) yv.refetch(detail::fmt_bn);
+        if constexpr (detail::wg_a_tile<M, K, W>())
+          detail::wgmma_core<AX, M, K, N, W>(xv.src.slot_ptr(xv.t), yv.src.slot_ptr(yv.t), out);
+        else
+          detail::mma_core<false, AX, C, M, K, N, W, true>(
+              detail::a_image<AX, M, K, W>{xv.src.slot_ptr(xv.t)}, yv.src.slot_ptr(yv.t), out);
+        return out;
+      }
+    }
+  }
+#endif
+  return acc_block<C, M, N, W>::of(dot(x, y, acc.get()));
+}
+
+}  // namespace gpu_lang
+}  // namespace bv
