@@ -183,6 +183,36 @@ BV_KERNEL void ring_reuse(program<W> p, ptr<const T> a, ptr<const T> b, ptr<floa
   store(out + (r.col() * BN + c.row()), acc);
 }
 
+// A tiled c = a @ b + a[:, :BK] @ (b[:BK, :] / 2) into an accumulator (accumulator.hpp on a GPU:
+// kept in the tensor cores' order while only dot updates it), read afterwards every way a kernel
+// may: stored as f32 and as f16, reduced along each axis (rows [grid n, M]: its row sums; cols
+// [grid m, N]: twice its column maxima over the rows inside the tensor), through where and
+// operators. The loop's dots read both operands from block-pointer rings when the launch gives
+// stages; the last one takes b from registers (the other paths of dot).
+template <int BM, int BN, int BK, int W>
+BV_KERNEL void acc_dot(program<W> p, ptr<const half> a, ptr<const half> b, ptr<float> c,
+                       ptr<half> c16, ptr<float> rows, ptr<float> cols, int M, int N, int K) {
+  const int m0 = p.id(0) * BM, n0 = p.id(1) * BN;
+  auto a_bp = make_block_ptr<BM, BK>(p, a, {M, K}, {K, 1}, {m0, 0});
+  auto b_bp = make_block_ptr<BK, BN>(p, b, {K, N}, {N, 1}, {0, n0});
+  auto a0 = a_bp;
+  auto b0 = b_bp;
+  auto acc = accumulator<float, BM, BN>(p);
+  for (int k = 0; k < K; k += BK) {
+    acc = dot(load(a_bp, boundary_check(0, 1)), load(b_bp, boundary_check(0, 1)), acc);
+    a_bp = advance(a_bp, {0, BK});
+    b_bp = advance(b_bp, {BK, 0});
+  }
+  acc = dot(load(a0, boundary_check(0, 1)), (load(b0, boundary_check(0, 1)) * 0.5f).to(f16), acc);
+  auto rm = m0 + arange<BM>(p);
+  auto rn = n0 + arange<BN>(p);
+  auto in = (rm.col() < M) & (rn.row() < N);
+  store(c + (rm.col() * N + rn.row()), acc, in);
+  store(c16 + (rm.col() * N + rn.row()), acc, in);
+  store(rows + (p.id(1) * M + rm), sum<1>(acc), rm < M);
+  store(cols + (p.id(0) * N + rn), max<0>(where(rm.col() < M, acc, -1e30f) * 2.0f), rn < N);
+}
+
 // y (f16) = sigmoid(x) * exp(-|x|) + sqrt(|x|), computed in f32 and cast on store.
 template <int BLOCK, int W>
 BV_KERNEL void math_cast(program<W> p, ptr<const float> x, ptr<half> y, int n) {
@@ -481,6 +511,48 @@ outcome run_ring_reuse(int lda, int col0, uint64_t seed) {
   return o;
 }
 
+// acc_dot on M x N x K, tiles BM x BN x BK on W waves, rings of Stages slots (0: none).
+template <int BM, int BN, int BK, int W, int Stages, class B>
+outcome run_acc_dot(int M, int N, int K, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const auto a = halves(randn(int64_t(M) * K, rng)), b = halves(randn(int64_t(K) * N, rng));
+  const int gm = static_cast<int>(cdiv(M, BM)), gn = static_cast<int>(cdiv(N, BN));
+  auto ta = B::template make<half>("a", {M, K}, a), tb = B::template make<half>("b", {K, N}, b);
+  auto tc = B::template make<float>("c", {M, N}, std::vector<float>(int64_t(M) * N, nanf()));
+  auto tc16 = B::template make<half>("c16", {M, N}, std::vector<half>(int64_t(M) * N, half(nanf())));
+  auto tr = B::template make<float>("rows", {gn, M}, std::vector<float>(int64_t(gn) * M, nanf()));
+  auto tcl = B::template make<float>("cols", {gm, N}, std::vector<float>(int64_t(gm) * N, nanf()));
+  const int lds = Stages ? block_ptr_lds_bytes<const half, BM, BK, W>(Stages) +
+                               block_ptr_lds_bytes<const half, BK, BN, W>(Stages)
+                         : 0;
+  outcome o;
+  expect_launch(o, B::template launch<acc_dot<BM, BN, BK, W>>(gpu_tuning<Stages>{lds},
+                                                              grid(gm, gn), ta, tb, tc, tc16, tr,
+                                                              tcl, M, N, K));
+  auto f = [](const std::vector<half>& x, int64_t i) { return double(static_cast<float>(x[i])); };
+  std::vector<double> want(int64_t(M) * N, 0.0);
+  for (int i = 0; i < M; ++i)
+    for (int k = 0; k < K; ++k) {
+      const double av = f(a, int64_t(i) * K + k);
+      const double w = k < BK ? 1.5 : 1.0;  // the last dot adds a[:, :BK] @ (b[:BK, :] / 2)
+      for (int j = 0; j < N; ++j) want[int64_t(i) * N + j] += w * av * f(b, int64_t(k) * N + j);
+    }
+  std::vector<double> rows(int64_t(gn) * M, 0.0), cols(int64_t(gm) * N, -1e300);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      const double v = want[int64_t(i) * N + j];
+      rows[int64_t(j / BN) * M + i] += v;
+      double& cm = cols[int64_t(i / BM) * N + j];
+      cm = std::max(cm, 2.0 * v);
+    }
+  const double tol = 1e-4 * std::sqrt(double(K));
+  expect_near(o, "c", B::read(tc), want, tol);
+  expect_near(o, "c16", B::read(tc16), want, 2e-3);  // f16 keeps 11 significant bits
+  expect_near(o, "rows", B::read(tr), rows, tol * std::sqrt(double(BN)));
+  expect_near(o, "cols", B::read(tcl), cols, tol);
+  return o;
+}
+
 template <class B>
 outcome run_math_cast(int n, uint64_t seed) {
   constexpr int BLOCK = 256;
@@ -525,6 +597,12 @@ void run_all(uint64_t seed, F&& f) {
   f("ring_reuse 64x64 lda 72", run_ring_reuse<64, B>(72, 0, seed + 19));
   f("ring_reuse 64x128 lda 72", run_ring_reuse<128, B>(72, 0, seed + 20));
   f("ring_reuse 64x128 lda 66 col 1", run_ring_reuse<128, B>(66, 1, seed + 21));
+  // accumulator: both operands in rings (wgmma on sm_90a), a mixed pair (BK 32: mma.sync with
+  // b's ring), 8 waves, and no rings (every dot through the layout's order).
+  f("acc_dot 128x128x64 w4 s2", run_acc_dot<128, 128, 64, 4, 2, B>(200, 250, 150, seed + 22));
+  f("acc_dot 64x128x32 w4 s3", run_acc_dot<64, 128, 32, 4, 3, B>(130, 129, 95, seed + 23));
+  f("acc_dot 128x256x64 w8 s2", run_acc_dot<128, 256, 64, 8, 2, B>(129, 300, 200, seed + 24));
+  f("acc_dot 128x128x64 w4 s0", run_acc_dot<128, 128, 64, 4, 0, B>(150, 140, 70, seed + 25));
 }
 
 }  // namespace conformance
