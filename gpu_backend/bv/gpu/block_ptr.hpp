@@ -59,7 +59,7 @@ constexpr bool ring_tile() {
 inline constexpr int ring_max_stages = 4;
 // A ring in LDS: `stages` slots of R * C 16-bit elements, one mbarrier per slot, and two ints per
 // wave: the number of tiles issued into the ring so far (tile t lives in slot t % stages) and the
-// B format its last dot asked for (ring_state; every wave keeps its own copy, all equal).
+// format its loads issue (ring_state; every wave keeps its own copy, all equal).
 // Everything else a ring's loads need is in the block pointer's registers (ring_regs), checked
 // against that count: a load through a stale copy of the block pointer (another copy loaded
 // since) sees a different count, and starts over.
@@ -83,10 +83,10 @@ constexpr int ring_bytes_for(int tile_bytes, int stages, int waves) {
 //  - fmt_bn: a B operand of wgmma (wg_b_tile) with rows and columns in natural order, for a dot
 //    whose accumulator stays in the tensor cores' order (accumulator.hpp): 16-byte cp.async.
 // All swizzle the 16-byte chunks of a row (swz, or wgmma's 128-byte swizzle). A load issues fmt_a
-// when its block pointer steps along its columns (K for an A operand); otherwise the B format the
-// ring's last dot asked for (fmt_b until a dot asks for another, also at the first load, step
-// unknown). dot copies a tile again in the format its role needs when the slot holds another (once
-// per program for a; once per ring for b when its dot wants fmt_bn).
+// when its block pointer steps along its columns (K for an A operand); otherwise the format the
+// ring's last copy-again asked for (a dot's, for its operand's role), and before any, the one the
+// tile's shape suggests (first_fmt). dot copies a tile again in the format its role needs when the
+// slot holds another.
 inline constexpr int fmt_b = 0, fmt_a = 1, fmt_bn = 2;
 #if BV_NVIDIA
 template <int R, int C, int W>
@@ -107,14 +107,23 @@ BV_DI int img_index(int fmt, int row, int col) {
     }
   }
 }
-// The format a load issues: fmt_a along the columns, else the ring's B format.
-BV_DI int fmt_for_step(int s0, int s1, int bfmt) { return s0 == 0 && s1 != 0 ? fmt_a : bfmt; }
+// The format a load issues: fmt_a along the columns, else the ring's.
+BV_DI int fmt_for_step(int s0, int s1, int ring_fmt) {
+  return s0 == 0 && s1 != 0 ? fmt_a : ring_fmt;
+}
+// A ring's format before any dot asked for one. On sm_90a a tile's shape tells its role: a wgmma A
+// tile has 64 columns, a wgmma B tile 128k, so none is both; a B tile is taken to feed an
+// accumulator (accumulator.hpp). Elsewhere fmt_b, as a load along rows most often feeds a B.
+template <int R, int C, int W>
+constexpr int first_fmt() {
+  return wg_a_tile<R, C, W>() ? fmt_a : wg_b_tile<R, C, W>() ? fmt_bn : fmt_b;
+}
 #endif
 
 // The per-wave bookkeeping of a ring in LDS (see ring_bytes_for): read together, one 8-byte load.
 struct ring_state {
   int count;  // tiles issued
-  int bfmt;   // the B format loads issue (fmt_b or fmt_bn), set by a dot's refetch
+  int fmt;    // the format loads issue unless they step along columns (fmt_for_step)
 };
 
 // Where a ring is and what it copies from: the part of a block pointer that a view keeps too.
@@ -482,7 +491,7 @@ BV_DI int ring_load(const ring_ref<T, R, C, W>& r, ring_regs& rs, int o0, int o1
   // Every wave is past its use of the tiles it read: a slot may be refilled below.
   gpu::prim::barrier();
   const int s0 = o0 - rs.last0, s1 = o1 - rs.last1;
-  const int fmt = fmt_for_step(s0, s1, st.bfmt);
+  const int fmt = fmt_for_step(s0, s1, st.fmt);
   fmt_out = fmt;
   int t;
   bool hit = rs.pb < rs.n && rs.ps0 == s0 && rs.ps1 == s1 && n_lds == rs.n;
@@ -522,7 +531,7 @@ BV_DI int ring_load(const ring_ref<T, R, C, W>& r, ring_regs& rs, int o0, int o1
 
 // Copy a tile into the ring again (its view went stale, or is in another format than a dot
 // needs): a new tile number. The block pointers of the ring see the count move and start over at
-// their next load, in the B format asked for here if it is one (a dot's b keeps asking for it).
+// their next load, in the format asked for here (a dot's operand keeps its role).
 template <class T, int R, int C, int W>
 BV_DI int ring_refetch(const ring_ref<T, R, C, W>& r, int o0, int o1, int fmt) {
   gpu::prim::barrier();
@@ -530,7 +539,7 @@ BV_DI int ring_refetch(const ring_ref<T, R, C, W>& r, int o0, int o1, int fmt) {
   const int t = sp->count;
   ring_issue(r, t, true, o0, o1, fmt);
   sp->count = t + 1;
-  if (fmt != fmt_a) sp->bfmt = fmt;
+  sp->fmt = fmt;
   ring_wait(r, t);
   return t;
 }
@@ -603,7 +612,7 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
       b.rs.last0 = offsets.d0;
       b.rs.last1 = offsets.d1;
       *(reinterpret_cast<detail::ring_state*>(b.meta + 8 * S) + gpu::prim::wave_id()) = {
-          0, detail::fmt_b};
+          0, detail::first_fmt<R, C, W>()};
       if (gpu::prim::thread_id() == 0)
         for (int s = 0; s < S; ++s)
           gpu::prim::mbar_init(gpu::prim::lds_addr(b.meta + 8 * s), W * gpu::prim::wave_size);
