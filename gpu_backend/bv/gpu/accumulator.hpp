@@ -144,13 +144,7 @@ BV_DI auto accumulator(const program<W>& p) {
 // fmt_bn from its next load on), anything else through the layout's order.
 template <class X, class Y, class C, int M, int N, int W>
 BV_DI acc_block<C, M, N, W> dot(const X& x, const Y& y, const acc_block<C, M, N, W>& acc) {
-  using SX = typename std::remove_cvref_t<X>::shape_type;
-  using SY = typename std::remove_cvref_t<Y>::shape_type;
-  static_assert(SX::rank == 2 && SY::rank == 2 && SX::cols == SY::rows,
-                "dot(a, b, acc) needs a's columns to equal b's rows: a is MxK and b must be KxN.");
-  static_assert(SX::rows == M && SY::cols == N,
-                "dot(a, b, acc): acc must be M x N for an M x K a and a K x N b.");
-  constexpr int K = SX::cols;
+  constexpr int K = detail::dot_k<X, Y, M, N>();
 #if BV_NVIDIA
   if constexpr (is_bp_tile<X> && is_bp_tile<Y>) {
     using AX = typename X::value_type;
@@ -158,18 +152,9 @@ BV_DI acc_block<C, M, N, W> dot(const X& x, const Y& y, const acc_block<C, M, N,
     detail::check_dot_shapes<AX, M, K, N, W>();
     if constexpr (std::is_same_v<AX, BY> && detail::use_tensor_cores<AX, BY, C, M, N, K, W>() &&
                   detail::wg_b_tile<K, N, W>()) {
-      if (x.in_ring() && y.in_ring() && x.src.at != y.src.at) {
+      if (detail::in_two_rings(x, y)) {
         acc_block<C, M, N, W> out = acc;
-        X xv = x;
-        Y yv = y;
-        const int xn = *xv.src.count(), yn = *yv.src.count();
-        if (!xv.fresh_at(xn) | (xv.fmt != detail::fmt_a)) xv.refetch(detail::fmt_a);
-        if (!yv.fresh_at(yn) | (yv.fmt != detail::fmt_bn)) yv.refetch(detail::fmt_bn);
-        if constexpr (detail::wg_a_tile<M, K, W>())
-          detail::wgmma_core<AX, M, K, N, W>(xv.src.slot_ptr(xv.t), yv.src.slot_ptr(yv.t), out);
-        else
-          detail::mma_core<false, AX, C, M, K, N, W, true>(
-              detail::a_image<AX, M, K, W>{xv.src.slot_ptr(xv.t)}, yv.src.slot_ptr(yv.t), out);
+        detail::ring_dot<detail::fmt_bn, M, K, N, W>(x, y, out);
         return out;
       }
     }

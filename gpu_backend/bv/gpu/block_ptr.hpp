@@ -728,6 +728,52 @@ requires View<V> BV_DI void store(const ptr_block<T, S, W, I>& p, const V& value
 // ldmatrix .trans; a slot refilled since, or in the other format, is copied again first); any
 // other combination goes through registers (views materialised, b staged in LDS as dot does).
 namespace detail {
+// The shapes of dot(x, y, acc) for an M x N acc: returns K.
+template <class X, class Y, int M, int N>
+constexpr int dot_k() {
+  using SX = typename std::remove_cvref_t<X>::shape_type;
+  using SY = typename std::remove_cvref_t<Y>::shape_type;
+  static_assert(SX::rank == 2 && SY::rank == 2 && SX::cols == SY::rows,
+                "dot(a, b, acc) needs a's columns to equal b's rows: a is MxK and b must be KxN.");
+  static_assert(SX::rows == M && SY::cols == N,
+                "dot(a, b, acc): acc must be M x N for an M x K a and a K x N b.");
+  return SX::cols;
+}
+
+#if BV_NVIDIA
+// acc += x @ y for two views in two different rings, read in place: x from its fmt_a slot, y
+// from its slot in format BF (fmt_b for an accumulator in the layout's order, fmt_bn for one in
+// the tensor cores' order: accumulator.hpp), both with k in natural order, by wgmma when both
+// images are wgmma's (sm_90a), else by ldmatrix (a) and ldmatrix .trans (b) and mma.sync, each
+// image read in its own layout (a mixed pair: one operand's tile shape fits wgmma, the other's
+// does not). A tile whose slot was refilled, or holds another format, is copied again first (its
+// own ring only, so the other stays).
+template <int BF, int M, int K, int N, int W, class X, class Y, class Acc>
+BV_DI void ring_dot(const X& x, const Y& y, Acc& acc) {
+  using AX = typename X::value_type;
+  X xv = x;
+  Y yv = y;
+  // Both counts read up front, not one after another's test: a refetch of one ring changes
+  // none of the other's.
+  const int xn = *xv.src.count(), yn = *yv.src.count();
+  if (!xv.fresh_at(xn) | (xv.fmt != fmt_a)) xv.refetch(fmt_a);
+  if (!yv.fresh_at(yn) | (yv.fmt != BF)) yv.refetch(BF);
+  constexpr bool wb = wg_b_tile<K, N, W>();
+  if constexpr (wg_a_tile<M, K, W>() && wb)
+    wgmma_core<AX, M, K, N, W>(xv.src.slot_ptr(xv.t), yv.src.slot_ptr(yv.t), acc);
+  else
+    mma_core<false, AX, float, M, K, N, W, wb>(a_image<AX, M, K, W>{xv.src.slot_ptr(xv.t)},
+                                               yv.src.slot_ptr(yv.t), acc);
+}
+// Whether two views are in two different rings. By offset, not pointer: the offsets fold, so a
+// kernel whose operands always come from two rings (matmul) keeps no code, and no static LDS, for
+// the other case.
+template <class X, class Y>
+BV_DI bool in_two_rings(const X& x, const Y& y) {
+  return x.in_ring() && y.in_ring() && x.src.at != y.src.at;
+}
+#endif
+
 template <int M, int K, int N, class C, int W, class X, class Y>
 BV_DI basic_block<C, shape<M, N>, W> dot_views(const X& x, const Y& y,
                                                const basic_block<C, shape<M, N>, W>& acc) {
@@ -736,30 +782,11 @@ BV_DI basic_block<C, shape<M, N>, W> dot_views(const X& x, const Y& y,
   using BY = typename std::remove_cvref_t<decltype(unview(y))>::value_type;
   if constexpr (std::is_same_v<AX, BY> && use_tensor_cores<AX, BY, C, M, N, K, W>()) {
     if constexpr (is_bp_tile<X> && is_bp_tile<Y>) {
-      // Both in rings (whether the launch gave stages is constant in a given kernel), and in
-      // different rings: a from its fmt_a slot, b from its fmt_b slot, both with k in natural
-      // order, by wgmma when both images are wgmma's (sm_90a), else by ldmatrix (a) and ldmatrix
-      // .trans (b) and mma.sync, each image read in its own layout (a mixed pair: one operand's
-      // tile shape fits wgmma, the other's does not). A tile whose slot was refilled, or is in
-      // the other format, is copied again first (its own ring only, so the other stays).
+      // Both in rings (whether the launch gave stages is constant in a given kernel): in place.
       // Anything else (one operand in registers, both in one ring) goes through registers below.
-      constexpr bool wa = wg_a_tile<M, K, W>(), wb = wg_b_tile<K, N, W>();
-      // Different rings by offset, not pointer: the offsets fold, so a kernel whose operands
-      // always come from two rings (matmul) keeps no code, and no static LDS, for the other case.
-      if (x.in_ring() && y.in_ring() && x.src.at != y.src.at) {
+      if (in_two_rings(x, y)) {
         basic_block<C, shape<M, N>, W> out = acc;
-        X xv = x;
-        Y yv = y;
-        // Both counts read up front, not one after another's test: a refetch of one ring
-        // changes none of the other's.
-        const int xn = *xv.src.count(), yn = *yv.src.count();
-        if (!xv.fresh_at(xn) | (xv.fmt != fmt_a)) xv.refetch(fmt_a);
-        if (!yv.fresh_at(yn) | (yv.fmt != fmt_b)) yv.refetch(fmt_b);
-        if constexpr (wa && wb)
-          wgmma_core<AX, M, K, N, W>(xv.src.slot_ptr(xv.t), yv.src.slot_ptr(yv.t), out);
-        else
-          mma_core<false, AX, C, M, K, N, W, wb>(a_image<AX, M, K, W>{xv.src.slot_ptr(xv.t)},
-                                                 yv.src.slot_ptr(yv.t), out);
+        ring_dot<fmt_b, M, K, N, W>(x, y, out);
         return out;
       }
     }
@@ -773,14 +800,9 @@ template <class X, class Y, class C, int M, int N, int W>
 requires((TileView<X> || TileView<Y>)&&(TileView<X> || Block<X>)&&(TileView<Y> || Block<Y>))
 BV_DI basic_block<C, shape<M, N>, W> dot(const X& x, const Y& y,
                                          const basic_block<C, shape<M, N>, W>& acc) {
-  using SX = typename std::remove_cvref_t<X>::shape_type;
-  using SY = typename std::remove_cvref_t<Y>::shape_type;
-  static_assert(SX::rank == 2 && SY::rank == 2 && SX::cols == SY::rows,
-                "dot(a, b, acc) needs a's columns to equal b's rows: a is MxK and b must be KxN.");
-  static_assert(SX::rows == M && SY::cols == N,
-                "dot(a, b, acc): acc must be M x N for an M x K a and a K x N b.");
-  detail::check_dot_shapes<typename std::remove_cvref_t<X>::value_type, M, SX::cols, N, W>();
-  return detail::dot_views<M, SX::cols, N, C, W>(x, y, acc);
+  constexpr int K = detail::dot_k<X, Y, M, N>();
+  detail::check_dot_shapes<typename std::remove_cvref_t<X>::value_type, M, K, N, W>();
+  return detail::dot_views<M, K, N, C, W>(x, y, acc);
 }
 template <class X, class Y>
 requires((TileView<X> || TileView<Y>)&&(TileView<X> || Block<X>)&&(TileView<Y> || Block<Y>))
