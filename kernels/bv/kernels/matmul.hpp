@@ -22,7 +22,8 @@ BV_HD constexpr tile_index grouped_tile(int pid, int M, int N, int BM, int BN, i
 // The K loop reads a and b through block pointers (tl.make_block_ptr / tl.advance / tl.load with
 // boundary_check): the interpreter loads each tile as a masked pointer block; on NVIDIA GPUs the
 // loads become a cp.async pipeline into LDS, the next tiles' copies in flight during this dot
-// (gpu_backend/bv/gpu/block_ptr.hpp).
+// (gpu_backend/bv/gpu/block_ptr.hpp). The accumulator is an accumulator(): zeros that, on
+// sm_90a, stay in wgmma's register order through the loop (gpu_backend/bv/gpu/accumulator.hpp).
 template <class T, class O, int BM, int BN, int BK, int GROUP_M, int W = 4>
 BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O> c, int M, int N,
                              int K, int sam, int sak, int sbk, int sbn, int scm, int scn) {
@@ -44,8 +45,8 @@ BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O
 
 // Launch configurations (bv/launch_config.hpp), by the inputs' element size. 16-bit inputs on
 // sm_90: one warpgroup (4 warps) over 128x128x64 tiles, a and b through block-pointer rings of 2
-// stages, wgmma on sm_90a (3.20 ms at 8192^3 on an H100; 3 stages 3.33, 256x128x64 with 8 warps
-// 3.42, 128x256x64 with 8 warps 3.96). AMD (gfx942, gfx90a; no block-pointer rings there, so no
+// stages, wgmma on sm_90a (2.66 ms at 8192^3 on an H200; 3 stages 2.71, 256x128x64 with 8 warps
+// 3.08, 128x256x64 with 8 warps and 3 stages 3.14: bench/gpu/matmul_dev.cu). AMD (gfx942, gfx90a; no block-pointer rings there, so no
 // stages), 16-bit inputs: 8 waves, 2 a SIMD, over 128x256x64 tiles, the most MFMA work per global
 // byte without spills on both (docs/PERFORMANCE.md, AMD matmul tile): the 32-row b block of a
 // 32-deep K step is loaded 4 times over by the layout's 128 rows of lanes, 64 rows twice. Tiles
