@@ -38,6 +38,7 @@
 
 #include "bv/block_ptr_args.hpp"
 #include "bv/gpu/dot.hpp"
+#include "bv/gpu/elementwise.hpp"
 #include "bv/gpu/memory.hpp"
 #include "bv/gpu/program.hpp"
 #include "bv/gpu/reduce.hpp"
@@ -816,11 +817,9 @@ BV_DI auto dot(const X& x, const Y& y) {
   detail::generate(acc, [](auto, int, int) { return R(0); });
   return dot(x, y, acc);
 }
-// trans of a tile view: of its materialised block.
-template <class T, int R, int C, int W>
-BV_DI auto trans(const bp_tile<T, R, C, W>& x) {
-  return trans(x.get());
-}
+// trans of a view: of its materialised block.
+template <class X>
+requires View<X> BV_DI auto trans(const X& x) { return trans(x.get()); }
 template <class X, class T, int R, int C, int W>
 requires TileView<X> BV_DI auto dot(const X& x, const trans_view<T, R, C, W>& y) {
   return dot(x.get(), y);
@@ -867,6 +866,44 @@ BV_VIEW_REDUCE(max)
 BV_VIEW_REDUCE(min)
 BV_VIEW_REDUCE(argmax)
 #undef BV_VIEW_REDUCE
+// Math and atomics on a view: on its block.
+#define BV_VIEW_UNARY(name) \
+  template <class X>        \
+  requires View<X> BV_DI auto name(const X& x) { return name(x.get()); }
+BV_VIEW_UNARY(exp)
+BV_VIEW_UNARY(exp2)
+BV_VIEW_UNARY(log)
+BV_VIEW_UNARY(log2)
+BV_VIEW_UNARY(sqrt)
+BV_VIEW_UNARY(rsqrt)
+BV_VIEW_UNARY(sigmoid)
+BV_VIEW_UNARY(tanh)
+BV_VIEW_UNARY(sin)
+BV_VIEW_UNARY(cos)
+BV_VIEW_UNARY(erf)
+BV_VIEW_UNARY(floor)
+BV_VIEW_UNARY(ceil)
+BV_VIEW_UNARY(abs)
+#undef BV_VIEW_UNARY
+template <class X, class Y>
+requires(View<X> || View<Y>) BV_DI auto maximum(const X& x, const Y& y) {
+  return maximum(detail::unview(x), detail::unview(y));
+}
+template <class X, class Y>
+requires(View<X> || View<Y>) BV_DI auto minimum(const X& x, const Y& y) {
+  return minimum(detail::unview(x), detail::unview(y));
+}
+#define BV_VIEW_ATOMIC(name, op)                                                               \
+  template <class T, class S, int W, class I, class V>                                         \
+  requires View<V> BV_DI auto name(const ptr_block<T, S, W, I>& p, const V& v) {               \
+    return name(p, v.get());                                                                   \
+  }                                                                                            \
+  template <class T, class S, int W, class I, class V, class M>                                \
+  requires View<V> BV_DI auto name(const ptr_block<T, S, W, I>& p, const V& v, const M& mask) { \
+    return name(p, v.get(), detail::unview(mask));                                             \
+  }
+BV_ATOMIC_OPS(BV_VIEW_ATOMIC)
+#undef BV_VIEW_ATOMIC
 
 }  // namespace gpu_lang
 }  // namespace bv

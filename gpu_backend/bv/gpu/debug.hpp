@@ -49,7 +49,9 @@ BV_DI void print_value(const T& x) {
 
 template <class X>
 BV_DI void print_one(const X& x, int p0, int p1, int p2) {
-  if constexpr (Block<X>) {
+  if constexpr (!Block<X> && requires { x.get(); }) {
+    print_one(x.get(), p0, p1, p2);  // a view (a loaded tile, an accumulator, trans()): its block
+  } else if constexpr (Block<X>) {
     using B = std::remove_cvref_t<X>;
     // Each thread prints the elements it owns: one line per element, in no particular order.
     if constexpr (B::rank == 1) {

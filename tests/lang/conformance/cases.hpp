@@ -185,13 +185,15 @@ BV_KERNEL void ring_reuse(program<W> p, ptr<const T> a, ptr<const T> b, ptr<floa
 
 // A tiled c = a @ b + a[:, :BK] @ (b[:BK, :] / 2) into an accumulator (accumulator.hpp on a GPU:
 // kept in the tensor cores' order while only dot updates it), read afterwards every way a kernel
-// may: stored as f32 and as f16, reduced along each axis (rows [grid n, M]: its row sums; cols
-// [grid m, N]: twice its column maxima over the rows inside the tensor), through where and
-// operators. The loop's dots read both operands from block-pointer rings when the launch gives
+// may: stored as f32 and as f16, added twice into c2 (zeroed) by atomics, reduced along each axis
+// (rows [grid n, M]: the row sums of |c|; cols [grid m, N]: twice the column maxima over the rows
+// inside the tensor), through where, maximum, abs and operators, and named in a print_if that
+// never fires. The loop's dots read both operands from block-pointer rings when the launch gives
 // stages; the last one takes b from registers (the other paths of dot).
 template <int BM, int BN, int BK, int W>
 BV_KERNEL void acc_dot(program<W> p, ptr<const half> a, ptr<const half> b, ptr<float> c,
-                       ptr<half> c16, ptr<float> rows, ptr<float> cols, int M, int N, int K) {
+                       ptr<half> c16, ptr<float> c2, ptr<float> rows, ptr<float> cols, int M,
+                       int N, int K) {
   const int m0 = p.id(0) * BM, n0 = p.id(1) * BN;
   auto a_bp = make_block_ptr<BM, BK>(p, a, {M, K}, {K, 1}, {m0, 0});
   auto b_bp = make_block_ptr<BK, BN>(p, b, {K, N}, {N, 1}, {0, n0});
@@ -209,7 +211,10 @@ BV_KERNEL void acc_dot(program<W> p, ptr<const half> a, ptr<const half> b, ptr<f
   auto in = (rm.col() < M) & (rn.row() < N);
   store(c + (rm.col() * N + rn.row()), acc, in);
   store(c16 + (rm.col() * N + rn.row()), acc, in);
-  store(rows + (p.id(1) * M + rm), sum<1>(acc), rm < M);
+  atomic_add(c2 + (rm.col() * N + rn.row()), acc, in);
+  atomic_add(c2 + (rm.col() * N + rn.row()), acc, in);
+  print_if(p, "=1000", "acc", acc);
+  store(rows + (p.id(1) * M + rm), sum<1>(maximum(acc, -acc) * 0.5f + abs(acc) * 0.5f), rm < M);
   store(cols + (p.id(0) * N + rn), max<0>(where(rm.col() < M, acc, -1e30f) * 2.0f), rn < N);
 }
 
@@ -520,6 +525,7 @@ outcome run_acc_dot(int M, int N, int K, uint64_t seed) {
   auto ta = B::template make<half>("a", {M, K}, a), tb = B::template make<half>("b", {K, N}, b);
   auto tc = B::template make<float>("c", {M, N}, std::vector<float>(int64_t(M) * N, nanf()));
   auto tc16 = B::template make<half>("c16", {M, N}, std::vector<half>(int64_t(M) * N, half(nanf())));
+  auto tc2 = B::template make<float>("c2", {M, N}, std::vector<float>(int64_t(M) * N, 0.0f));
   auto tr = B::template make<float>("rows", {gn, M}, std::vector<float>(int64_t(gn) * M, nanf()));
   auto tcl = B::template make<float>("cols", {gm, N}, std::vector<float>(int64_t(gm) * N, nanf()));
   const int lds = Stages ? block_ptr_lds_bytes<const half, BM, BK, W>(Stages) +
@@ -527,8 +533,8 @@ outcome run_acc_dot(int M, int N, int K, uint64_t seed) {
                          : 0;
   outcome o;
   expect_launch(o, B::template launch<acc_dot<BM, BN, BK, W>>(gpu_tuning<Stages>{lds},
-                                                              grid(gm, gn), ta, tb, tc, tc16, tr,
-                                                              tcl, M, N, K));
+                                                              grid(gm, gn), ta, tb, tc, tc16, tc2,
+                                                              tr, tcl, M, N, K));
   auto f = [](const std::vector<half>& x, int64_t i) { return double(static_cast<float>(x[i])); };
   std::vector<double> want(int64_t(M) * N, 0.0);
   for (int i = 0; i < M; ++i)
@@ -541,13 +547,16 @@ outcome run_acc_dot(int M, int N, int K, uint64_t seed) {
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
       const double v = want[int64_t(i) * N + j];
-      rows[int64_t(j / BN) * M + i] += v;
+      rows[int64_t(j / BN) * M + i] += std::abs(v);
       double& cm = cols[int64_t(i / BM) * N + j];
       cm = std::max(cm, 2.0 * v);
     }
   const double tol = 1e-4 * std::sqrt(double(K));
   expect_near(o, "c", B::read(tc), want, tol);
   expect_near(o, "c16", B::read(tc16), want, 2e-3);  // f16 keeps 11 significant bits
+  std::vector<double> twice(want);
+  for (auto& e : twice) e *= 2.0;
+  expect_near(o, "c2", B::read(tc2), twice, tol);
   expect_near(o, "rows", B::read(tr), rows, tol * std::sqrt(double(BN)));
   expect_near(o, "cols", B::read(tcl), cols, tol);
   return o;
