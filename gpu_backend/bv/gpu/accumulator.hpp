@@ -29,9 +29,8 @@ template <class T, int R, int C, int W>
 constexpr bool mma_acc() {
 #if BV_NVIDIA
   constexpr int NR = R / (8 * W);
-  return gpu::prim::has_wgmma && std::is_same_v<T, float> && C % 128 == 0 &&
-         (W == 4 || W == 8) && R % (16 * W) == 0 && (NR & (NR - 1)) == 0 &&
-         gpu::layout2d<R, C, W>::WN == 1;
+  return gpu::prim::has_wgmma && std::is_same_v<T, float> && C % 128 == 0 && (W == 4 || W == 8) &&
+         R % (16 * W) == 0 && (NR & (NR - 1)) == 0 && gpu::layout2d<R, C, W>::WN == 1;
 #else
   return false;
 #endif

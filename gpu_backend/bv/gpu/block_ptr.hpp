@@ -831,12 +831,12 @@ requires TileView<X> BV_DI auto dot(const X& x, const trans_view<T, R, C, W>& y,
 }
 
 // Elementwise operators and where() on tile views: on their materialised blocks.
-#define BV_TILE_BINARY(op)                                                                      \
-  template <class X, class Y>                                                                   \
-  requires((View<X> || View<Y>)&&(View<X> || Block<X> || Scalar<X>)&&(View<Y> || Block<Y> ||     \
-                                                                      Scalar<Y>)) BV_DI auto    \
-  operator op(const X& x, const Y& y) {                                                         \
-    return detail::unview(x) op detail::unview(y);                                              \
+#define BV_TILE_BINARY(op)                                                                   \
+  template <class X, class Y>                                                                \
+  requires((View<X> || View<Y>)&&(View<X> || Block<X> || Scalar<X>)&&(View<Y> || Block<Y> || \
+                                                                      Scalar<Y>)) BV_DI auto \
+  operator op(const X& x, const Y& y) {                                                      \
+    return detail::unview(x) op detail::unview(y);                                           \
   }
 BV_TILE_BINARY(+)
 BV_TILE_BINARY(-)
@@ -856,10 +856,10 @@ requires(View<M> || View<X> || View<Y>) BV_DI auto where(const M& mask, const X&
 template <class X>
 requires View<X> BV_DI auto operator-(const X& x) { return -x.get(); }
 // Reductions of a view: of its block.
-#define BV_VIEW_REDUCE(name)                                        \
-  template <class X>                                                \
+#define BV_VIEW_REDUCE(name)                                             \
+  template <class X>                                                     \
   requires View<X> BV_DI auto name(const X& x) { return name(x.get()); } \
-  template <int Axis, class X>                                      \
+  template <int Axis, class X>                                           \
   requires View<X> BV_DI auto name(const X& x) { return name<Axis>(x.get()); }
 BV_VIEW_REDUCE(sum)
 BV_VIEW_REDUCE(max)
@@ -893,14 +893,14 @@ template <class X, class Y>
 requires(View<X> || View<Y>) BV_DI auto minimum(const X& x, const Y& y) {
   return minimum(detail::unview(x), detail::unview(y));
 }
-#define BV_VIEW_ATOMIC(name, op)                                                               \
-  template <class T, class S, int W, class I, class V>                                         \
-  requires View<V> BV_DI auto name(const ptr_block<T, S, W, I>& p, const V& v) {               \
-    return name(p, v.get());                                                                   \
-  }                                                                                            \
-  template <class T, class S, int W, class I, class V, class M>                                \
+#define BV_VIEW_ATOMIC(name, op)                                                                \
+  template <class T, class S, int W, class I, class V>                                          \
+  requires View<V> BV_DI auto name(const ptr_block<T, S, W, I>& p, const V& v) {                \
+    return name(p, v.get());                                                                    \
+  }                                                                                             \
+  template <class T, class S, int W, class I, class V, class M>                                 \
   requires View<V> BV_DI auto name(const ptr_block<T, S, W, I>& p, const V& v, const M& mask) { \
-    return name(p, v.get(), detail::unview(mask));                                             \
+    return name(p, v.get(), detail::unview(mask));                                              \
   }
 BV_ATOMIC_OPS(BV_VIEW_ATOMIC)
 #undef BV_VIEW_ATOMIC

@@ -46,16 +46,17 @@ BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O
 // Launch configurations (bv/launch_config.hpp), by the inputs' element size. 16-bit inputs on
 // sm_90: one warpgroup (4 warps) over 128x128x64 tiles, a and b through block-pointer rings of 2
 // stages, wgmma on sm_90a (2.66 ms at 8192^3 on an H200; 3 stages 2.71, 256x128x64 with 8 warps
-// 3.08, 128x256x64 with 8 warps and 3 stages 3.14: bench/gpu/matmul_dev.cu). AMD (gfx942, gfx90a; no block-pointer rings there, so no
-// stages), 16-bit inputs: 8 waves, 2 a SIMD, over 128x256x64 tiles, the most MFMA work per global
-// byte without spills on both (docs/PERFORMANCE.md, AMD matmul tile): the 32-row b block of a
-// 32-deep K step is loaded 4 times over by the layout's 128 rows of lanes, 64 rows twice. Tiles
-// 256 rows tall spill SGPRs on gfx942; 256x256 also spills VGPRs (8 waves) or scratch (16).
-// Everything else, f32 on AMD included: 4 waves over 64x64x32 tiles (an 8-wave f32 tile's 32-row
-// b block fills a quarter of the AMD layout's 128 rows: the interpreter rightly notes low lane
-// utilisation at small sizes). f32 on sm_90 (dot on CUDA cores): 4 warps over 128x64x32 tiles,
-// 33.6 TFLOP/s at 4096^3 on an H200 where 64x64x32 gives 24.0, 64x64x32 on 2 warps 29.3, 128x128x32
-// 35.0 at 4096^3 but 30 at the decoder block's 1024-row products (bench/gpu/matmul_f32_dev.cu).
+// 3.08, 128x256x64 with 8 warps and 3 stages 3.14: bench/gpu/matmul_dev.cu). AMD (gfx942, gfx90a;
+// no block-pointer rings there, so no stages), 16-bit inputs: 8 waves, 2 a SIMD, over 128x256x64
+// tiles, the most MFMA work per global byte without spills on both (docs/PERFORMANCE.md, AMD matmul
+// tile): the 32-row b block of a 32-deep K step is loaded 4 times over by the layout's 128 rows of
+// lanes, 64 rows twice. Tiles 256 rows tall spill SGPRs on gfx942; 256x256 also spills VGPRs (8
+// waves) or scratch (16). Everything else, f32 on AMD included: 4 waves over 64x64x32 tiles (an
+// 8-wave f32 tile's 32-row b block fills a quarter of the AMD layout's 128 rows: the interpreter
+// rightly notes low lane utilisation at small sizes). f32 on sm_90 (dot on CUDA cores): 4 warps
+// over 128x64x32 tiles, 33.6 TFLOP/s at 4096^3 on an H200 where 64x64x32 gives 24.0, 64x64x32 on 2
+// warps 29.3, 128x128x32 35.0 at 4096^3 but 30 at the decoder block's 1024-row products
+// (bench/gpu/matmul_f32_dev.cu).
 struct matmul_configs {
   static constexpr const char* key = "element size in bytes";
   // clang-format off

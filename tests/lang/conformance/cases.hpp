@@ -192,8 +192,8 @@ BV_KERNEL void ring_reuse(program<W> p, ptr<const T> a, ptr<const T> b, ptr<floa
 // stages; the last one takes b from registers (the other paths of dot).
 template <int BM, int BN, int BK, int W>
 BV_KERNEL void acc_dot(program<W> p, ptr<const half> a, ptr<const half> b, ptr<float> c,
-                       ptr<half> c16, ptr<float> c2, ptr<float> rows, ptr<float> cols, int M,
-                       int N, int K) {
+                       ptr<half> c16, ptr<float> c2, ptr<float> rows, ptr<float> cols, int M, int N,
+                       int K) {
   const int m0 = p.id(0) * BM, n0 = p.id(1) * BN;
   auto a_bp = make_block_ptr<BM, BK>(p, a, {M, K}, {K, 1}, {m0, 0});
   auto b_bp = make_block_ptr<BK, BN>(p, b, {K, N}, {N, 1}, {0, n0});
@@ -524,7 +524,8 @@ outcome run_acc_dot(int M, int N, int K, uint64_t seed) {
   const int gm = static_cast<int>(cdiv(M, BM)), gn = static_cast<int>(cdiv(N, BN));
   auto ta = B::template make<half>("a", {M, K}, a), tb = B::template make<half>("b", {K, N}, b);
   auto tc = B::template make<float>("c", {M, N}, std::vector<float>(int64_t(M) * N, nanf()));
-  auto tc16 = B::template make<half>("c16", {M, N}, std::vector<half>(int64_t(M) * N, half(nanf())));
+  auto tc16 =
+      B::template make<half>("c16", {M, N}, std::vector<half>(int64_t(M) * N, half(nanf())));
   auto tc2 = B::template make<float>("c2", {M, N}, std::vector<float>(int64_t(M) * N, 0.0f));
   auto tr = B::template make<float>("rows", {gn, M}, std::vector<float>(int64_t(gn) * M, nanf()));
   auto tcl = B::template make<float>("cols", {gm, N}, std::vector<float>(int64_t(gm) * N, nanf()));
@@ -532,9 +533,9 @@ outcome run_acc_dot(int M, int N, int K, uint64_t seed) {
                                block_ptr_lds_bytes<const half, BK, BN, W>(Stages)
                          : 0;
   outcome o;
-  expect_launch(o, B::template launch<acc_dot<BM, BN, BK, W>>(gpu_tuning<Stages>{lds},
-                                                              grid(gm, gn), ta, tb, tc, tc16, tc2,
-                                                              tr, tcl, M, N, K));
+  expect_launch(
+      o, B::template launch<acc_dot<BM, BN, BK, W>>(gpu_tuning<Stages>{lds}, grid(gm, gn), ta, tb,
+                                                    tc, tc16, tc2, tr, tcl, M, N, K));
   auto f = [](const std::vector<half>& x, int64_t i) { return double(static_cast<float>(x[i])); };
   std::vector<double> want(int64_t(M) * N, 0.0);
   for (int i = 0; i < M; ++i)
