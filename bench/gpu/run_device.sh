@@ -94,11 +94,14 @@ if cli:
         vs_triton("add", "add", p["add"], p["add"].get("torch"))
         vs_triton("softmax", "softmax", p["softmax"], p["softmax"].get("torch"))
         vs_triton("matmul f16", "matmul_f16", p["matmul"], p["matmul"].get("torch"))
+        if "matmul_bf16" in p: vs_triton("matmul bf16", "matmul_f16@bf16", p["matmul_bf16"], p["matmul_bf16"].get("torch"))
         if "matmul_f32" in p:
             if "error" in p["matmul_f32"]: print("  matmul f32 peer failed: %s" % p["matmul_f32"]["error"])
             else: vs_triton("matmul f32 (no TF32)", "matmul", p["matmul_f32"], p["matmul_f32"].get("torch"))
         vs_triton("rmsnorm f16", "rmsnorm", p["rmsnorm"], p["rmsnorm"].get("torch_eager"))
         vs_triton("attention", "attention", p["attn"], p["attn"].get("torch"))
+        for name, k, r in (("attention causal", "attention_causal", "attn_causal"), ("attention d128", "attention@d128", "attn_d128")):
+            if r in p: vs_triton(name, k, p[r], p[r].get("torch"))
     if abw and "results" in abw:
         a = abw["results"]["attention_bwd"]
         extra = ""

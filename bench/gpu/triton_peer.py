@@ -4,10 +4,11 @@ measured now, on this GPU. Needs python3 with torch and triton and a CUDA GPU.
 
     python3 bench/gpu/triton_peer.py     (prints JSON: median seconds per call, per kernel)
 
-Shapes: add 2^28 f32, softmax 8192x8192 f32, RMSNorm f16 8192x8192, matmul f16 8192^3 (128x128x64
-tiles, grouped ordering), matmul f32 4096^3 without TF32 (Triton's FMA dot on 128x64x32 tiles,
-torch's cuBLAS SGEMM), attention forward 4x16x4096x64 f16 (non-causal, 64x64 tiles, online
-softmax), and the device-to-device copy bandwidth as the memory ceiling. Each Triton result is
+Shapes: add 2^28 f32, softmax 8192x8192 f32, RMSNorm f16 8192x8192, matmul f16 and bf16 8192^3
+(128x128x64 tiles, grouped ordering), matmul f32 4096^3 without TF32 (Triton's FMA dot on 128x64x32
+tiles, torch's cuBLAS SGEMM), attention forward f16 (64x64 tiles, online softmax) at 4x16x4096x64
+non-causal and causal and at 4x16x4096x128, and the device-to-device copy bandwidth as the memory
+ceiling. Each Triton result is
 checked against torch before it is timed. `triton`: the mean of 20 back-to-back calls between two
 CUDA events, after 3 warm-up calls (Python's launch, 15 to 25 us a call, overlaps the kernels
 before it, so this is the kernel's own time); `triton_single`: the median of 20 single calls
@@ -84,7 +85,8 @@ def matmul_kernel(a, b, c, M, N, K, sam, sak, sbk, sbn, scm, scn,
 
 
 @triton.jit
-def attn_fwd(q, k, v, o, scale, S: tl.constexpr, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+def attn_fwd(q, k, v, o, scale, S: tl.constexpr, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
+             CAUSAL: tl.constexpr = False):
     base = tl.program_id(1) * S * D
     rm = tl.program_id(0) * BM + tl.arange(0, BM)
     rd = tl.arange(0, D)
@@ -92,9 +94,13 @@ def attn_fwd(q, k, v, o, scale, S: tl.constexpr, D: tl.constexpr, BM: tl.constex
     m_i = tl.zeros((BM,), dtype=tl.float32) - float("inf")
     l_i = tl.zeros((BM,), dtype=tl.float32)
     acc = tl.zeros((BM, D), dtype=tl.float32)
-    for n0 in range(0, S, BN):
+    # Causal: keys past this block's last query row are all masked; stop there (BM = BN).
+    end = (tl.program_id(0) + 1) * BM if CAUSAL else S
+    for n0 in range(0, end, BN):
         rn = n0 + tl.arange(0, BN)
         qk = tl.dot(qb, tl.load(k + base + rn[None, :] * D + rd[:, None])) * scale
+        if CAUSAL:
+            qk = tl.where(rn[None, :] <= rm[:, None], qk, float("-inf"))
         m_new = tl.maximum(m_i, tl.max(qk, 1))
         p = tl.exp(qk - m_new[:, None])
         alpha = tl.exp(m_i - m_new)
@@ -167,6 +173,11 @@ def main():
     err = check("matmul", c, a.float() @ b.float(), 1e-2)
     res["matmul"] = dict(M=M, dtype=str(dt), **triton_times(f), torch=median_time(lambda: torch.matmul(a, b)),
                          rel_err=err)
+    a, b, c = a.to(torch.bfloat16), b.to(torch.bfloat16), c.to(torch.bfloat16).fill_(float("nan"))
+    f()
+    err = check("matmul bf16", c, a.float() @ b.float(), 2e-2)
+    res["matmul_bf16"] = dict(M=M, dtype=str(a.dtype), **triton_times(f),
+                              torch=median_time(lambda: torch.matmul(a, b)), rel_err=err)
     del a, b, c
 
     # f32 at 4096^3 in IEEE precision, as ours: Triton's FMA dot on our tile (128x64x32, 4 warps)
@@ -199,6 +210,22 @@ def main():
     err = check("attention", o, sdpa(q.float(), k.float(), v.float()), 1e-2)
     res["attn"] = dict(shape=[B, H, S, D], dtype=str(dt), **triton_times(f),
                        torch=median_time(lambda: sdpa(q, k, v)), rel_err=err)
+    o.fill_(float("nan"))
+    f = lambda: attn_fwd[(S // 64, B * H)](q, k, v, o, D ** -0.5, S, D=D, BM=64, BN=64, CAUSAL=True)
+    f()
+    err = check("attention causal", o, sdpa(q.float(), k.float(), v.float(), is_causal=True), 1e-2)
+    res["attn_causal"] = dict(shape=[B, H, S, D], dtype=str(dt), **triton_times(f),
+                              torch=median_time(lambda: sdpa(q, k, v, is_causal=True)), rel_err=err)
+    del q, k, v, o
+    D = 128
+    q = torch.randn(B, H, S, D, device=dev, dtype=dt)
+    k, v = torch.randn_like(q), torch.randn_like(q)
+    o = torch.full_like(q, float("nan"))
+    f = lambda: attn_fwd[(S // 64, B * H)](q, k, v, o, D ** -0.5, S, D=D, BM=64, BN=64)
+    f()
+    err = check("attention d128", o, sdpa(q.float(), k.float(), v.float()), 1e-2)
+    res["attn_d128"] = dict(shape=[B, H, S, D], dtype=str(dt), **triton_times(f),
+                            torch=median_time(lambda: sdpa(q, k, v)), rel_err=err)
     del q, k, v, o
 
     x = torch.empty(1 << 30, dtype=torch.uint8, device=dev)

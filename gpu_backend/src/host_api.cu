@@ -135,6 +135,9 @@ const registrar bench_matmul{"matmul", [](int w, int r) {
 const registrar bench_matmul_f16{"matmul_f16", [](int w, int r) {
   return matmul_bench<half, half>(w, r, 8192, "f16 out (the peer's), wgmma on sm_90a");
 }};
+const registrar bench_matmul_bf16{"matmul_f16@bf16", [](int w, int r) {
+  return matmul_bench<bfloat16, bfloat16>(w, r, 8192, "bf16 in and out, wgmma on sm_90a");
+}};
 }  // namespace
 
 }  // namespace bv::gpu

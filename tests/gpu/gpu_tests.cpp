@@ -749,7 +749,7 @@ TEST_CASE("gpu softmax: every row-length class, ragged") {
   }
 }
 
-TEST_CASE("gpu matmul: f32, f16 and bf16 with f32 output, ragged") {
+TEST_CASE("gpu matmul: f32, f16 and bf16, with f32 and 16-bit output, ragged") {
   const uint64_t s = seed_for("matmul");
   std::mt19937_64 rng(s);
   matmul_case<float, float>(64, 64, 32, s);
@@ -763,6 +763,12 @@ TEST_CASE("gpu matmul: f32, f16 and bf16 with f32 output, ragged") {
                                    bv::testing::ragged(rng, 129, 300),
                                    bv::testing::ragged(rng, 33, 300), s + 4);
   matmul_case<bv::half, bv::half>(256, 256, 256, s + 5);
+  matmul_case<bv::half, bv::half>(bv::testing::ragged(rng, 129, 300),
+                                  bv::testing::ragged(rng, 129, 300),
+                                  bv::testing::ragged(rng, 65, 300), s + 6);
+  matmul_case<bv::bfloat16, bv::bfloat16>(bv::testing::ragged(rng, 129, 300),
+                                          bv::testing::ragged(rng, 129, 300),
+                                          bv::testing::ragged(rng, 65, 300), s + 7);
 }
 
 TEST_CASE("gpu decoder block: forward and backward against the double reference and the interpreter") {
