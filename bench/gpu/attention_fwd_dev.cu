@@ -116,9 +116,76 @@ void timing(int d, bool causal) {
       causal ? "causal" : "full", ms, flops / (ms * 1e9), bms, 2.5 * flops / (bms * 1e9));
   std::fflush(stdout);
 }
+// --tiles: the forward at head dimension D on other tiles (BM x BN, W warps, registers for MP
+// programs an SM; MP 0: no cap), launched directly. Each is checked first against the library
+// launcher (itself checked against the double reference above) on a ragged 1 x 2 x 333 x D and on
+// the timing shape, every element of o and lse, then timed at 4 x 16 x 4096 x D beside it.
+template <int D, int BM, int BN, int W, int MP>
+void tile(bool causal) {
+  auto run = [&](const device_tensor<T>& q, const device_tensor<T>& k, const device_tensor<T>& v,
+                 device_tensor<T>& o, device_tensor<float>& lse) {
+    const int s = int(q.size(2)), bh = int(q.size(0) * q.size(1));
+    const float scale = 1.0f / std::sqrt(float(D));
+    auto go = [&](auto c) {
+      return launch<attention_fwd_kernel<T, D, BM, BN, decltype(c)::value, W>>(
+          gpu_tuning<0, MP>{}, grid(cdiv(s, BM), bh), q, k, v, o, lse, s, scale);
+    };
+    return causal ? go(std::true_type{}) : go(std::false_type{});
+  };
+  double worst_o = 0, worst_l = 0, ms = 0, lib = 0;
+  for (int big = 0; big < 2; ++big) {
+    const std::vector<int64_t> shape = big ? std::vector<int64_t>{4, 16, 4096, D}
+                                           : std::vector<int64_t>{1, 2, 333, D};
+    std::vector<T> hq, hk, hv;
+    auto q = random_tensor(shape, 11, hq), k = random_tensor(shape, 12, hk),
+         v = random_tensor(shape, 13, hv);
+    const int64_t rows = shape[0] * shape[1] * shape[2];
+    auto o1 = device_tensor<T>::empty("o", shape), o2 = device_tensor<T>::empty("o", shape);
+    auto l1 = device_tensor<float>::empty("lse", {rows}), l2 = device_tensor<float>::empty("lse", {rows});
+    for (auto* t : {&o1, &o2}) t->fill_bytes(0xff);
+    l1.fill_bytes(0xff);
+    l2.fill_bytes(0xff);
+    attention_fwd(q, k, v, o1, l1, causal);
+    if (!run(q, k, v, o2, l2).ok()) worst_o = 1e30;
+    gpu::synchronize();
+    std::vector<T> a(o1.numel()), b(o2.numel());
+    std::vector<float> la(l1.numel()), lb(l2.numel());
+    o1.copy_to_host(a.data());
+    o2.copy_to_host(b.data());
+    l1.copy_to_host(la.data());
+    l2.copy_to_host(lb.data());
+    for (size_t i = 0; i < a.size(); ++i) {
+      const double e = std::fabs(double(float(a[i])) - float(b[i])) / (std::fabs(float(a[i])) + 1);
+      worst_o = std::isfinite(e) ? std::max(worst_o, e) : 1e30;
+    }
+    for (size_t i = 0; i < la.size(); ++i) {
+      const double e = std::fabs(double(la[i]) - lb[i]);
+      worst_l = std::isfinite(e) ? std::max(worst_l, e) : 1e30;
+    }
+    if (big) {
+      ms = bench::median_ms([&] { run(q, k, v, o2, l2); }, 10, 3);
+      lib = bench::median_ms([&] { attention_fwd(q, k, v, o1, l1, causal); }, 10, 3);
+    }
+  }
+  const bool ok = worst_o < 4e-3 && worst_l < 1e-3;
+  failures += !ok;
+  std::printf("tile D=%d %dx%d w%d mp%d %s: %.4f ms (library %.4f ms)  o %.1e lse %.1e %s\n", D,
+              BM, BN, W, MP, causal ? "causal" : "full", ms, lib, worst_o, worst_l,
+              ok ? "ok" : "FAILED");
+  std::fflush(stdout);
+}
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--tiles") {
+    for (bool c : {false, true}) {
+      tile<128, 64, 64, 4, 0>(c);
+      tile<128, 128, 64, 8, 0>(c);
+      tile<128, 128, 64, 8, 2>(c);
+    }
+    std::printf("%s\n", failures ? "CHECK FAILURES" : "all checks ok");
+    return failures ? 1 : 0;
+  }
   // For ncu: one forward at 4x16x4096x64 (--prof), or one forward and one causal backward
   // (--prof-bwd).
   if (argc > 1 && (std::string(argv[1]) == "--prof" || std::string(argv[1]) == "--prof-bwd")) {

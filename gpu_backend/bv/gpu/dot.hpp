@@ -342,14 +342,15 @@ BV_DI void wgmma_core(const A* As, const A* Bs, Acc& acc) {
 // read from LDS by the warpgroup once, where mma.sync had every warp read all of it. b is staged
 // as the block x it is ([k][n], BT false, read N-major) or whose transpose it is ([n][k], BT true,
 // read K-major), both as stage_wg lays x out. Needs whole warpgroups, an even number of row
-// registers (row pairs), and rows of 64k elements in the image. K up to 64: at K = 128 (the
-// attention forward's q k^T at D = 128) the 32 fragment registers a row pair holds through one
-// synchronous group cost more than mma.sync's interleaved loads (docs/PERFORMANCE.md).
+// registers (row pairs), and rows of 64k elements in the image. K up to 64 in one synchronous
+// group: at K = 128 (the attention forward's q k^T at D = 128) the 32 fragment registers a row
+// pair holds through one group cost more than mma.sync's interleaved loads, so K past 64 goes in
+// groups of 64 (docs/PERFORMANCE.md).
 template <bool BT, int M, int K, int N, int W>
 constexpr bool wg_rs_dot() {
   constexpr int xcols = BT ? K : N;
   return gpu::prim::has_wgmma && W % 4 == 0 && M % (16 * W) == 0 && N % 64 == 0 &&
-         xcols % 64 == 0 && K % 16 == 0 && N <= 256 && K <= 64;
+         xcols % 64 == 0 && K % 16 == 0 && N <= 256 && (K <= 64 || K % 64 == 0);
 }
 // x (R x C) into LDS as wgmma's 128-byte-swizzled image with rows and columns in mma_order:
 // 64-column blocks of R rows of 128 bytes each, one after the other; row r' of a block holds its
@@ -393,28 +394,35 @@ BV_DI void wgmma_rs_core(const basic_block<A, shape<M, K>, W>& a, const A* Bs,
   // loop-invariant q), ptxas 13.0 merged them with a's and let a later wgmma's A fragments
   // overwrite them (the attention forward then read the previous step's p as q; the conformance
   // suite's dot chain catches it).
+  // K past 64 goes in synchronous groups of 64 (KC): a group's A fragments stay live until its
+  // wait, and 64 k's are 16 registers a row pair.
+  constexpr int KC = K < 64 ? K : 64;
   wg_acc<NW, NP, NH, true> d;
-  uint32_t af[K / 16][NP][4];
   const a_regs<A, M, K, W> asrc{a};
-#pragma unroll
-  for (int ks = 0; ks < K / 16; ++ks)
-#pragma unroll
-    for (int p = 0; p < NP; ++p) {
-      asrc.frag(p, ks, af[ks][p]);
-#pragma unroll
-      for (int j = 0; j < 4; ++j) af[ks][p][j] = gpu::prim::own_reg(af[ks][p][j]);
-    }
   d.load(acc);
-  gpu::prim::wgmma_fence();
 #pragma unroll
-  for (int ks = 0; ks < K / 16; ++ks)
+  for (int k0 = 0; k0 < K / 16; k0 += KC / 16) {
+    uint32_t af[KC / 16][NP][4];
 #pragma unroll
-    for (int p = 0; p < NP; ++p)
+    for (int ks = 0; ks < KC / 16; ++ks)
 #pragma unroll
-      for (int nh = 0; nh < NH; ++nh)
-        gpu::prim::wgmma_rs_64xNx16<A, NW, BT ? 0 : 1>(d.d[p][nh], af[ks][p], db + boff(ks, nh));
-  gpu::prim::wgmma_commit();
-  gpu::prim::wgmma_wait0();
+      for (int p = 0; p < NP; ++p) {
+        asrc.frag(p, k0 + ks, af[ks][p]);
+#pragma unroll
+        for (int j = 0; j < 4; ++j) af[ks][p][j] = gpu::prim::own_reg(af[ks][p][j]);
+      }
+    gpu::prim::wgmma_fence();
+#pragma unroll
+    for (int ks = 0; ks < KC / 16; ++ks)
+#pragma unroll
+      for (int p = 0; p < NP; ++p)
+#pragma unroll
+        for (int nh = 0; nh < NH; ++nh)
+          gpu::prim::wgmma_rs_64xNx16<A, NW, BT ? 0 : 1>(d.d[p][nh], af[ks][p],
+                                                         db + boff(k0 + ks, nh));
+    gpu::prim::wgmma_commit();
+    gpu::prim::wgmma_wait0();
+  }
   d.store(acc);
 }
 
