@@ -607,8 +607,10 @@ void run_all(uint64_t seed, F&& f) {
   f("ring_reuse 64x64 lda 72", run_ring_reuse<64, B>(72, 0, seed + 19));
   f("ring_reuse 64x128 lda 72", run_ring_reuse<128, B>(72, 0, seed + 20));
   f("ring_reuse 64x128 lda 66 col 1", run_ring_reuse<128, B>(66, 1, seed + 21));
-  // accumulator: both operands in rings (wgmma on sm_90a), a mixed pair (BK 32: mma.sync with
-  // b's ring), 8 waves, and no rings (every dot through the layout's order).
+  // accumulator: both operands in rings (wgmma on sm_90a; row strides that take the rings'
+  // 16-byte copies, then ones that do not), a mixed pair (BK 32: mma.sync with b's ring), 8 waves,
+  // and no rings (every dot through the layout's order).
+  f("acc_dot 128x128x64 w4 s2 16B", run_acc_dot<128, 128, 64, 4, 2, B>(200, 256, 136, seed + 26));
   f("acc_dot 128x128x64 w4 s2", run_acc_dot<128, 128, 64, 4, 2, B>(200, 250, 150, seed + 22));
   f("acc_dot 64x128x32 w4 s3", run_acc_dot<64, 128, 32, 4, 3, B>(130, 129, 95, seed + 23));
   f("acc_dot 128x256x64 w8 s2", run_acc_dot<128, 256, 64, 8, 2, B>(129, 300, 200, seed + 24));
