@@ -82,16 +82,22 @@ constexpr int ring_bytes_for(int tile_bytes, int stages, int waves) {
 //  - fmt_a: rows and columns in natural order (dot's A operand, read with ldmatrix, k natural as
 //    fmt_b's rows): 16-byte cp.async;
 //  - fmt_bn: a B operand of wgmma (wg_b_tile) with rows and columns in natural order, for a dot
-//    whose accumulator stays in the tensor cores' order (accumulator.hpp): 16-byte cp.async.
+//    whose accumulator stays in the tensor cores' order (accumulator.hpp): 16-byte cp.async;
+//  - fmt_wr: the B operand of wgmma with a in registers (dot.hpp's wg_rs_dot), as the tile b
+//    itself (N-major) or as the N x K tile whose transpose b is (K-major): stage_wg's image, rows
+//    and columns in mma_order (k then lies as a's registers do, n as the accumulator's columns):
+//    pairs go by 4-byte cp.async.
 // All swizzle the 16-byte chunks of a row (swz, or wgmma's 128-byte swizzle). A load issues fmt_a
 // when its block pointer steps along its columns (K for an A operand); otherwise the format the
 // ring's last copy-again asked for (a dot's, for its operand's role), and before any, the one the
 // tile's shape suggests (first_fmt). dot copies a tile again in the format its role needs when the
 // slot holds another.
-inline constexpr int fmt_b = 0, fmt_a = 1, fmt_bn = 2;
+inline constexpr int fmt_b = 0, fmt_a = 1, fmt_bn = 2, fmt_wr = 3;
 #if BV_NVIDIA
 template <int R, int C, int W>
 BV_DI int img_index(int fmt, int row, int col) {
+  if constexpr (C % 64 == 0)
+    if (fmt == fmt_wr) return wg_img<R, C>(mma_order(row), mma_order(col));
   if (fmt == fmt_a) {
     if constexpr (wg_a_tile<R, C, W>()) {
       const int P = wg_row<R, W>(row);
@@ -352,14 +358,12 @@ BV_DI void ring_copy16(const U* base, int shape0, int shape1, int stride0, uint3
   gpu::prim::cp_async_arrive(bar);
 }
 
-template <class U, int R, int C, int W>
-BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int stride1,
-                     uint32_t img, uint32_t bar, int o0, int o1, bool base_aligned, int fmt) {
-  if ((fmt == fmt_a || (wg_b_tile<R, C, W>() && fmt == fmt_bn)) && base_aligned && stride1 == 1 &&
-      stride0 % 8 == 0 && o1 % 8 == 0 && reinterpret_cast<uintptr_t>(base) % 16 == 0) {
-    ring_copy16<U, R, C, W>(base, shape0, shape1, stride0, img, bar, o0, o1, fmt);
-    return;
-  }
+// Pairs (4-byte copies, or ordinary loads and LDS stores where unaligned), in format fmt; F is
+// fmt_wr where the caller knows it is (the addresses then fold), else fmt_b.
+template <class U, int R, int C, int W, int F>
+BV_DI void ring_copy_pairs(const U* base, int shape0, int shape1, int stride0, int stride1,
+                           uint32_t img, uint32_t bar, int o0, int o1, bool base_aligned,
+                           int fmt) {
   constexpr int LPR = C / 2 < 32 ? C / 2 : 32;  // lanes per row
   constexpr int RPI = 32 / LPR;                 // rows per wave instruction
   constexpr int RPS = RPI * W;                  // rows per step
@@ -377,7 +381,17 @@ BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int str
   // (a, g) is one XOR away, and its row and higher chunks an immediate.
   const uint32_t lane_addr = img + 2 * (mrl * C + (Ll << 3) + (mcl & 7));
   auto dst = [&](int a, int g) {
-    if constexpr (wg_b_tile<R, C, W>()) {
+    if constexpr (F == fmt_wr) {
+      // stage_wg's image: row w + W a and column cl + 64 g at image row mma_order(w) +
+      // mma_order(W a) (disjoint bits, W a power of two), column mma_order(cl) + 64 g; the
+      // 128-byte swizzle's row bits split the same way, so copy (a, g) is the lane's address XOR
+      // a constant plus an immediate.
+      static_assert(LPR == 32 && RPI == 1, "internal: fmt_wr tiles have 64k columns");
+      const int rw = mma_order(rl), m = mcl;
+      const uint32_t wl = img + 2 * (rw * 64 + ((((m >> 3) ^ rw) & 7) << 3) + (m & 7));
+      const int ra = mma_order(W * a);
+      return (wl ^ ((ra & 7) << 4)) + 2 * (g * R * 64 + 64 * ra);
+    } else if constexpr (wg_b_tile<R, C, W>()) {
       // 64-column blocks of R rows of 128 bytes: row k = rl + W a (rl < W, so the swizzle's
       // k % 8 is rl % 8 XOR (W a) % 8), columns 64 g + mma_order(cl).
       static_assert(LPR == 32 && RPI == 1, "internal: wgmma B tiles have 128k columns");
@@ -390,7 +404,7 @@ BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int str
       return (lane_addr ^ ((kap & cm) << 4)) + 2 * (mra * C + ((kap & ~cm) << 3) + (mcg & 7));
     }
   };
-  const bool aligned = fmt == fmt_b && base_aligned && o1 % 2 == 0;
+  const bool aligned = (F == fmt_wr || fmt == fmt_b) && base_aligned && o1 % 2 == 0;
   if (aligned) {
     // The row step through an opaque copy of the stride: otherwise the compiler keeps every
     // step's row offset in registers across the caller's loop (they do not change in it).
@@ -450,6 +464,25 @@ BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int str
     }
     gpu::prim::mbar_arrive(bar);
   }
+}
+
+template <class U, int R, int C, int W>
+BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int stride1,
+                     uint32_t img, uint32_t bar, int o0, int o1, bool base_aligned, int fmt) {
+  if ((fmt == fmt_a || (wg_b_tile<R, C, W>() && fmt == fmt_bn)) && base_aligned && stride1 == 1 &&
+      stride0 % 8 == 0 && o1 % 8 == 0 && reinterpret_cast<uintptr_t>(base) % 16 == 0) {
+    ring_copy16<U, R, C, W>(base, shape0, shape1, stride0, img, bar, o0, o1, fmt);
+    return;
+  }
+  if constexpr (C % 64 == 0 && gpu::prim::has_wgmma) {
+    if (fmt == fmt_wr) {
+      ring_copy_pairs<U, R, C, W, fmt_wr>(base, shape0, shape1, stride0, stride1, img, bar, o0, o1,
+                                          base_aligned, fmt);
+      return;
+    }
+  }
+  ring_copy_pairs<U, R, C, W, fmt_b>(base, shape0, shape1, stride0, stride1, img, bar, o0, o1,
+                                     base_aligned, fmt);
 }
 
 // Whether pairs can go by 4-byte cp.async (else ordinary loads and LDS stores).
@@ -581,8 +614,9 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
       // every ring's slots stay 1024-byte aligned, as wgmma's 128-byte swizzle needs), the
       // bookkeeping from its end; together what block_ptr_lds_bytes counts.
       // A kernel with a printf call gets every wgmma serialised by ptxas (each waited for before
-      // the next): where this tile can be a wgmma operand, the misuse below only traps.
-      constexpr bool say = !detail::wg_a_tile<R, C, W>() && !detail::wg_b_tile<R, C, W>();
+      // the next): where wgmma exists, any ring tile can be its operand (a B operand with a from
+      // registers takes 64k columns; fmt_wr), so the misuse below only traps there.
+      constexpr bool say = !gpu::prim::has_wgmma;
       const int tiles = S * (R * C * 2);
       const int meta = detail::ring_bytes_for(R * C * 2, S, W) - tiles;
       const int at = p.lds_taken;
@@ -726,8 +760,9 @@ requires View<V> BV_DI void store(const ptr_block<T, S, W, I>& p, const V& value
 }
 
 // dot with tile views. Two views in two rings are read from their slots (a by ldmatrix, b by
-// ldmatrix .trans; a slot refilled since, or in the other format, is copied again first); any
-// other combination goes through registers (views materialised, b staged in LDS as dot does).
+// ldmatrix .trans; a slot refilled since, or in the other format, is copied again first); so is
+// b's, with a in registers, where wgmma takes a from registers (sm_90a, wg_rs_dot); any other
+// combination goes through registers (views materialised, b staged in LDS as dot does).
 namespace detail {
 // The shapes of dot(x, y, acc) for an M x N acc: returns K.
 template <class X, class Y, int M, int N>
@@ -766,6 +801,18 @@ BV_DI void ring_dot(const X& x, const Y& y, Acc& acc) {
     mma_core<false, AX, float, M, K, N, W, wb>(a_image<AX, M, K, W>{xv.src.slot_ptr(xv.t)},
                                                yv.src.slot_ptr(yv.t), acc);
 }
+// acc += a @ b, a in registers, b (BT false) or b's transpose (BT true) the tile view y in a
+// ring, read in place by wgmma (wgmma_rs_core) from y's slot in fmt_wr; a slot refilled since, or
+// holding another format, is copied again first (and the ring then issues fmt_wr from its next
+// load on).
+template <bool BT, int M, int K, int N, int W, class A, class Y>
+BV_DI void ring_rs_dot(const basic_block<A, shape<M, K>, W>& a, const Y& y,
+                       basic_block<float, shape<M, N>, W>& acc) {
+  Y yv = y;
+  if (!yv.fresh() | (yv.fmt != fmt_wr)) yv.refetch(fmt_wr);
+  gpu::prim::fence_proxy_async();  // the copies, visible to wgmma's reads
+  wgmma_rs_core<BT, A, M, K, N, W>(a, yv.src.slot_ptr(yv.t), acc);
+}
 // Whether two views are in two different rings. By offset, not pointer: the offsets fold, so a
 // kernel whose operands always come from two rings (matmul) keeps no code, and no static LDS, for
 // the other case.
@@ -788,6 +835,15 @@ BV_DI basic_block<C, shape<M, N>, W> dot_views(const X& x, const Y& y,
       if (in_two_rings(x, y)) {
         basic_block<C, shape<M, N>, W> out = acc;
         ring_dot<fmt_b, M, K, N, W>(x, y, out);
+        return out;
+      }
+    }
+    // a in registers, b in a ring that wgmma reads with a from registers.
+    if constexpr (!is_bp_tile<X> && is_bp_tile<Y> && std::is_same_v<C, float> &&
+                  wg_rs_dot<false, M, K, N, W>()) {
+      if (y.in_ring()) {
+        basic_block<C, shape<M, N>, W> out = acc;
+        ring_rs_dot<false, M, K, N, W>(x, y, out);
         return out;
       }
     }
@@ -817,9 +873,93 @@ BV_DI auto dot(const X& x, const Y& y) {
   detail::generate(acc, [](auto, int, int) { return R(0); });
   return dot(x, y, acc);
 }
-// trans of a view: of its materialised block.
+// trans of a view: of its materialised block; of a tile view, a lazy view of the tile (bp_trans),
+// which dot can read from the tile's slot.
 template <class X>
 requires View<X> BV_DI auto trans(const X& x) { return trans(x.get()); }
+
+template <class T, int R, int C, int W>
+struct bp_trans {
+  using U = std::remove_const_t<T>;
+  using value_type = U;
+  using shape_type = shape<C, R>;
+  using block_type = basic_block<U, shape<C, R>, W>;
+  static constexpr int waves = W;
+  bp_tile<T, R, C, W> src;  // the tile whose transpose this is
+  BV_DI block_type get() const { return detail::transpose(src.get()); }
+  BV_DI operator block_type() const { return get(); }
+  // The transpose of the materialised tile, still lazy (dot stages it from the tile's rows).
+  BV_DI trans_view<U, R, C, W> lazy() const { return {src.get()}; }
+  template <class V>
+  BV_DI trans_view<V, R, C, W> to(dtype<V> d) const {
+    return {src.get().to(d)};
+  }
+};
+template <class T, int R, int C, int W>
+inline constexpr bool is_view<bp_trans<T, R, C, W>> = true;
+template <class X>
+inline constexpr bool is_bp_trans = false;
+template <class T, int R, int C, int W>
+inline constexpr bool is_bp_trans<bp_trans<T, R, C, W>> = true;
+template <class T, int R, int C, int W>
+BV_DI bp_trans<T, R, C, W> trans(const bp_tile<T, R, C, W>& x) {
+  return {x};
+}
+template <class T, int R, int C, int W>
+BV_DI bp_tile<T, R, C, W> trans(const bp_trans<T, R, C, W>& x) {
+  return x.src;
+}
+
+namespace detail {
+// A dot operand as plain dot takes it: a transposed tile as the lazy transpose of its block, any
+// other view materialised.
+template <class X>
+BV_DI decltype(auto) dot_operand(const X& x) {
+  if constexpr (is_bp_trans<std::remove_cvref_t<X>>)
+    return x.lazy();
+  else
+    return unview(x);
+}
+}  // namespace detail
+
+// dot with a transposed tile view (dot(q, trans(k)) over a ring of k). a in registers and the
+// tile in a ring, on sm_90a where wg_rs_dot allows: wgmma reads the tile's slot in place
+// (ring_rs_dot); anything else takes the lazy transpose of the materialised tile.
+template <class X, class Y, class C, int M, int N, int W>
+requires((is_bp_trans<X> || is_bp_trans<Y>)&&(View<X> || Block<X>)&&(View<Y> || Block<Y>))
+BV_DI basic_block<C, shape<M, N>, W> dot(const X& x, const Y& y,
+                                         const basic_block<C, shape<M, N>, W>& acc) {
+  constexpr int K = detail::dot_k<X, Y, M, N>();
+  using AX = typename std::remove_cvref_t<X>::value_type;
+  detail::check_dot_shapes<AX, M, K, N, W>();
+#if BV_NVIDIA
+  if constexpr (Block<X> && is_bp_trans<Y>) {
+    using BY = typename Y::value_type;
+    if constexpr (std::is_same_v<AX, BY> && std::is_same_v<C, float> &&
+                  detail::use_tensor_cores<AX, BY, C, M, N, K, W>() &&
+                  detail::wg_rs_dot<true, M, K, N, W>()) {
+      if (y.src.in_ring()) {
+        basic_block<C, shape<M, N>, W> out = acc;
+        detail::ring_rs_dot<true, M, K, N, W>(x, y.src, out);
+        return out;
+      }
+    }
+  }
+#endif
+  return dot(detail::dot_operand(x), detail::dot_operand(y), acc);
+}
+template <class X, class Y>
+requires((is_bp_trans<X> || is_bp_trans<Y>)&&(View<X> || Block<X>)&&(View<Y> || Block<Y>))
+BV_DI auto dot(const X& x, const Y& y) {
+  using SX = typename std::remove_cvref_t<X>::shape_type;
+  using SY = typename std::remove_cvref_t<Y>::shape_type;
+  constexpr int W = std::remove_cvref_t<X>::waves;
+  using R = compute_t<promote_t<typename std::remove_cvref_t<X>::value_type,
+                                typename std::remove_cvref_t<Y>::value_type>>;
+  basic_block<R, shape<SX::rows, SY::cols>, W> acc;
+  detail::generate(acc, [](auto, int, int) { return R(0); });
+  return dot(x, y, acc);
+}
 template <class X, class T, int R, int C, int W>
 requires TileView<X> BV_DI auto dot(const X& x, const trans_view<T, R, C, W>& y) {
   return dot(x.get(), y);

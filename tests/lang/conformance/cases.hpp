@@ -132,6 +132,35 @@ BV_KERNEL void dot_chain(program<W> p, ptr<const half> q, ptr<const half> k, ptr
   store(o + rm.col() * D + rd.row(), acc, rm.col() < m);
 }
 
+// dot_chain with k and v through block pointers (rings on an NVIDIA GPU launched with stages:
+// on sm_90a wgmma reads q from registers and k's and v's tiles in place from their slots), plus
+// q @ k_0^T @ v_0 twice more: once from the first step's views, kept across every later load of
+// their rings (stale by then), once through trans(k_0).to(f16) (a materialised tile). kt [D, BN]
+// (f32) = trans(k_0) stored as a view.
+template <int BM, int D, int BN, int W>
+BV_KERNEL void ring_chain(program<W> p, ptr<const half> q, ptr<const half> k, ptr<const half> v,
+                          ptr<float> o, ptr<float> kt, int m, int n) {
+  auto rm = arange<BM>(p);
+  auto rn = arange<BN>(p);
+  auto rd = arange<D>(p);
+  auto qb = load(q + rm.col() * D + rd.row(), rm.col() < m, 0.0f);
+  auto k_bp = make_block_ptr<BN, D>(p, k, {n, D}, {D, 1}, {0, 0});
+  auto v_bp = make_block_ptr<BN, D>(p, v, {n, D}, {D, 1}, {0, 0});
+  auto k0 = load(k_bp, boundary_check(0));
+  auto v0 = load(v_bp, boundary_check(0));
+  auto acc = zeros<float, BM, D>(p);
+  for (int j = 0; j < n; j += BN) {
+    auto sc = dot(qb, trans(load(k_bp, boundary_check(0))));
+    acc = dot(sc.to(dtype<half>{}), load(v_bp, boundary_check(0)), acc);
+    k_bp = advance(k_bp, {BN, 0});
+    v_bp = advance(v_bp, {BN, 0});
+  }
+  acc = dot(dot(qb, trans(k0)).to(dtype<half>{}), v0, acc);
+  acc = dot(dot(qb, trans(k0).to(dtype<half>{})).to(dtype<half>{}), v0, acc);
+  store(o + rm.col() * D + rd.row(), acc, rm.col() < m);
+  store(kt + rd.col() * BN + rn.row(), trans(k0));
+}
+
 // counts[v % 8] += 1 for every v of x: atomics from every program onto 8 counters.
 template <int BLOCK, int W>
 BV_KERNEL void histogram(program<W> p, ptr<const int32_t> x, ptr<int32_t> counts, int n) {
@@ -446,6 +475,41 @@ outcome run_dot_chain(int m, int n, uint64_t seed) {
   return o;
 }
 
+// ring_chain on rings of Stages slots (0: none), small integers as run_dot_chain.
+template <int BM, int D, int BN, int W, int Stages, class B>
+outcome run_ring_chain(int m, int n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> d(-2, 2);
+  auto ints = [&](int64_t count) {
+    std::vector<half> x(static_cast<size_t>(count));
+    for (auto& e : x) e = half(float(d(rng)));
+    return x;
+  };
+  const auto q = ints(int64_t(m) * D), k = ints(int64_t(n) * D), v = ints(int64_t(n) * D);
+  auto tq = B::template make<half>("q", {m, D}, q), tk = B::template make<half>("k", {n, D}, k);
+  auto tv = B::template make<half>("v", {n, D}, v);
+  auto to = B::template make<float>("o", {m, D}, std::vector<float>(int64_t(m) * D, nanf()));
+  auto tkt = B::template make<float>("kt", {D, BN}, std::vector<float>(D * BN, nanf()));
+  const int lds = Stages ? 2 * block_ptr_lds_bytes<const half, BN, D, W>(Stages) : 0;
+  outcome o;
+  expect_launch(o, B::template launch<ring_chain<BM, D, BN, W>>(gpu_tuning<Stages>{lds}, grid(1),
+                                                                tq, tk, tv, to, tkt, m, n));
+  auto at = [](const std::vector<half>& x, int64_t i) { return double(static_cast<float>(x[i])); };
+  std::vector<double> want(int64_t(m) * D, 0.0), kt(D * BN, 0.0);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double sc = 0.0;
+      for (int c = 0; c < D; ++c) sc += at(q, int64_t(i) * D + c) * at(k, int64_t(j) * D + c);
+      const double times = j < BN ? 3.0 : 1.0;  // key block 0 twice more
+      for (int c = 0; c < D; ++c) want[int64_t(i) * D + c] += times * sc * at(v, int64_t(j) * D + c);
+    }
+  for (int c = 0; c < D; ++c)
+    for (int j = 0; j < BN && j < n; ++j) kt[c * BN + j] = at(k, int64_t(j) * D + c);
+  expect_near(o, "o", B::read(to), want, 0.0);
+  expect_near(o, "kt", B::read(tkt), kt, 0.0);
+  return o;
+}
+
 template <class B>
 outcome run_histogram(int n, uint64_t seed) {
   constexpr int BLOCK = 256;
@@ -615,6 +679,12 @@ void run_all(uint64_t seed, F&& f) {
   f("acc_dot 64x128x32 w4 s3", run_acc_dot<64, 128, 32, 4, 3, B>(130, 129, 95, seed + 23));
   f("acc_dot 128x256x64 w8 s2", run_acc_dot<128, 256, 64, 8, 2, B>(129, 300, 200, seed + 24));
   f("acc_dot 128x128x64 w4 s0", run_acc_dot<128, 128, 64, 4, 0, B>(150, 140, 70, seed + 25));
+  // q from registers, k and v from rings (wgmma reads their slots on sm_90a): attention's tiles at
+  // D = 64 and 128, 4 waves with 3 stages, and no rings.
+  f("ring_chain 128x64x64 w8 s2", run_ring_chain<128, 64, 64, 8, 2, B>(100, 333, seed + 27));
+  f("ring_chain 128x128x64 w8 s2", run_ring_chain<128, 128, 64, 8, 2, B>(128, 150, seed + 28));
+  f("ring_chain 64x64x64 w4 s3", run_ring_chain<64, 64, 64, 4, 3, B>(61, 190, seed + 29));
+  f("ring_chain 128x64x64 w8 s0", run_ring_chain<128, 64, 64, 8, 0, B>(77, 100, seed + 30));
 }
 
 }  // namespace conformance
