@@ -362,8 +362,7 @@ BV_DI void ring_copy16(const U* base, int shape0, int shape1, int stride0, uint3
 // fmt_wr where the caller knows it is (the addresses then fold), else fmt_b.
 template <class U, int R, int C, int W, int F>
 BV_DI void ring_copy_pairs(const U* base, int shape0, int shape1, int stride0, int stride1,
-                           uint32_t img, uint32_t bar, int o0, int o1, bool base_aligned,
-                           int fmt) {
+                           uint32_t img, uint32_t bar, int o0, int o1, bool base_aligned, int fmt) {
   constexpr int LPR = C / 2 < 32 ? C / 2 : 32;  // lanes per row
   constexpr int RPI = 32 / LPR;                 // rows per wave instruction
   constexpr int RPS = RPI * W;                  // rows per step
@@ -467,8 +466,8 @@ BV_DI void ring_copy_pairs(const U* base, int shape0, int shape1, int stride0, i
 }
 
 template <class U, int R, int C, int W>
-BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int stride1,
-                     uint32_t img, uint32_t bar, int o0, int o1, bool base_aligned, int fmt) {
+BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int stride1, uint32_t img,
+                     uint32_t bar, int o0, int o1, bool base_aligned, int fmt) {
   if ((fmt == fmt_a || (wg_b_tile<R, C, W>() && fmt == fmt_bn)) && base_aligned && stride1 == 1 &&
       stride0 % 8 == 0 && o1 % 8 == 0 && reinterpret_cast<uintptr_t>(base) % 16 == 0) {
     ring_copy16<U, R, C, W>(base, shape0, shape1, stride0, img, bar, o0, o1, fmt);
@@ -926,9 +925,9 @@ BV_DI decltype(auto) dot_operand(const X& x) {
 // tile in a ring, on sm_90a where wg_rs_dot allows: wgmma reads the tile's slot in place
 // (ring_rs_dot); anything else takes the lazy transpose of the materialised tile.
 template <class X, class Y, class C, int M, int N, int W>
-requires((is_bp_trans<X> || is_bp_trans<Y>)&&(View<X> || Block<X>)&&(View<Y> || Block<Y>))
-BV_DI basic_block<C, shape<M, N>, W> dot(const X& x, const Y& y,
-                                         const basic_block<C, shape<M, N>, W>& acc) {
+requires((is_bp_trans<X> || is_bp_trans<Y>)&&(View<X> || Block<X>)&&(View<Y> || Block<Y>)) BV_DI
+    basic_block<C, shape<M, N>, W> dot(const X& x, const Y& y,
+                                       const basic_block<C, shape<M, N>, W>& acc) {
   constexpr int K = detail::dot_k<X, Y, M, N>();
   using AX = typename std::remove_cvref_t<X>::value_type;
   detail::check_dot_shapes<AX, M, K, N, W>();
@@ -949,8 +948,8 @@ BV_DI basic_block<C, shape<M, N>, W> dot(const X& x, const Y& y,
   return dot(detail::dot_operand(x), detail::dot_operand(y), acc);
 }
 template <class X, class Y>
-requires((is_bp_trans<X> || is_bp_trans<Y>)&&(View<X> || Block<X>)&&(View<Y> || Block<Y>))
-BV_DI auto dot(const X& x, const Y& y) {
+requires((is_bp_trans<X> || is_bp_trans<Y>)&&(View<X> || Block<X>)&&(View<Y> || Block<Y>)) BV_DI
+    auto dot(const X& x, const Y& y) {
   using SX = typename std::remove_cvref_t<X>::shape_type;
   using SY = typename std::remove_cvref_t<Y>::shape_type;
   constexpr int W = std::remove_cvref_t<X>::waves;

@@ -501,7 +501,8 @@ outcome run_ring_chain(int m, int n, uint64_t seed) {
       double sc = 0.0;
       for (int c = 0; c < D; ++c) sc += at(q, int64_t(i) * D + c) * at(k, int64_t(j) * D + c);
       const double times = j < BN ? 3.0 : 1.0;  // key block 0 twice more
-      for (int c = 0; c < D; ++c) want[int64_t(i) * D + c] += times * sc * at(v, int64_t(j) * D + c);
+      for (int c = 0; c < D; ++c)
+        want[int64_t(i) * D + c] += times * sc * at(v, int64_t(j) * D + c);
     }
   for (int c = 0; c < D; ++c)
     for (int j = 0; j < BN && j < n; ++j) kt[c * BN + j] = at(k, int64_t(j) * D + c);
