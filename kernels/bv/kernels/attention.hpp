@@ -182,10 +182,10 @@ struct attention_fwd_configs<2> {
   static constexpr const char* key = "head dimension";
   // clang-format off
   static constexpr launch_config table[] = {
-      // targets                        D up to        waves        BM          BN         programs per SM (GPU)  stages (GPU)
+      // targets                        D up to        waves        BM          BN         stages, programs per SM (GPU)
       {.targets = only(target::gfx90a), .up_to = 64,  .waves = 4,  .bm = 64,  .bn = 64},
       {                                .up_to = 64,   .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2},
-      {.targets = only(target::sm_90), .up_to = 128,  .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2, .stages = 2},
+      {.targets = only(target::sm_90), .up_to = 128,  .waves = 8,  .bm = 128, .bn = 64,  .stages = 2, .min_programs = 2},
       {.targets = amd_targets,         .up_to = 128,  .waves = 4,  .bm = 32,  .bn = 32},
   };
   // clang-format on
@@ -198,9 +198,9 @@ struct attention_fwd_configs<4> {
   static constexpr const char* key = "head dimension";
   // clang-format off
   static constexpr launch_config table[] = {
-      // targets                        D up to        waves        BM          BN         programs per SM (GPU)  stages (GPU)
+      // targets                        D up to        waves        BM          BN         stages, programs per SM (GPU)
       {.targets = only(target::sm_90), .up_to = 64,   .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2},
-      {.targets = only(target::sm_90), .up_to = 128,  .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2, .stages = 2},
+      {.targets = only(target::sm_90), .up_to = 128,  .waves = 8,  .bm = 128, .bn = 64,  .stages = 2, .min_programs = 2},
       {.targets = amd_targets,         .up_to = 64,   .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = amd_targets,         .up_to = 128,  .waves = 4,  .bm = 32,  .bn = 16},
   };
