@@ -32,10 +32,6 @@ BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k
   auto rn = arange<BN>(p);
   auto rd = arange<D>(p);
   auto qb = load(q + base + rm.col() * D + rd.row(), rm.col() < s, 0.0f);
-  // k and v through block pointers: keys past s read as zeros (boundary_check(0)); on GPUs with
-  // block-pointer rings the next key block's copies are in flight during this one's work.
-  auto k_bp = make_block_ptr<BN, D>(p, k + base, {s, D}, {D, 1}, {0, 0});
-  auto v_bp = make_block_ptr<BN, D>(p, v + base, {s, D}, {D, 1}, {0, 0});
   auto m_i = full<float, BM>(p, -INFINITY);
   auto l_i = zeros<float, BM>(p);
   auto acc = zeros<float, BM, D>(p);
@@ -43,7 +39,8 @@ BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k
   const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
   for (int start_n = 0; start_n < end; start_n += BN) {
     auto cols = start_n + rn;
-    auto kb = load(k_bp, boundary_check(0));
+    auto kv_mask = cols.col() < s;
+    auto kb = load(k + base + cols.col() * D + rd.row(), kv_mask, 0.0f);
     // Unscaled scores: the scale goes into the row max (qk_scale > 0 keeps the max where it is)
     // and into exp2's argument, qk * qk_scale - m_new, one multiply-add per score (the GPU
     // compilers contract it) where scaling the block first took a multiply and a subtract.
@@ -60,11 +57,9 @@ BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k
     auto alpha = exp2(m_i - m_new);
     auto pm = exp2(qk * qk_scale - m_new.col());
     l_i = l_i * alpha + sum<1>(pm);
-    auto vb = load(v_bp, boundary_check(0));
+    auto vb = load(v + base + cols.col() * D + rd.row(), kv_mask, 0.0f);
     acc = dot(pm.to(dtype<T>{}), vb, acc * alpha.col());
     m_i = m_new;
-    k_bp = advance(k_bp, {BN, 0});
-    v_bp = advance(v_bp, {BN, 0});
   }
   store(o + base + rm.col() * D + rd.row(), acc / l_i.col(), rm.col() < s);
   // lse in natural-log units: (m_i + log2(l_i)) * ln(2).
@@ -163,10 +158,7 @@ BV_KERNEL void attention_bwd_dq_kernel(program<W> p, ptr<const T> q, ptr<const T
 // 128x64 with 8 warps 4.59 ms against 5.91 for 64x64 with 4, and 1.55-1.58 ms with 2 programs per
 // SM against 2.40 with 1 (the loop is latency-bound). D = 128 on sm_90: the same 128x64 on 8
 // warps for 2 programs an SM, 2.57 ms at 4x16x4096x128 on an H200 against 3.10 for 64x64 on 4
-// (bench/gpu/attention_fwd_dev.cu --tiles; q k^T by wgmma in two groups of 64 k), and k and v
-// through block-pointer rings of 2 stages: 2.40-2.46 ms against 2.53-2.56 without (3 stages
-// 2.59-2.61). At D = 64 the rings' bookkeeping and 4-byte copies cost more than the wait they
-// hide (1.38-1.39 ms against 1.33-1.36), so that row has none. D = 128 on AMD: 32x32, 30464 bytes
+// (bench/gpu/attention_fwd_dev.cu --tiles; q k^T by wgmma in two groups of 64 k). D = 128 on AMD: 32x32, 30464 bytes
 // of LDS, so two workgroups share a CU's 64 KiB; 64x64 takes 62976 (one workgroup a CU) and is
 // not measured on AMD. Both run with no spills under clang-19 (gfx942) and hipcc (gfx90a), as
 // does 128x64 on 8 waves at D = 64 (28672 bytes) on gfx942. gfx90a at D = 64: 64x64 on 4 waves
@@ -182,10 +174,10 @@ struct attention_fwd_configs<2> {
   static constexpr const char* key = "head dimension";
   // clang-format off
   static constexpr launch_config table[] = {
-      // targets                        D up to        waves        BM          BN         stages, programs per SM (GPU)
+      // targets                        D up to        waves        BM          BN         programs per SM (GPU)
       {.targets = only(target::gfx90a), .up_to = 64,  .waves = 4,  .bm = 64,  .bn = 64},
       {                                .up_to = 64,   .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2},
-      {.targets = only(target::sm_90), .up_to = 128,  .waves = 8,  .bm = 128, .bn = 64,  .stages = 2, .min_programs = 2},
+      {.targets = only(target::sm_90), .up_to = 128,  .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2},
       {.targets = amd_targets,         .up_to = 128,  .waves = 4,  .bm = 32,  .bn = 32},
   };
   // clang-format on
@@ -198,9 +190,9 @@ struct attention_fwd_configs<4> {
   static constexpr const char* key = "head dimension";
   // clang-format off
   static constexpr launch_config table[] = {
-      // targets                        D up to        waves        BM          BN         stages, programs per SM (GPU)
+      // targets                        D up to        waves        BM          BN         programs per SM (GPU)
       {.targets = only(target::sm_90), .up_to = 64,   .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2},
-      {.targets = only(target::sm_90), .up_to = 128,  .waves = 8,  .bm = 128, .bn = 64,  .stages = 2, .min_programs = 2},
+      {.targets = only(target::sm_90), .up_to = 128,  .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2},
       {.targets = amd_targets,         .up_to = 64,   .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = amd_targets,         .up_to = 128,  .waves = 4,  .bm = 32,  .bn = 16},
   };
@@ -322,10 +314,9 @@ auto with_head_dim(int64_t d, bool causal, F&& f) {
 }  // namespace detail
 
 // o = softmax(q k^T / sqrt(D) [+ causal mask]) v; lse [B*H, S] fp32 for the backward, with the
-// tiles given here: BM query rows and BN keys a step on W waves. On a GPU, Stages > 0 gives k and
-// v block-pointer rings of that many slots in LDS (NVIDIA; gpu_backend/bv/gpu/block_ptr.hpp) and
-// MinPrograms > 0 leaves registers for that many programs per SM (bv/launch_tuning.hpp).
-template <int BM, int BN, int W = 4, int Stages = 0, int MinPrograms = 0, class T>
+// tiles given here: BM query rows and BN keys a step on W waves. On a GPU, MinPrograms > 0 leaves
+// registers for that many programs per SM (bv/launch_tuning.hpp).
+template <int BM, int BN, int W = 4, int MinPrograms = 0, class T>
 launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
                             tensor<T>& o, tensor<float>& lse, bool causal) {
   detail::check_attention_shapes(q, "attention_fwd");
@@ -334,9 +325,8 @@ launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor
   return detail::with_head_dim(q.size(3), causal, [&](auto d, auto c) {
     constexpr int D = decltype(d)::value;
     constexpr bool C = decltype(c)::value;
-    constexpr int lds = Stages ? 2 * block_ptr_lds_bytes<T, BN, D, W>(Stages) : 0;
     return launch<attention_fwd_kernel<T, D, BM, BN, C, W>>(
-        gpu_tuning<Stages, MinPrograms>{lds}, grid(cdiv(s, BM), bh), q, k, v, o, lse, s, scale);
+        gpu_tuning<0, MinPrograms>{}, grid(cdiv(s, BM), bh), q, k, v, o, lse, s, scale);
   });
 }
 // The same in the configuration declared for the launch's target and head dimension.
@@ -348,7 +338,7 @@ launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor
     constexpr int D = decltype(d)::value;
     return with_config_for<attention_fwd_configs<sizeof(T)>, D>("attention_fwd", [&](auto cfg) {
       constexpr launch_config t = decltype(cfg)::value;
-      return attention_fwd<t.bm, t.bn, t.waves, t.stages, t.min_programs>(q, k, v, o, lse, causal);
+      return attention_fwd<t.bm, t.bn, t.waves, t.min_programs>(q, k, v, o, lse, causal);
     });
   };
   return q.size(3) == 64 ? run(std::integral_constant<int, 64>{})
