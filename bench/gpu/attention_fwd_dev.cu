@@ -164,8 +164,8 @@ void tile(bool causal) {
   }
   const bool ok = worst_o < 4e-3 && worst_l < 1e-3;
   failures += !ok;
-  std::printf("tile D=%d %dx%d w%d mp%d %s: %.4f ms (library %.4f ms)  o %.1e lse %.1e %s\n", D,
-              BM, BN, W, MP, causal ? "causal" : "full", ms, lib, worst_o, worst_l,
+  std::printf("tile D=%d %dx%d w%d mp%d %s: %.4f ms (library %.4f ms)  o %.1e lse %.1e %s\n", D, BM,
+              BN, W, MP, causal ? "causal" : "full", ms, lib, worst_o, worst_l,
               ok ? "ok" : "FAILED");
   std::fflush(stdout);
 }

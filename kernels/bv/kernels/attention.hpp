@@ -158,12 +158,12 @@ BV_KERNEL void attention_bwd_dq_kernel(program<W> p, ptr<const T> q, ptr<const T
 // 128x64 with 8 warps 4.59 ms against 5.91 for 64x64 with 4, and 1.55-1.58 ms with 2 programs per
 // SM against 2.40 with 1 (the loop is latency-bound). D = 128 on sm_90: the same 128x64 on 8
 // warps for 2 programs an SM, 2.57 ms at 4x16x4096x128 on an H200 against 3.10 for 64x64 on 4
-// (bench/gpu/attention_fwd_dev.cu --tiles; q k^T by wgmma in two groups of 64 k). D = 128 on AMD: 32x32, 30464 bytes
-// of LDS, so two workgroups share a CU's 64 KiB; 64x64 takes 62976 (one workgroup a CU) and is
-// not measured on AMD. Both run with no spills under clang-19 (gfx942) and hipcc (gfx90a), as
-// does 128x64 on 8 waves at D = 64 (28672 bytes) on gfx942. gfx90a at D = 64: 64x64 on 4 waves
-// (87 SGPRs, 126 VGPRs, no spills), since hipcc's causal 128x64 forward keeps 104 SGPRs live
-// across its key loop and spills 4 of them to VGPR lanes on 8 waves (24 on 4 waves).
+// (bench/gpu/attention_fwd_dev.cu --tiles; q k^T by wgmma in two groups of 64 k). D = 128 on AMD:
+// 32x32, 30464 bytes of LDS, so two workgroups share a CU's 64 KiB; 64x64 takes 62976 (one
+// workgroup a CU) and is not measured on AMD. Both run with no spills under clang-19 (gfx942) and
+// hipcc (gfx90a), as does 128x64 on 8 waves at D = 64 (28672 bytes) on gfx942. gfx90a at D = 64:
+// 64x64 on 4 waves (87 SGPRs, 126 VGPRs, no spills), since hipcc's causal 128x64 forward keeps 104
+// SGPRs live across its key loop and spills 4 of them to VGPR lanes on 8 waves (24 on 4 waves).
 template <int Bytes>
 struct attention_fwd_configs {
   static_assert(Bytes == 2 || Bytes == 4,
