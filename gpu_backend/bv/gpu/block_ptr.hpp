@@ -222,9 +222,13 @@ inline constexpr bool is_bp_tile<bp_tile<T, R, C, W>> = true;
 template <class X>
 concept TileView = is_bp_tile<std::remove_cvref_t<X>>;
 // Values that stand for a block and become one when something other than dot reads them (get(),
-// or the implicit conversion): tile views, and dot's accumulators (accumulator.hpp).
+// or the implicit conversion): tile views, trans() of a block or a tile, and dot's accumulators
+// (accumulator.hpp).
 template <class X>
 inline constexpr bool is_view = is_bp_tile<X>;
+// trans(x) of a block (dot.hpp) too: dot reads it lazily, anything else materialises it.
+template <class T, int R, int C, int W>
+inline constexpr bool is_view<trans_view<T, R, C, W>> = true;
 template <class X>
 concept View = is_view<std::remove_cvref_t<X>>;
 

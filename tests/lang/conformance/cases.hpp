@@ -135,8 +135,9 @@ BV_KERNEL void dot_chain(program<W> p, ptr<const half> q, ptr<const half> k, ptr
 // dot_chain with k and v through block pointers (rings on an NVIDIA GPU launched with stages:
 // on sm_90a wgmma reads q from registers and k's and v's tiles in place from their slots), plus
 // q @ k_0^T @ v_0 twice more: once from the first step's views, kept across every later load of
-// their rings (stale by then), once through trans(k_0).to(f16) (a materialised tile). kt [D, BN]
-// (f32) = trans(k_0) stored as a view.
+// their rings (stale by then), once through trans(k_0).to(f16) (a materialised tile). At D = 64,
+// kt [D, BN] (f32) = trans(k_0) stored as a view (at D = 128 its transpose buffer would take an
+// AMD workgroup past 64 KiB of LDS).
 template <int BM, int D, int BN, int W>
 BV_KERNEL void ring_chain(program<W> p, ptr<const half> q, ptr<const half> k, ptr<const half> v,
                           ptr<float> o, ptr<float> kt, int m, int n) {
@@ -158,7 +159,7 @@ BV_KERNEL void ring_chain(program<W> p, ptr<const half> q, ptr<const half> k, pt
   acc = dot(dot(qb, trans(k0)).to(dtype<half>{}), v0, acc);
   acc = dot(dot(qb, trans(k0).to(dtype<half>{})).to(dtype<half>{}), v0, acc);
   store(o + rm.col() * D + rd.row(), acc, rm.col() < m);
-  store(kt + rd.col() * BN + rn.row(), trans(k0));
+  if constexpr (D == 64) store(kt + rd.col() * BN + rn.row(), trans(k0));
 }
 
 // counts[v % 8] += 1 for every v of x: atomics from every program onto 8 counters.
@@ -507,7 +508,7 @@ outcome run_ring_chain(int m, int n, uint64_t seed) {
   for (int c = 0; c < D; ++c)
     for (int j = 0; j < BN && j < n; ++j) kt[c * BN + j] = at(k, int64_t(j) * D + c);
   expect_near(o, "o", B::read(to), want, 0.0);
-  expect_near(o, "kt", B::read(tkt), kt, 0.0);
+  if (D == 64) expect_near(o, "kt", B::read(tkt), kt, 0.0);
   return o;
 }
 
@@ -683,7 +684,7 @@ void run_all(uint64_t seed, F&& f) {
   // q from registers, k and v from rings (wgmma reads their slots on sm_90a): attention's tiles at
   // D = 64 and 128, 4 waves with 3 stages, and no rings.
   f("ring_chain 128x64x64 w8 s2", run_ring_chain<128, 64, 64, 8, 2, B>(100, 333, seed + 27));
-  f("ring_chain 128x128x64 w8 s2", run_ring_chain<128, 128, 64, 8, 2, B>(128, 150, seed + 28));
+  f("ring_chain 64x128x64 w4 s2", run_ring_chain<64, 128, 64, 4, 2, B>(64, 150, seed + 28));
   f("ring_chain 64x64x64 w4 s3", run_ring_chain<64, 64, 64, 4, 3, B>(61, 190, seed + 29));
   f("ring_chain 128x64x64 w8 s0", run_ring_chain<128, 64, 64, 8, 0, B>(77, 100, seed + 30));
 }
