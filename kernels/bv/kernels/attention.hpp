@@ -313,23 +313,24 @@ auto with_head_dim(int64_t d, bool causal, F&& f) {
 }
 }  // namespace detail
 
-// o = softmax(q k^T / sqrt(D) [+ causal mask]) v; lse [B*H, S] fp32 for the backward, with the
-// tiles given here: BM query rows and BN keys a step on W waves. On a GPU, MinPrograms > 0 leaves
-// registers for that many programs per SM (bv/launch_tuning.hpp).
-template <int BM, int BN, int W = 4, int MinPrograms = 0, class T>
-launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
-                            tensor<T>& o, tensor<float>& lse, bool causal) {
-  detail::check_attention_shapes(q, "attention_fwd");
-  const int bh = detail::i32(q.size(0) * q.size(1)), s = detail::i32(q.size(2));
-  const float scale = 1.0f / std::sqrt(static_cast<float>(q.size(3)));
-  return detail::with_head_dim(q.size(3), causal, [&](auto d, auto c) {
-    constexpr int D = decltype(d)::value;
-    constexpr bool C = decltype(c)::value;
-    return launch<attention_fwd_kernel<T, D, BM, BN, C, W>>(
-        gpu_tuning<0, MinPrograms>{}, grid(cdiv(s, BM), bh), q, k, v, o, lse, s, scale);
-  });
+namespace detail {
+// The forward at head dimension D (q's) on the tiles given: only these instantiate the kernel.
+template <int D, int BM, int BN, int W, int MinPrograms, class T>
+launch_result attention_fwd_at(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
+                               tensor<T>& o, tensor<float>& lse, bool causal) {
+  const int bh = i32(q.size(0) * q.size(1)), s = i32(q.size(2));
+  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+  const grid g(cdiv(s, BM), bh);
+  if (causal)
+    return launch<attention_fwd_kernel<T, D, BM, BN, true, W>>(gpu_tuning<0, MinPrograms>{}, g, q,
+                                                                k, v, o, lse, s, scale);
+  return launch<attention_fwd_kernel<T, D, BM, BN, false, W>>(gpu_tuning<0, MinPrograms>{}, g, q,
+                                                               k, v, o, lse, s, scale);
 }
-// The same in the configuration declared for the launch's target and head dimension.
+}  // namespace detail
+
+// o = softmax(q k^T / sqrt(D) [+ causal mask]) v; lse [B*H, S] fp32 for the backward, in the
+// configuration declared for the launch's target and head dimension.
 template <class T>
 launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
                             tensor<T>& o, tensor<float>& lse, bool causal) {
@@ -338,11 +339,23 @@ launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor
     constexpr int D = decltype(d)::value;
     return with_config_for<attention_fwd_configs<sizeof(T)>, D>("attention_fwd", [&](auto cfg) {
       constexpr launch_config t = decltype(cfg)::value;
-      return attention_fwd<t.bm, t.bn, t.waves, t.min_programs>(q, k, v, o, lse, causal);
+      return detail::attention_fwd_at<D, t.bm, t.bn, t.waves, t.min_programs>(q, k, v, o, lse,
+                                                                            causal);
     });
   };
   return q.size(3) == 64 ? run(std::integral_constant<int, 64>{})
                          : run(std::integral_constant<int, 128>{});
+}
+// The same on the tiles given here: BM query rows and BN keys a step on W waves; on a GPU,
+// MinPrograms > 0 leaves registers for that many programs per SM (bv/launch_tuning.hpp). It
+// instantiates the kernel for both head dimensions, so the tiles must fit the target at D = 128.
+template <int BM, int BN, int W = 4, int MinPrograms = 0, class T>
+launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
+                            tensor<T>& o, tensor<float>& lse, bool causal) {
+  detail::check_attention_shapes(q, "attention_fwd");
+  return q.size(3) == 64
+             ? detail::attention_fwd_at<64, BM, BN, W, MinPrograms>(q, k, v, o, lse, causal)
+             : detail::attention_fwd_at<128, BM, BN, W, MinPrograms>(q, k, v, o, lse, causal);
 }
 
 // dq, dk, dv from dout and the forward's o and lse. Three launches.
