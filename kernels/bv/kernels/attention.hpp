@@ -323,9 +323,9 @@ launch_result attention_fwd_at(const tensor<T>& q, const tensor<T>& k, const ten
   const grid g(cdiv(s, BM), bh);
   if (causal)
     return launch<attention_fwd_kernel<T, D, BM, BN, true, W>>(gpu_tuning<0, MinPrograms>{}, g, q,
-                                                                k, v, o, lse, s, scale);
-  return launch<attention_fwd_kernel<T, D, BM, BN, false, W>>(gpu_tuning<0, MinPrograms>{}, g, q,
                                                                k, v, o, lse, s, scale);
+  return launch<attention_fwd_kernel<T, D, BM, BN, false, W>>(gpu_tuning<0, MinPrograms>{}, g, q, k,
+                                                              v, o, lse, s, scale);
 }
 }  // namespace detail
 
@@ -340,7 +340,7 @@ launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor
     return with_config_for<attention_fwd_configs<sizeof(T)>, D>("attention_fwd", [&](auto cfg) {
       constexpr launch_config t = decltype(cfg)::value;
       return detail::attention_fwd_at<D, t.bm, t.bn, t.waves, t.min_programs>(q, k, v, o, lse,
-                                                                            causal);
+                                                                              causal);
     });
   };
   return q.size(3) == 64 ? run(std::integral_constant<int, 64>{})
