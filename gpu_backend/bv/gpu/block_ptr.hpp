@@ -778,6 +778,17 @@ constexpr int dot_k() {
                 "dot(a, b, acc): acc must be M x N for an M x K a and a K x N b.");
   return SX::cols;
 }
+// The zero accumulator of dot(x, y) with two arguments: M x N in x's and y's promoted compute type.
+template <class X, class Y>
+BV_DI auto dot_zeros() {
+  using SX = typename std::remove_cvref_t<X>::shape_type;
+  using SY = typename std::remove_cvref_t<Y>::shape_type;
+  using R = compute_t<promote_t<typename std::remove_cvref_t<X>::value_type,
+                                typename std::remove_cvref_t<Y>::value_type>>;
+  basic_block<R, shape<SX::rows, SY::cols>, std::remove_cvref_t<X>::waves> acc;
+  generate(acc, [](auto, int, int) { return R(0); });
+  return acc;
+}
 
 #if BV_NVIDIA
 // acc += x @ y for two views in two different rings, read in place: x from its fmt_a slot, y
@@ -867,14 +878,7 @@ BV_DI basic_block<C, shape<M, N>, W> dot(const X& x, const Y& y,
 template <class X, class Y>
 requires((TileView<X> || TileView<Y>)&&(TileView<X> || Block<X>)&&(TileView<Y> || Block<Y>))
 BV_DI auto dot(const X& x, const Y& y) {
-  using SX = typename std::remove_cvref_t<X>::shape_type;
-  using SY = typename std::remove_cvref_t<Y>::shape_type;
-  constexpr int W = std::remove_cvref_t<X>::waves;
-  using R = compute_t<promote_t<typename std::remove_cvref_t<X>::value_type,
-                                typename std::remove_cvref_t<Y>::value_type>>;
-  basic_block<R, shape<SX::rows, SY::cols>, W> acc;
-  detail::generate(acc, [](auto, int, int) { return R(0); });
-  return dot(x, y, acc);
+  return dot(x, y, detail::dot_zeros<X, Y>());
 }
 // trans of a view: of its materialised block; of a tile view, a lazy view of the tile (bp_trans),
 // which dot can read from the tile's slot.
@@ -954,14 +958,7 @@ requires((is_bp_trans<X> || is_bp_trans<Y>)&&(View<X> || Block<X>)&&(View<Y> || 
 template <class X, class Y>
 requires((is_bp_trans<X> || is_bp_trans<Y>)&&(View<X> || Block<X>)&&(View<Y> || Block<Y>)) BV_DI
     auto dot(const X& x, const Y& y) {
-  using SX = typename std::remove_cvref_t<X>::shape_type;
-  using SY = typename std::remove_cvref_t<Y>::shape_type;
-  constexpr int W = std::remove_cvref_t<X>::waves;
-  using R = compute_t<promote_t<typename std::remove_cvref_t<X>::value_type,
-                                typename std::remove_cvref_t<Y>::value_type>>;
-  basic_block<R, shape<SX::rows, SY::cols>, W> acc;
-  detail::generate(acc, [](auto, int, int) { return R(0); });
-  return dot(x, y, acc);
+  return dot(x, y, detail::dot_zeros<X, Y>());
 }
 template <class X, class T, int R, int C, int W>
 requires TileView<X> BV_DI auto dot(const X& x, const trans_view<T, R, C, W>& y) {

@@ -320,12 +320,11 @@ launch_result attention_fwd_at(const tensor<T>& q, const tensor<T>& k, const ten
                                tensor<T>& o, tensor<float>& lse, bool causal) {
   const int bh = i32(q.size(0) * q.size(1)), s = i32(q.size(2));
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
-  const grid g(cdiv(s, BM), bh);
-  if (causal)
-    return launch<attention_fwd_kernel<T, D, BM, BN, true, W>>(gpu_tuning<0, MinPrograms>{}, g, q,
-                                                               k, v, o, lse, s, scale);
-  return launch<attention_fwd_kernel<T, D, BM, BN, false, W>>(gpu_tuning<0, MinPrograms>{}, g, q, k,
-                                                              v, o, lse, s, scale);
+  const auto go = [&](auto c) {
+    return launch<attention_fwd_kernel<T, D, BM, BN, decltype(c)::value, W>>(
+        gpu_tuning<0, MinPrograms>{}, grid(cdiv(s, BM), bh), q, k, v, o, lse, s, scale);
+  };
+  return causal ? go(std::true_type{}) : go(std::false_type{});
 }
 }  // namespace detail
 

@@ -448,9 +448,12 @@ outcome run_dot_tile(int M, int N, int K, uint64_t seed) {
   return o;
 }
 
-// Small integers, so that every score is exact in f16 and every sum exact in f32.
-template <int BM, int D, int BN, int W, class B>
-outcome run_dot_chain(int m, int n, uint64_t seed) {
+// q [m, D], k and v [n, D] of small integers, so that every score is exact in f16 and every sum
+// exact in f32.
+struct chain_data {
+  std::vector<half> q, k, v;
+};
+inline chain_data small_chain(int m, int n, int D, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<int> d(-2, 2);
   auto ints = [&](int64_t count) {
@@ -458,56 +461,61 @@ outcome run_dot_chain(int m, int n, uint64_t seed) {
     for (auto& e : x) e = half(float(d(rng)));
     return x;
   };
-  const auto q = ints(int64_t(m) * D), k = ints(int64_t(n) * D), v = ints(int64_t(n) * D);
-  auto tq = B::template make<half>("q", {m, D}, q), tk = B::template make<half>("k", {n, D}, k);
-  auto tv = B::template make<half>("v", {n, D}, v);
-  auto to = B::template make<float>("o", {m, D}, std::vector<float>(int64_t(m) * D, nanf()));
-  outcome o;
-  expect_launch(o, B::template launch<dot_chain<BM, D, BN, W>>(grid(1), tq, tk, tv, to, m, n));
-  auto at = [](const std::vector<half>& x, int64_t i) { return double(static_cast<float>(x[i])); };
+  chain_data x;
+  x.q = ints(int64_t(m) * D);
+  x.k = ints(int64_t(n) * D);
+  x.v = ints(int64_t(n) * D);
+  return x;
+}
+inline double as_double(const std::vector<half>& x, int64_t i) {
+  return double(static_cast<float>(x[i]));
+}
+// The sum over keys j of w_j (q k_j^T) v_j in double, w_j = 1 + extra for the first `first` keys
+// and 1 for the others.
+inline std::vector<double> chain_reference(const chain_data& x, int m, int n, int D, int first = 0,
+                                           double extra = 0.0) {
   std::vector<double> want(int64_t(m) * D, 0.0);
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {
       double sc = 0.0;
-      for (int c = 0; c < D; ++c) sc += at(q, int64_t(i) * D + c) * at(k, int64_t(j) * D + c);
-      for (int c = 0; c < D; ++c) want[int64_t(i) * D + c] += sc * at(v, int64_t(j) * D + c);
+      for (int c = 0; c < D; ++c)
+        sc += as_double(x.q, int64_t(i) * D + c) * as_double(x.k, int64_t(j) * D + c);
+      const double w = j < first ? 1.0 + extra : 1.0;
+      for (int c = 0; c < D; ++c)
+        want[int64_t(i) * D + c] += w * sc * as_double(x.v, int64_t(j) * D + c);
     }
-  expect_near(o, "o", B::read(to), want, 0.0);
+  return want;
+}
+
+template <int BM, int D, int BN, int W, class B>
+outcome run_dot_chain(int m, int n, uint64_t seed) {
+  const chain_data x = small_chain(m, n, D, seed);
+  auto tq = B::template make<half>("q", {m, D}, x.q), tk = B::template make<half>("k", {n, D}, x.k);
+  auto tv = B::template make<half>("v", {n, D}, x.v);
+  auto to = B::template make<float>("o", {m, D}, std::vector<float>(int64_t(m) * D, nanf()));
+  outcome o;
+  expect_launch(o, B::template launch<dot_chain<BM, D, BN, W>>(grid(1), tq, tk, tv, to, m, n));
+  expect_near(o, "o", B::read(to), chain_reference(x, m, n, D), 0.0);
   return o;
 }
 
-// ring_chain on rings of Stages slots (0: none), small integers as run_dot_chain.
+// ring_chain on rings of Stages slots (0: none), on small_chain's inputs.
 template <int BM, int D, int BN, int W, int Stages, class B>
 outcome run_ring_chain(int m, int n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int> d(-2, 2);
-  auto ints = [&](int64_t count) {
-    std::vector<half> x(static_cast<size_t>(count));
-    for (auto& e : x) e = half(float(d(rng)));
-    return x;
-  };
-  const auto q = ints(int64_t(m) * D), k = ints(int64_t(n) * D), v = ints(int64_t(n) * D);
-  auto tq = B::template make<half>("q", {m, D}, q), tk = B::template make<half>("k", {n, D}, k);
-  auto tv = B::template make<half>("v", {n, D}, v);
+  const chain_data x = small_chain(m, n, D, seed);
+  auto tq = B::template make<half>("q", {m, D}, x.q), tk = B::template make<half>("k", {n, D}, x.k);
+  auto tv = B::template make<half>("v", {n, D}, x.v);
   auto to = B::template make<float>("o", {m, D}, std::vector<float>(int64_t(m) * D, nanf()));
   auto tkt = B::template make<float>("kt", {D, BN}, std::vector<float>(D * BN, nanf()));
   const int lds = Stages ? 2 * block_ptr_lds_bytes<const half, BN, D, W>(Stages) : 0;
   outcome o;
   expect_launch(o, B::template launch<ring_chain<BM, D, BN, W>>(gpu_tuning<Stages>{lds}, grid(1),
                                                                 tq, tk, tv, to, tkt, m, n));
-  auto at = [](const std::vector<half>& x, int64_t i) { return double(static_cast<float>(x[i])); };
-  std::vector<double> want(int64_t(m) * D, 0.0), kt(D * BN, 0.0);
-  for (int i = 0; i < m; ++i)
-    for (int j = 0; j < n; ++j) {
-      double sc = 0.0;
-      for (int c = 0; c < D; ++c) sc += at(q, int64_t(i) * D + c) * at(k, int64_t(j) * D + c);
-      const double times = j < BN ? 3.0 : 1.0;  // key block 0 twice more
-      for (int c = 0; c < D; ++c)
-        want[int64_t(i) * D + c] += times * sc * at(v, int64_t(j) * D + c);
-    }
+  // Key block 0 counts twice more.
+  expect_near(o, "o", B::read(to), chain_reference(x, m, n, D, BN, 2.0), 0.0);
+  std::vector<double> kt(D * BN, 0.0);
   for (int c = 0; c < D; ++c)
-    for (int j = 0; j < BN && j < n; ++j) kt[c * BN + j] = at(k, int64_t(j) * D + c);
-  expect_near(o, "o", B::read(to), want, 0.0);
+    for (int j = 0; j < BN && j < n; ++j) kt[c * BN + j] = as_double(x.k, int64_t(j) * D + c);
   if (D == 64) expect_near(o, "kt", B::read(tkt), kt, 0.0);
   return o;
 }
