@@ -32,6 +32,14 @@
 //    AMD): the same view reads global memory when used, as an ordinary masked load.
 // Prefetches never read outside the tensor's shape and are not issued for tiles wholly outside
 // it (so a loop that runs to the end of K leaves no copy in flight when the program ends).
+//
+// On sm_90a the Tensor Memory Accelerator copies the tiles wgmma reads in place (fmt_a of an A
+// tile, fmt_bn of a B tile; ring_copy_tma): make_block_ptr builds a tensor map of the tensor in
+// global memory the launch gives each program (runtime.hpp; a 16-byte aligned base, unit column
+// stride, rows a multiple of 16 bytes apart, at most tmap_rings rings a program), and a few
+// threads issue a tile's boxes where every thread issued its cp.async copies. The image is the
+// same, so nothing that reads a slot changes. The launch's entry waits for the rings' last TMA
+// copies before the program ends (tma_drain in program.hpp).
 #pragma once
 #include <climits>
 #include <cstdio>
@@ -145,6 +153,9 @@ struct ring_ref {
   // The slots' offset in the dynamic LDS, which names the ring: a constant of the inlined kernel,
   // so comparisons of two rings fold (a comparison of their pointers did not).
   int at;
+  // The ring's tensor map (sm_90a; make_block_ptr): its fmt_a and fmt_bn tiles go by the TMA.
+  // nullptr: by cp.async.
+  const void* tmap;
   // This wave's copy of the ring's state, and of the count of tiles issued in it.
   BV_DI ring_state* state() const {
     return reinterpret_cast<ring_state*>(meta + 8 * stages) + gpu::prim::wave_id();
@@ -175,6 +186,7 @@ struct block_ptr {
   int stages = 0;                 // its slots; 0: no ring (every load reads global memory)
   unsigned char* meta = nullptr;  // the ring's mbarriers and counts
   int ring_at = -1;               // the slots' offset in the dynamic LDS (ring_ref::at)
+  const void* tmap = nullptr;     // the ring's tensor map (ring_ref::tmap)
   mutable detail::ring_regs rs;   // the pipeline's bookkeeping (loads update it)
   using element_type = T;
   using shape_type = shape<R, C>;
@@ -469,9 +481,53 @@ BV_DI void ring_copy_pairs(const U* base, int shape0, int shape1, int stride0, i
   }
 }
 
+// By the TMA (a ring with a tensor map; fmt_a of a wgmma A tile, fmt_bn of a B tile), in boxes of
+// 64 columns: fmt_a's rows go in 8-row boxes, one 1024-byte atom of the image each (rows 8 j ..
+// 8 j + 7 of the tile at image row wg_row(8 j), a permutation of whole atoms); fmt_bn's 64-column
+// blocks of R rows are one box each. Lane 0 of wave w issues boxes w, w + W, ... and expects their
+// bytes on the slot's mbarrier; every other thread arrives, as after its cp.async copies. The
+// boxes are spread over the waves: one thread issuing a tile's 18 boxes took 3.43 ms where four
+// took 2.50 (the f16 matmul at 8192^3, docs/PERFORMANCE.md). Zero-filled outside the tensor, as
+// the copies are.
+template <int R, int C, int W>
+constexpr int tma_box_rows() {
+  return wg_a_tile<R, C, W>() ? 8 : R;
+}
+template <int R, int C, int W>
+BV_DI void ring_copy_tma(const void* tmap, uint32_t img, uint32_t bar, int o0, int o1) {
+  constexpr int BR = tma_box_rows<R, C, W>(), NR = R / BR, NB = NR * (C / 64);
+  constexpr int IW = W < NB ? W : NB;  // waves that issue boxes
+  const int w = gpu::prim::wave_id();
+  if (gpu::prim::lane_id() != 0 || w >= IW) {
+    gpu::prim::mbar_arrive(bar);
+    return;
+  }
+  gpu::prim::mbar_arrive_tx(bar, 128u * BR * ((NB - 1 - w) / IW + 1));
+#pragma unroll
+  for (int k = 0; k < (NB + IW - 1) / IW; ++k) {
+    const int b = w + IW * k;
+    if (NB % IW == 0 || b < NB) {
+      if constexpr (wg_a_tile<R, C, W>()) {
+        gpu::prim::tma_load_2d(img + 128 * wg_row<R, W>(8 * b), tmap, o1, o0 + 8 * b, bar);
+      } else {
+        const int panel = b / NR, j = b % NR;
+        gpu::prim::tma_load_2d(img + panel * R * 128 + 128 * BR * j, tmap, o1 + 64 * panel,
+                               o0 + BR * j, bar);
+      }
+    }
+  }
+}
+
 template <class U, int R, int C, int W>
 BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int stride1, uint32_t img,
-                     uint32_t bar, int o0, int o1, bool base_aligned, int fmt) {
+                     uint32_t bar, int o0, int o1, bool base_aligned, int fmt, const void* tmap) {
+  if constexpr (gpu::prim::has_tma && (wg_a_tile<R, C, W>() || wg_b_tile<R, C, W>())) {
+    // A box's first column a multiple of 16 bytes (the TMA faults on others with this swizzle).
+    if (tmap != nullptr && o1 % 8 == 0 && fmt == (wg_a_tile<R, C, W>() ? fmt_a : fmt_bn)) {
+      ring_copy_tma<R, C, W>(tmap, img, bar, o0, o1);
+      return;
+    }
+  }
   if ((fmt == fmt_a || (wg_b_tile<R, C, W>() && fmt == fmt_bn)) && base_aligned && stride1 == 1 &&
       stride0 % 8 == 0 && o1 % 8 == 0 && reinterpret_cast<uintptr_t>(base) % 16 == 0) {
     ring_copy16<U, R, C, W>(base, shape0, shape1, stride0, img, bar, o0, o1, fmt);
@@ -506,10 +562,11 @@ BV_DI void ring_issue(const ring_ref<T, R, C, W>& r, int n, bool wait_old, int o
   ring_copy<typename ring_ref<T, R, C, W>::U, R, C, W>(
       r.base, r.shape0, r.shape1, r.stride0, r.stride1,
       gpu::prim::lds_addr(r.ring() + slot * r.tile_bytes), bar, o0, o1,
-      pairs_aligned(r.base, r.stride0, r.stride1, o1), fmt);
+      pairs_aligned(r.base, r.stride0, r.stride1, o1), fmt, r.tmap);
 }
-// Wait for tile t; every tile issued before it has landed too (each thread's arrive on t's
-// mbarrier fires after all its earlier copies).
+// Wait for tile t. Only t: cp.async copies land in order (each thread's arrive on t's mbarrier
+// fires after all its earlier copies), TMA copies do not, so a slot is refilled only once its own
+// tile was waited for (ring_load: by this load or an earlier one, or wait_old).
 template <class T, int R, int C, int W>
 BV_DI void ring_wait(const ring_ref<T, R, C, W>& r, int t) {
   gpu::prim::mbar_wait(r.bar(t % r.stages), (t / r.stages) & 1);
@@ -654,6 +711,28 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
       if (gpu::prim::thread_id() == 0)
         for (int s = 0; s < S; ++s)
           gpu::prim::mbar_init(gpu::prim::lds_addr(b.meta + 8 * s), W * gpu::prim::wave_size);
+      if constexpr (gpu::prim::has_tma && (detail::wg_a_tile<R, C, W>() ||
+                                           detail::wg_b_tile<R, C, W>())) {
+        // A tensor map where the TMA can copy the tiles (a 16-byte aligned base, unit column
+        // stride, rows a multiple of 16 bytes apart), in the launch's global memory for this
+        // program's maps, built by wave 0 in the first slot (not yet used).
+        const int i = p.tmaps_taken++;
+        const int pid = p.id(0) + p.num_programs(0) * (p.id(1) + p.num_programs(1) * p.id(2));
+        if (p.tmaps != nullptr && p.tma_list != nullptr && i < p.tmap_rings &&
+            pid < p.tmap_programs &&
+            strides.d1 == 1 && strides.d0 > 0 && strides.d0 % 8 == 0 && shape.d0 > 0 &&
+            shape.d1 > 0 && reinterpret_cast<uintptr_t>(base.p) % 16 == 0) {
+          unsigned char* map = p.tmaps + 128 * (pid * p.tmap_rings + i);
+          if (gpu::prim::wave_id() == 0) {
+            gpu::prim::tmap_build(slots, map, base.p, shape.d1, shape.d0, 2ull * strides.d0, 64,
+                                 detail::tma_box_rows<R, C, W>());
+            gpu::prim::fence_proxy_async();  // the slot's generic writes before the TMA's
+          }
+          p.tma_list->meta[i] = gpu::prim::lds_addr(b.meta);  // for the program's end
+          p.tma_list->stages[i] = S;
+          b.tmap = map;
+        }
+      }
       gpu::prim::barrier();
     }
   }
@@ -672,7 +751,8 @@ BV_DI auto load_bp(const block_ptr<T, R, C, W>& bp, boundary_check bc) {
                 std::remove_const_t<T>{});
   } else {
     bp_tile<T, R, C, W> v{
-        {bp.base, bp.shape0, bp.shape1, bp.stride0, bp.stride1, bp.stages, bp.meta, bp.ring_at},
+        {bp.base, bp.shape0, bp.shape1, bp.stride0, bp.stride1, bp.stages, bp.meta, bp.ring_at,
+         bp.tmap},
         bp.off0,
         bp.off1,
         bc.dim0,

@@ -406,10 +406,19 @@ BV_DI X unit_or(X x) {
   else
     return x;
 }
+// Global memory a launch gives its programs' tensor maps (program::tmaps).
+struct tmap_space {
+  unsigned char* p = nullptr;
+  int programs = 0;
+};
 template <auto K, class U, int Stages, class... P, size_t... J>
-BV_DI void call_with_units(std::index_sequence<J...>, P... args) {
-  K(program<kernel_traits<K>::waves>{Stages},
-    unit_or<is_unit<U, static_cast<int>(J)>::value>(args)...);
+BV_DI void call_with_units(std::index_sequence<J...>, tmap_space tm, tma_ring_list* tl,
+                           P... args) {
+  program<kernel_traits<K>::waves> p{Stages};
+  p.tmaps = tm.p;
+  p.tmap_programs = tm.programs;
+  p.tma_list = tl;
+  K(p, unit_or<is_unit<U, static_cast<int>(J)>::value>(args)...);
 }
 // Programs per SM the registers must allow: MinPrograms, or the runtime's default when 0.
 template <auto K, int MinPrograms>
@@ -417,12 +426,17 @@ inline constexpr int min_programs =
     MinPrograms > 0 ? MinPrograms : min_programs_per_sm<kernel_traits<K>::threads>;
 template <auto K, class U, int MinPrograms, int Stages, class... P>
 __global__ void __launch_bounds__(kernel_traits<K>::threads, (min_programs<K, MinPrograms>))
-    unit_trampoline(P... args) {
-  call_with_units<K, U, Stages>(std::index_sequence_for<P...>{}, args...);
+    unit_trampoline(tmap_space tm, P... args) {
+  tma_ring_list tl;
+  call_with_units<K, U, Stages>(std::index_sequence_for<P...>{}, tm, &tl, args...);
 #if BV_NVIDIA
   if constexpr (Stages > 0 && gpu::prim::has_cp_async) gpu::prim::cp_async_drain();
+  if constexpr (Stages > 0 && gpu::prim::has_tma) tma_drain(tl);
 #endif
 }
+// Room for the tensor maps of block-pointer rings (block_ptr.hpp) of at most this many programs
+// of a launch; programs past it copy their tiles without the TMA.
+inline constexpr int tmap_programs_max = 16384;
 template <auto K, class U, int MinPrograms, int Stages, class... P, class... A>
 launch_result launch_tuned_impl(std::tuple<P...>*, grid g, int lds_bytes, A&&... args) {
   static_assert(rules::launch_arity<sizeof...(P), sizeof...(A)>());
@@ -447,7 +461,19 @@ launch_result launch_tuned_impl(std::tuple<P...>*, grid g, int lds_bytes, A&&...
       allowed = lds_bytes;
     }
   }
-  entry<<<dim3(g.x, g.y, g.z), dim3(r.threads_per_program), lds_bytes, 0>>>(to_param<P>(args)...);
+  // Tensor maps: only NVIDIA's rings take them, and only the sm_90a code uses them. The buffer
+  // goes back to the cache at once: work queued later on the default stream reuses it.
+  tmap_space tm;
+  size_t tm_bytes = 0;
+  if (BV_NVIDIA && Stages > 0) {
+    tm.programs = static_cast<int>(std::min<long long>(g.count(), tmap_programs_max));
+    tm_bytes = static_cast<size_t>(tm.programs) * program<>::tmap_rings * 128;
+    tm.p = static_cast<unsigned char*>(gpu::buffer_cache::get().acquire(
+        tm_bytes, "hipMalloc of " + std::to_string(tm_bytes) + " bytes of tensor maps"));
+  }
+  entry<<<dim3(g.x, g.y, g.z), dim3(r.threads_per_program), lds_bytes, 0>>>(
+      tm, to_param<P>(args)...);
+  if (tm.p) gpu::buffer_cache::get().release(tm.p, tm_bytes);
   gpu::check(hipGetLastError(), ("launch of " + r.kernel).c_str());
   return r;
 }

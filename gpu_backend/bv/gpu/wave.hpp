@@ -461,6 +461,76 @@ BV_DI uint32_t dyn_lds_bytes() {
   return 0;
 #endif
 }
+// The Tensor Memory Accelerator (sm_90a): a tensor map, 128 bytes in global memory, describes a
+// 2-D tensor of 16-bit elements (columns innermost) and a box of it; one instruction copies the
+// box at given coordinates into LDS, 128-byte swizzled as wgmma reads it (16-byte chunk c of box
+// row r at c ^ (r % 8), for a destination 1024-byte aligned), zero-filled outside the tensor, and
+// counts its bytes on an mbarrier (mbar_arrive_tx). The map is built in place by one full wave
+// (tmap_build): from zeros in 128 LDS bytes, field by field, then copied to global memory with a
+// release of the tensor-map proxy, which the building wave acquires; other waves may use it after
+// a barrier.
+inline constexpr bool has_tma = has_wgmma;
+BV_DI void tmap_build(uint32_t lds, void* map, const void* base, uint32_t cols, uint32_t rows,
+                      uint64_t row_bytes, uint32_t box_cols, uint32_t box_rows) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("st.shared.u32 [%0], 0;" ::"r"(lds + 4 * lane_id()) : "memory");
+  __syncwarp();
+  if (lane_id() == 0) {
+    asm volatile(
+        "tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;\n"
+        "tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], 1;\n"
+        "tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 0, %2;\n"
+        "tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 1, %3;\n"
+        "tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 0, %4;\n"
+        "tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 1, %5;\n"
+        "tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], 0, %6;\n"
+        "tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%0], 0, 1;\n"
+        "tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%0], 1, 1;\n"
+        "tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%0], 1;\n"  // .u16
+        "tensormap.replace.tile.interleave_layout.shared::cta.b1024.b32 [%0], 0;\n"
+        "tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [%0], 3;\n"  // 128 bytes
+        "tensormap.replace.tile.fill_mode.shared::cta.b1024.b32 [%0], 0;\n"     // zeros
+        ::"r"(lds),
+        "l"(base), "r"(box_cols), "r"(box_rows), "r"(cols), "r"(rows), "l"(row_bytes)
+        : "memory");
+  }
+  __syncwarp();
+  asm volatile(
+      "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned "
+      "[%0], [%1], 128;\n"
+      "fence.proxy.tensormap::generic.acquire.gpu [%0], 128;\n" ::"l"(map),
+      "r"(lds)
+      : "memory");
+#else
+  (void)lds, (void)map, (void)base, (void)cols, (void)rows, (void)row_bytes, (void)box_cols,
+      (void)box_rows;
+  __trap();
+#endif
+}
+// Copy the box at (col, row) of the tensor `map` describes into LDS at dst; its bytes complete on
+// the mbarrier bar.
+BV_DI void tma_load_2d(uint32_t dst, const void* map, int col, int row, uint32_t bar) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+      "[%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+      "l"(map), "r"(col), "r"(row), "r"(bar)
+      : "memory");
+#else
+  (void)dst, (void)map, (void)col, (void)row, (void)bar;
+  __trap();
+#endif
+}
+// An arrive that also expects `bytes` more of asynchronous copies in the current phase.
+BV_DI void mbar_arrive_tx(uint32_t bar, uint32_t bytes) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
+               : "memory");
+#else
+  (void)bar, (void)bytes;
+  __trap();
+#endif
+}
 inline constexpr bool has_stmatrix =
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     false;

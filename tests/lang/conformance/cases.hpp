@@ -248,6 +248,27 @@ BV_KERNEL void acc_dot(program<W> p, ptr<const half> a, ptr<const half> b, ptr<f
   store(cols + (p.id(0) * N + rn), max<0>(where(rm.col() < M, acc, -1e30f) * 2.0f), rn < N);
 }
 
+// c = a[:, :k_stop] @ b[:k_stop, :] by a k loop that stops before the tensor's end: each ring's
+// prefetch of the next tile is still in flight when the program ends, and must land before the
+// program's LDS is another's (on sm_90a the TMA copies these tiles). More programs than an H200
+// holds at once, so later programs take over the LDS of earlier ones.
+template <int BM, int BN, int BK, int W>
+BV_KERNEL void ring_stop(program<W> p, ptr<const half> a, ptr<const half> b, ptr<float> c, int M,
+                         int N, int K, int k_stop) {
+  const int m0 = p.id(0) * BM, n0 = p.id(1) * BN;
+  auto a_bp = make_block_ptr<BM, BK>(p, a, {M, K}, {K, 1}, {m0, 0});
+  auto b_bp = make_block_ptr<BK, BN>(p, b, {K, N}, {N, 1}, {0, n0});
+  auto acc = accumulator<float, BM, BN>(p);
+  for (int k = 0; k < k_stop; k += BK) {
+    acc = dot(load(a_bp, boundary_check(0, 1)), load(b_bp, boundary_check(0, 1)), acc);
+    a_bp = advance(a_bp, {0, BK});
+    b_bp = advance(b_bp, {BK, 0});
+  }
+  auto rm = m0 + arange<BM>(p);
+  auto rn = n0 + arange<BN>(p);
+  store(c + (rm.col() * N + rn.row()), acc, (rm.col() < M) & (rn.row() < N));
+}
+
 // y (f16) = sigmoid(x) * exp(-|x|) + sqrt(|x|), computed in f32 and cast on store.
 template <int BLOCK, int W>
 BV_KERNEL void math_cast(program<W> p, ptr<const float> x, ptr<half> y, int n) {
@@ -637,6 +658,31 @@ outcome run_acc_dot(int M, int N, int K, uint64_t seed) {
   return o;
 }
 
+// ring_stop on 64 x 128 x 64 tiles of 4 waves with rings of 2 slots.
+template <class B>
+outcome run_ring_stop(int M, int N, int K, int k_stop, uint64_t seed) {
+  constexpr int BM = 64, BN = 128, BK = 64, W = 4;
+  std::mt19937_64 rng(seed);
+  const auto a = halves(randn(int64_t(M) * K, rng)), b = halves(randn(int64_t(K) * N, rng));
+  auto ta = B::template make<half>("a", {M, K}, a), tb = B::template make<half>("b", {K, N}, b);
+  auto tc = B::template make<float>("c", {M, N}, std::vector<float>(int64_t(M) * N, nanf()));
+  const int lds = block_ptr_lds_bytes<const half, BM, BK, W>(2) +
+                  block_ptr_lds_bytes<const half, BK, BN, W>(2);
+  outcome o;
+  expect_launch(o, B::template launch<ring_stop<BM, BN, BK, W>>(
+                       gpu_tuning<2>{lds}, grid(cdiv(M, BM), cdiv(N, BN)), ta, tb, tc, M, N, K,
+                       k_stop));
+  std::vector<double> want(int64_t(M) * N, 0.0);
+  for (int i = 0; i < M; ++i)
+    for (int k = 0; k < k_stop; ++k) {
+      const double av = static_cast<float>(a[int64_t(i) * K + k]);
+      for (int j = 0; j < N; ++j)
+        want[int64_t(i) * N + j] += av * static_cast<float>(b[int64_t(k) * N + j]);
+    }
+  expect_near(o, "c", B::read(tc), want, 1e-4 * std::sqrt(double(k_stop)));
+  return o;
+}
+
 template <class B>
 outcome run_math_cast(int n, uint64_t seed) {
   constexpr int BLOCK = 256;
@@ -681,6 +727,7 @@ void run_all(uint64_t seed, F&& f) {
   f("ring_reuse 64x64 lda 72", run_ring_reuse<64, B>(72, 0, seed + 19));
   f("ring_reuse 64x128 lda 72", run_ring_reuse<128, B>(72, 0, seed + 20));
   f("ring_reuse 64x128 lda 66 col 1", run_ring_reuse<128, B>(66, 1, seed + 21));
+  f("ring_reuse 64x128 lda 72 col 3", run_ring_reuse<128, B>(72, 3, seed + 31));
   // accumulator: both operands in rings (wgmma on sm_90a; row strides that take the rings'
   // 16-byte copies, then ones that do not), a mixed pair (BK 32: mma.sync with b's ring), 8 waves,
   // and no rings (every dot through the layout's order).
@@ -695,6 +742,7 @@ void run_all(uint64_t seed, F&& f) {
   f("ring_chain 64x128x64 w4 s2", run_ring_chain<64, 128, 64, 4, 2, B>(64, 150, seed + 28));
   f("ring_chain 64x64x64 w4 s3", run_ring_chain<64, 64, 64, 4, 3, B>(61, 190, seed + 29));
   f("ring_chain 128x64x64 w8 s0", run_ring_chain<128, 64, 64, 8, 0, B>(77, 100, seed + 30));
+  f("ring_stop 1277x1912, k 128 of 200", run_ring_stop<B>(1277, 1912, 200, 128, seed + 32));
 }
 
 }  // namespace conformance
