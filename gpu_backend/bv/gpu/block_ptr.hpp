@@ -711,21 +711,20 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
       if (gpu::prim::thread_id() == 0)
         for (int s = 0; s < S; ++s)
           gpu::prim::mbar_init(gpu::prim::lds_addr(b.meta + 8 * s), W * gpu::prim::wave_size);
-      if constexpr (gpu::prim::has_tma && (detail::wg_a_tile<R, C, W>() ||
-                                           detail::wg_b_tile<R, C, W>())) {
+      if constexpr (gpu::prim::has_tma &&
+                    (detail::wg_a_tile<R, C, W>() || detail::wg_b_tile<R, C, W>())) {
         // A tensor map where the TMA can copy the tiles (a 16-byte aligned base, unit column
         // stride, rows a multiple of 16 bytes apart), in the launch's global memory for this
         // program's maps, built by wave 0 in the first slot (not yet used).
         const int i = p.tmaps_taken++;
         const int pid = p.id(0) + p.num_programs(0) * (p.id(1) + p.num_programs(1) * p.id(2));
         if (p.tmaps != nullptr && p.tma_list != nullptr && i < p.tmap_rings &&
-            pid < p.tmap_programs &&
-            strides.d1 == 1 && strides.d0 > 0 && strides.d0 % 8 == 0 && shape.d0 > 0 &&
-            shape.d1 > 0 && reinterpret_cast<uintptr_t>(base.p) % 16 == 0) {
+            pid < p.tmap_programs && strides.d1 == 1 && strides.d0 > 0 && strides.d0 % 8 == 0 &&
+            shape.d0 > 0 && shape.d1 > 0 && reinterpret_cast<uintptr_t>(base.p) % 16 == 0) {
           unsigned char* map = p.tmaps + 128 * (pid * p.tmap_rings + i);
           if (gpu::prim::wave_id() == 0) {
             gpu::prim::tmap_build(slots, map, base.p, shape.d1, shape.d0, 2ull * strides.d0, 64,
-                                 detail::tma_box_rows<R, C, W>());
+                                  detail::tma_box_rows<R, C, W>());
             gpu::prim::fence_proxy_async();  // the slot's generic writes before the TMA's
           }
           p.tma_list->meta[i] = gpu::prim::lds_addr(b.meta);  // for the program's end
@@ -750,15 +749,14 @@ BV_DI auto load_bp(const block_ptr<T, R, C, W>& bp, boundary_check bc) {
                 tile_mask<W, R, C>(bp.off0, bp.off1, bp.shape0, bp.shape1, bc.dim0, bc.dim1),
                 std::remove_const_t<T>{});
   } else {
-    bp_tile<T, R, C, W> v{
-        {bp.base, bp.shape0, bp.shape1, bp.stride0, bp.stride1, bp.stages, bp.meta, bp.ring_at,
-         bp.tmap},
-        bp.off0,
-        bp.off1,
-        bc.dim0,
-        bc.dim1,
-        -1,
-        fmt_b};
+    bp_tile<T, R, C, W> v{{bp.base, bp.shape0, bp.shape1, bp.stride0, bp.stride1, bp.stages,
+                           bp.meta, bp.ring_at, bp.tmap},
+                          bp.off0,
+                          bp.off1,
+                          bc.dim0,
+                          bc.dim1,
+                          -1,
+                          fmt_b};
 #if BV_NVIDIA
     if (bp.stages > 0) v.t = ring_load(v.src, bp.rs, bp.off0, bp.off1, v.fmt);
 #endif

@@ -412,8 +412,7 @@ struct tmap_space {
   int programs = 0;
 };
 template <auto K, class U, int Stages, class... P, size_t... J>
-BV_DI void call_with_units(std::index_sequence<J...>, tmap_space tm, tma_ring_list* tl,
-                           P... args) {
+BV_DI void call_with_units(std::index_sequence<J...>, tmap_space tm, tma_ring_list* tl, P... args) {
   program<kernel_traits<K>::waves> p{Stages};
   p.tmaps = tm.p;
   p.tmap_programs = tm.programs;
@@ -471,8 +470,8 @@ launch_result launch_tuned_impl(std::tuple<P...>*, grid g, int lds_bytes, A&&...
     tm.p = static_cast<unsigned char*>(gpu::buffer_cache::get().acquire(
         tm_bytes, "hipMalloc of " + std::to_string(tm_bytes) + " bytes of tensor maps"));
   }
-  entry<<<dim3(g.x, g.y, g.z), dim3(r.threads_per_program), lds_bytes, 0>>>(
-      tm, to_param<P>(args)...);
+  entry<<<dim3(g.x, g.y, g.z), dim3(r.threads_per_program), lds_bytes, 0>>>(tm,
+                                                                            to_param<P>(args)...);
   if (tm.p) gpu::buffer_cache::get().release(tm.p, tm_bytes);
   gpu::check(hipGetLastError(), ("launch of " + r.kernel).c_str());
   return r;

@@ -666,12 +666,12 @@ outcome run_ring_stop(int M, int N, int K, int k_stop, uint64_t seed) {
   const auto a = halves(randn(int64_t(M) * K, rng)), b = halves(randn(int64_t(K) * N, rng));
   auto ta = B::template make<half>("a", {M, K}, a), tb = B::template make<half>("b", {K, N}, b);
   auto tc = B::template make<float>("c", {M, N}, std::vector<float>(int64_t(M) * N, nanf()));
-  const int lds = block_ptr_lds_bytes<const half, BM, BK, W>(2) +
-                  block_ptr_lds_bytes<const half, BK, BN, W>(2);
+  const int lds =
+      block_ptr_lds_bytes<const half, BM, BK, W>(2) + block_ptr_lds_bytes<const half, BK, BN, W>(2);
   outcome o;
-  expect_launch(o, B::template launch<ring_stop<BM, BN, BK, W>>(
-                       gpu_tuning<2>{lds}, grid(cdiv(M, BM), cdiv(N, BN)), ta, tb, tc, M, N, K,
-                       k_stop));
+  expect_launch(
+      o, B::template launch<ring_stop<BM, BN, BK, W>>(
+             gpu_tuning<2>{lds}, grid(cdiv(M, BM), cdiv(N, BN)), ta, tb, tc, M, N, K, k_stop));
   std::vector<double> want(int64_t(M) * N, 0.0);
   for (int i = 0; i < M; ++i)
     for (int k = 0; k < k_stop; ++k) {
