@@ -482,19 +482,48 @@ BV_DI void ring_copy_pairs(const U* base, int shape0, int shape1, int stride0, i
 }
 
 // By the TMA (a ring with a tensor map; fmt_a of a wgmma A tile, fmt_bn of a B tile), in boxes of
-// 64 columns: fmt_a's rows go in 8-row boxes, one 1024-byte atom of the image each (rows 8 j ..
-// 8 j + 7 of the tile at image row wg_row(8 j), a permutation of whole atoms); fmt_bn's 64-column
-// blocks of R rows are one box each. Lane 0 of wave w issues boxes w, w + W, ... and expects their
-// bytes on the slot's mbarrier; every other thread arrives, as after its cp.async copies. The
-// boxes are spread over the waves: one thread issuing a tile's 18 boxes took 3.43 ms where four
-// took 2.50 (the f16 matmul at 8192^3, docs/PERFORMANCE.md). Zero-filled outside the tensor, as
-// the copies are.
+// 64 columns: fmt_bn's 64-column blocks of R rows are one box each; fmt_a's image permutes the
+// tile's rows in groups of 8 (wg_row), and a tile inside the tensor's rows goes in boxes of 64
+// image rows through a second map whose dimensions follow that permutation, a tile across the
+// rows' edge in 8-row boxes (one 1024-byte atom each: rows 8 j .. 8 j + 7 at image row
+// wg_row(8 j)). Lane 0 of wave w issues boxes w, w + W, ... and expects their bytes on the slot's
+// mbarrier; every other thread arrives, as after its cp.async copies. Fewer, larger boxes and more
+// waves issuing them are faster: the f16 matmul at 8192^3 took 2.74 ms with 8-row boxes for both
+// tiles, 2.50 with b's blocks whole, 2.31 with a's 64-row boxes, and 3.43 with every box from one
+// thread (docs/PERFORMANCE.md). Zero-filled outside the tensor, as the copies are.
 template <int R, int C, int W>
 constexpr int tma_box_rows() {
   return wg_a_tile<R, C, W>() ? 8 : R;
 }
 template <int R, int C, int W>
-BV_DI void ring_copy_tma(const void* tmap, uint32_t img, uint32_t bar, int o0, int o1) {
+BV_DI void ring_copy_tma(const void* tmap, uint32_t img, uint32_t bar, int o0, int o1, int shape0) {
+  if constexpr (wg_a_tile<R, C, W>()) {
+    // A tile inside the tensor's rows: boxes of 64 image rows through the ring's second map,
+    // whose dimensions split a row as the image orders it (wg_row): rows g of an 8-row group,
+    // then the group 8 W rows further (register ri + 1), then the groups of the warpgroup's 4
+    // waves (8 rows apart); box b starts at image row 64 b, tensor row 16 W rp + 32 wh for
+    // b = wh NR / 2 + rp. Across the rows' edge these dimensions cannot bound the rows, so
+    // 8-row boxes.
+    if (o0 >= 0 && o0 + R <= shape0) {
+      constexpr int NH = R / (16 * W), NB = R / 64;  // NH: register pairs (NR / 2)
+      constexpr int IW = W < NB ? W : NB;
+      const int w = gpu::prim::wave_id();
+      if (gpu::prim::lane_id() != 0 || w >= IW) {
+        gpu::prim::mbar_arrive(bar);
+        return;
+      }
+      gpu::prim::mbar_arrive_tx(bar, 8192u * ((NB - 1 - w) / IW + 1));
+      const void* map4 = static_cast<const unsigned char*>(tmap) + 128;
+#pragma unroll
+      for (int k = 0; k < (NB + IW - 1) / IW; ++k) {
+        const int b = w + IW * k;
+        if (NB % IW == 0 || b < NB)
+          gpu::prim::tma_load_4d(img + 8192 * b, map4, o1, o0 + 16 * W * (b % NH) + 32 * (b / NH),
+                                 bar);
+      }
+      return;
+    }
+  }
   constexpr int BR = tma_box_rows<R, C, W>(), NR = R / BR, NB = NR * (C / 64);
   constexpr int IW = W < NB ? W : NB;  // waves that issue boxes
   const int w = gpu::prim::wave_id();
@@ -524,7 +553,7 @@ BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int str
   if constexpr (gpu::prim::has_tma && (wg_a_tile<R, C, W>() || wg_b_tile<R, C, W>())) {
     // A box's first column a multiple of 16 bytes (the TMA faults on others with this swizzle).
     if (tmap != nullptr && o1 % 8 == 0 && fmt == (wg_a_tile<R, C, W>() ? fmt_a : fmt_bn)) {
-      ring_copy_tma<R, C, W>(tmap, img, bar, o0, o1);
+      ring_copy_tma<R, C, W>(tmap, img, bar, o0, o1, shape0);
       return;
     }
   }
@@ -721,10 +750,14 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
         if (p.tmaps != nullptr && p.tma_list != nullptr && i < p.tmap_rings &&
             pid < p.tmap_programs && strides.d1 == 1 && strides.d0 > 0 && strides.d0 % 8 == 0 &&
             shape.d0 > 0 && shape.d1 > 0 && reinterpret_cast<uintptr_t>(base.p) % 16 == 0) {
-          unsigned char* map = p.tmaps + 128 * (pid * p.tmap_rings + i);
+          unsigned char* map = p.tmaps + 256 * (pid * p.tmap_rings + i);
           if (gpu::prim::wave_id() == 0) {
             gpu::prim::tmap_build(slots, map, base.p, shape.d1, shape.d0, 2ull * strides.d0, 64,
                                   detail::tma_box_rows<R, C, W>());
+            if constexpr (detail::wg_a_tile<R, C, W>())  // and ring_copy_tma's 64-row boxes
+              gpu::prim::tmap_build(slots + 128, map + 128, base.p, shape.d1, shape.d0,
+                                    2ull * strides.d0, 64, 8, 2, 2ull * 8 * W * strides.d0, 4,
+                                    2ull * 8 * strides.d0);
             gpu::prim::fence_proxy_async();  // the slot's generic writes before the TMA's
           }
           p.tma_list->meta[i] = gpu::prim::lds_addr(b.meta);  // for the program's end

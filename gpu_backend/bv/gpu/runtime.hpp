@@ -466,7 +466,7 @@ launch_result launch_tuned_impl(std::tuple<P...>*, grid g, int lds_bytes, A&&...
   size_t tm_bytes = 0;
   if (BV_NVIDIA && Stages > 0) {
     tm.programs = static_cast<int>(std::min<long long>(g.count(), tmap_programs_max));
-    tm_bytes = static_cast<size_t>(tm.programs) * program<>::tmap_rings * 128;
+    tm_bytes = static_cast<size_t>(tm.programs) * program<>::tmap_rings * 256;  // 2 a ring
     tm.p = static_cast<unsigned char*>(gpu::buffer_cache::get().acquire(
         tm_bytes, "hipMalloc of " + std::to_string(tm_bytes) + " bytes of tensor maps"));
   }

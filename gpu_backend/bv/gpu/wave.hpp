@@ -470,8 +470,11 @@ BV_DI uint32_t dyn_lds_bytes() {
 // release of the tensor-map proxy, which the building wave acquires; other waves may use it after
 // a barrier.
 inline constexpr bool has_tma = has_wgmma;
+// Two more dimensions (n2 > 1): n2 copies of the 2-D tensor, bytes2 apart, and n3 copies of
+// those, bytes3 apart, a box taking all of them (box rows, then the next copy's).
 BV_DI void tmap_build(uint32_t lds, void* map, const void* base, uint32_t cols, uint32_t rows,
-                      uint64_t row_bytes, uint32_t box_cols, uint32_t box_rows) {
+                      uint64_t row_bytes, uint32_t box_cols, uint32_t box_rows, uint32_t n2 = 1,
+                      uint64_t bytes2 = 0, uint32_t n3 = 1, uint64_t bytes3 = 0) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile("st.shared.u32 [%0], 0;" ::"r"(lds + 4 * lane_id()) : "memory");
   __syncwarp();
@@ -493,6 +496,19 @@ BV_DI void tmap_build(uint32_t lds, void* map, const void* base, uint32_t cols, 
         ::"r"(lds),
         "l"(base), "r"(box_cols), "r"(box_rows), "r"(cols), "r"(rows), "l"(row_bytes)
         : "memory");
+    if (n2 > 1)
+      asm volatile(
+          "tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], 3;\n"
+          "tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 2, %1;\n"
+          "tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 2, %1;\n"
+          "tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], 1, %2;\n"
+          "tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%0], 2, 1;\n"
+          "tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 3, %3;\n"
+          "tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 3, %3;\n"
+          "tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], 2, %4;\n"
+          "tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%0], 3, 1;\n" ::"r"(lds),
+          "r"(n2), "l"(bytes2), "r"(n3), "l"(bytes3)
+          : "memory");
   }
   __syncwarp();
   asm volatile(
@@ -503,7 +519,7 @@ BV_DI void tmap_build(uint32_t lds, void* map, const void* base, uint32_t cols, 
       : "memory");
 #else
   (void)lds, (void)map, (void)base, (void)cols, (void)rows, (void)row_bytes, (void)box_cols,
-      (void)box_rows;
+      (void)box_rows, (void)n2, (void)bytes2, (void)n3, (void)bytes3;
   __trap();
 #endif
 }
@@ -515,6 +531,19 @@ BV_DI void tma_load_2d(uint32_t dst, const void* map, int col, int row, uint32_t
       "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
       "[%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
       "l"(map), "r"(col), "r"(row), "r"(bar)
+      : "memory");
+#else
+  (void)dst, (void)map, (void)col, (void)row, (void)bar;
+  __trap();
+#endif
+}
+// The same for a 4-D map (tmap_build's n2, n3), the box at (col, row, 0, 0).
+BV_DI void tma_load_4d(uint32_t dst, const void* map, int col, int row, uint32_t bar) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+      "[%0], [%1, {%2, %3, %4, %4}], [%5];\n" ::"r"(dst),
+      "l"(map), "r"(col), "r"(row), "r"(0), "r"(bar)
       : "memory");
 #else
   (void)dst, (void)map, (void)col, (void)row, (void)bar;
