@@ -495,6 +495,24 @@ template <int R, int C, int W>
 constexpr int tma_box_rows() {
   return wg_a_tile<R, C, W>() ? 8 : R;
 }
+// A tile's NB boxes of box_bytes each, spread over the waves: lane 0 of wave w expects the bytes of
+// boxes w, w + W, ... on the slot's mbarrier and issues them (issue(b)); every other thread
+// arrives.
+template <int NB, int W, class F>
+BV_DI void tma_boxes(uint32_t bar, uint32_t box_bytes, F&& issue) {
+  constexpr int IW = W < NB ? W : NB;  // waves that issue boxes
+  const int w = gpu::prim::wave_id();
+  if (gpu::prim::lane_id() != 0 || w >= IW) {
+    gpu::prim::mbar_arrive(bar);
+    return;
+  }
+  gpu::prim::mbar_arrive_tx(bar, box_bytes * ((NB - 1 - w) / IW + 1));
+#pragma unroll
+  for (int k = 0; k < (NB + IW - 1) / IW; ++k) {
+    const int b = w + IW * k;
+    if (NB % IW == 0 || b < NB) issue(b);
+  }
+}
 template <int R, int C, int W>
 BV_DI void ring_copy_tma(const void* tmap, uint32_t img, uint32_t bar, int o0, int o1, int shape0) {
   if constexpr (wg_a_tile<R, C, W>()) {
@@ -505,45 +523,21 @@ BV_DI void ring_copy_tma(const void* tmap, uint32_t img, uint32_t bar, int o0, i
     // b = wh NR / 2 + rp. Across the rows' edge these dimensions cannot bound the rows, so
     // 8-row boxes.
     if (o0 >= 0 && o0 + R <= shape0) {
-      constexpr int NH = R / (16 * W), NB = R / 64;  // NH: register pairs (NR / 2)
-      constexpr int IW = W < NB ? W : NB;
-      const int w = gpu::prim::wave_id();
-      if (gpu::prim::lane_id() != 0 || w >= IW) {
-        gpu::prim::mbar_arrive(bar);
-        return;
-      }
-      gpu::prim::mbar_arrive_tx(bar, 8192u * ((NB - 1 - w) / IW + 1));
+      constexpr int NH = R / (16 * W);  // register pairs (NR / 2)
       const void* map4 = static_cast<const unsigned char*>(tmap) + 128;
-#pragma unroll
-      for (int k = 0; k < (NB + IW - 1) / IW; ++k) {
-        const int b = w + IW * k;
-        if (NB % IW == 0 || b < NB)
-          gpu::prim::tma_load_4d(img + 8192 * b, map4, o1, o0 + 16 * W * (b % NH) + 32 * (b / NH),
-                                 bar);
-      }
-      return;
+      tma_boxes<R / 64, W>(bar, 8192u, [&](int b) {
+        gpu::prim::tma_load<4>(img + 8192 * b, map4, o1, o0 + 16 * W * (b % NH) + 32 * (b / NH),
+                               bar);
+      });
+    } else {
+      tma_boxes<R / 8, W>(bar, 1024u, [&](int b) {
+        gpu::prim::tma_load<2>(img + 128 * wg_row<R, W>(8 * b), tmap, o1, o0 + 8 * b, bar);
+      });
     }
-  }
-  constexpr int BR = tma_box_rows<R, C, W>(), NR = R / BR, NB = NR * (C / 64);
-  constexpr int IW = W < NB ? W : NB;  // waves that issue boxes
-  const int w = gpu::prim::wave_id();
-  if (gpu::prim::lane_id() != 0 || w >= IW) {
-    gpu::prim::mbar_arrive(bar);
-    return;
-  }
-  gpu::prim::mbar_arrive_tx(bar, 128u * BR * ((NB - 1 - w) / IW + 1));
-#pragma unroll
-  for (int k = 0; k < (NB + IW - 1) / IW; ++k) {
-    const int b = w + IW * k;
-    if (NB % IW == 0 || b < NB) {
-      if constexpr (wg_a_tile<R, C, W>()) {
-        gpu::prim::tma_load_2d(img + 128 * wg_row<R, W>(8 * b), tmap, o1, o0 + 8 * b, bar);
-      } else {
-        const int panel = b / NR, j = b % NR;
-        gpu::prim::tma_load_2d(img + panel * R * 128 + 128 * BR * j, tmap, o1 + 64 * panel,
-                               o0 + BR * j, bar);
-      }
-    }
+  } else {
+    tma_boxes<C / 64, W>(bar, 128u * R, [&](int b) {
+      gpu::prim::tma_load<2>(img + b * R * 128, tmap, o1 + 64 * b, o0, bar);
+    });
   }
 }
 

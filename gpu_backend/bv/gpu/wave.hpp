@@ -523,28 +523,25 @@ BV_DI void tmap_build(uint32_t lds, void* map, const void* base, uint32_t cols, 
   __trap();
 #endif
 }
-// Copy the box at (col, row) of the tensor `map` describes into LDS at dst; its bytes complete on
-// the mbarrier bar.
-BV_DI void tma_load_2d(uint32_t dst, const void* map, int col, int row, uint32_t bar) {
+// Copy the box at (col, row) of the tensor `map` describes (a 2-D map, or the first box of the
+// extra dimensions of a 4-D one: tmap_build's n2, n3) into LDS at dst; its bytes complete on the
+// mbarrier bar.
+template <int Rank>
+BV_DI void tma_load(uint32_t dst, const void* map, int col, int row, uint32_t bar) {
+  static_assert(Rank == 2 || Rank == 4, "internal: tensor maps of 2 or 4 dimensions");
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-      "[%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
-      "l"(map), "r"(col), "r"(row), "r"(bar)
-      : "memory");
-#else
-  (void)dst, (void)map, (void)col, (void)row, (void)bar;
-  __trap();
-#endif
-}
-// The same for a 4-D map (tmap_build's n2, n3), the box at (col, row, 0, 0).
-BV_DI void tma_load_4d(uint32_t dst, const void* map, int col, int row, uint32_t bar) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile(
-      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-      "[%0], [%1, {%2, %3, %4, %4}], [%5];\n" ::"r"(dst),
-      "l"(map), "r"(col), "r"(row), "r"(0), "r"(bar)
-      : "memory");
+  if constexpr (Rank == 2)
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+        "[%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+        "l"(map), "r"(col), "r"(row), "r"(bar)
+        : "memory");
+  else
+    asm volatile(
+        "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+        "[%0], [%1, {%2, %3, %4, %4}], [%5];\n" ::"r"(dst),
+        "l"(map), "r"(col), "r"(row), "r"(0), "r"(bar)
+        : "memory");
 #else
   (void)dst, (void)map, (void)col, (void)row, (void)bar;
   __trap();
