@@ -192,14 +192,14 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     check_ran(at, t, mi200 ? 4 : 8);
     CHECK(at.programs == (mi200 ? 3 : 2));
 
-    // D = 128: 128x64 on 8 warps on sm_90, as at D = 64; 32x32 on AMD, whose 64 KiB of LDS a
-    // 64x64 tile pass overflows.
+    // D = 128: 128x128 on 8 warps on sm_90; 32x32 on AMD, whose 64 KiB of LDS a 64x64 tile pass
+    // overflows.
     auto q2 = tensor<half>::randn("q2", {1, 1, 70, 128}, 18);
     auto o2 = tensor<half>::empty("o2", {1, 1, 70, 128});
     auto lse3 = tensor<float>::empty("lse3", {1, 70});
     auto at2 = kernels::attention_fwd(q2, q2, q2, o2, lse3, false);
     CHECK(ends_with(at2.kernel,
-                    t == target::sm_90 ? ", 128, 128, 64, false, 8>" : ", 128, 32, 32, false, 4>"));
+                    t == target::sm_90 ? ", 128, 128, 128, false, 8>" : ", 128, 32, 32, false, 4>"));
     CHECK(at2.programs == (t == target::sm_90 ? 1 : 3));
 
     // f32: sm_90 as 16-bit; AMD tiles whose LDS fits 64 KiB in f32 (64x64 at D = 64, 32x16 at
@@ -215,7 +215,7 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     auto fo2 = tensor<float>::empty("fo2", {1, 1, 70, 128});
     auto flse2 = tensor<float>::empty("flse2", {1, 70});
     auto at4 = kernels::attention_fwd(fq2, fq2, fq2, fo2, flse2, false);
-    CHECK(ends_with(at4.kernel, t == target::sm_90 ? "<float, 128, 128, 64, false, 8>"
+    CHECK(ends_with(at4.kernel, t == target::sm_90 ? "<float, 128, 128, 128, false, 8>"
                                                    : "<float, 128, 32, 16, false, 4>"));
     CHECK(at4.programs == (t == target::sm_90 ? 1 : 3));
 

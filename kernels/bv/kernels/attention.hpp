@@ -156,9 +156,11 @@ BV_KERNEL void attention_bwd_dq_kernel(program<W> p, ptr<const T> q, ptr<const T
 // 16-bit, D = 64, sm_90 and gfx942: BM = 128 query rows x BN = 64 keys a step, 8 waves, registers
 // capped for 2 programs per SM. Measured at 4x16x4096x64 f16 on an H100 (docs/PERFORMANCE.md):
 // 128x64 with 8 warps 4.59 ms against 5.91 for 64x64 with 4, and 1.55-1.58 ms with 2 programs per
-// SM against 2.40 with 1 (the loop is latency-bound). D = 128 on sm_90: the same 128x64 on 8
-// warps for 2 programs an SM, 2.57 ms at 4x16x4096x128 on an H200 against 3.10 for 64x64 on 4
-// (bench/gpu/attention_fwd_dev.cu --tiles; q k^T by wgmma in two groups of 64 k). D = 128 on AMD:
+// SM against 2.40 with 1 (the loop is latency-bound). D = 128 on sm_90: 128 query rows x 128 keys
+// on 8 warps, one program an SM, 2.48 ms at 4x16x4096x128 on an H200 (1.36 causal) against 2.57
+// (1.47) for 128x64 with registers for 2 programs, which spills there, 2.96 (1.68) for 128x64 with
+// one, and 3.10 for 64x64 on 4 (bench/gpu/attention_fwd_dev.cu --tiles; q k^T by wgmma in two
+// groups of 64 k). D = 128 on AMD:
 // 32x32, 30464 bytes of LDS, so two workgroups share a CU's 64 KiB; 64x64 takes 62976 (one
 // workgroup a CU) and is not measured on AMD. Both run with no spills under clang-19 (gfx942) and
 // hipcc (gfx90a), as does 128x64 on 8 waves at D = 64 (28672 bytes) on gfx942. gfx90a at D = 64:
@@ -177,7 +179,7 @@ struct attention_fwd_configs<2> {
       // targets                        D up to        waves        BM          BN         programs per SM (GPU)
       {.targets = only(target::gfx90a), .up_to = 64,  .waves = 4,  .bm = 64,  .bn = 64},
       {                                .up_to = 64,   .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2},
-      {.targets = only(target::sm_90), .up_to = 128,  .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2},
+      {.targets = only(target::sm_90), .up_to = 128,  .waves = 8,  .bm = 128, .bn = 128, .min_programs = 1},
       {.targets = amd_targets,         .up_to = 128,  .waves = 4,  .bm = 32,  .bn = 32},
   };
   // clang-format on
@@ -192,7 +194,7 @@ struct attention_fwd_configs<4> {
   static constexpr launch_config table[] = {
       // targets                        D up to        waves        BM          BN         programs per SM (GPU)
       {.targets = only(target::sm_90), .up_to = 64,   .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2},
-      {.targets = only(target::sm_90), .up_to = 128,  .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2},
+      {.targets = only(target::sm_90), .up_to = 128,  .waves = 8,  .bm = 128, .bn = 128, .min_programs = 1},
       {.targets = amd_targets,         .up_to = 64,   .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = amd_targets,         .up_to = 128,  .waves = 4,  .bm = 32,  .bn = 16},
   };
