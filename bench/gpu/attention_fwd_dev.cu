@@ -169,9 +169,76 @@ void tile(bool causal) {
               ok ? "ok" : "FAILED");
   std::fflush(stdout);
 }
+// --tiles-bwd: the backward on other tiles (at head dimension D only), the same way: dq, dk and dv
+// of the tiles against the library launcher's (the forward's o and lse from the library), every
+// element, then timed at 4 x 16 x 4096 x D beside it.
+template <int D, int BM, int BN, int W, int MP>
+void tile_bwd(bool causal) {
+  double worst_g = 0, ms = 0, lib = 0;
+  for (int big = 0; big < 2; ++big) {
+    const std::vector<int64_t> shape = big ? std::vector<int64_t>{4, 16, 4096, D}
+                                           : std::vector<int64_t>{1, 2, 333, D};
+    std::vector<T> hq, hk, hv, hdo;
+    auto q = random_tensor(shape, 21, hq), k = random_tensor(shape, 22, hk),
+         v = random_tensor(shape, 23, hv), dout = random_tensor(shape, 24, hdo);
+    const int64_t rows = shape[0] * shape[1] * shape[2];
+    auto o = device_tensor<T>::empty("o", shape);
+    auto lse = device_tensor<float>::empty("lse", {rows});
+    attention_fwd(q, k, v, o, lse, causal);
+    std::vector<device_tensor<T>> g1, g2;
+    for (int i = 0; i < 3; ++i) {
+      g1.push_back(device_tensor<T>::empty("g", shape));
+      g2.push_back(device_tensor<T>::empty("g", shape));
+      g1.back().fill_bytes(0xff);
+      g2.back().fill_bytes(0xff);
+    }
+    auto lib_run = [&] { attention_bwd(q, k, v, o, lse, dout, g1[0], g1[1], g1[2], causal); };
+    auto run = [&] {
+      return kernels::detail::attention_bwd_at<D, BM, BN, W, MP>(q, k, v, o, lse, dout, g2[0], g2[1], g2[2],
+                                                                 causal);
+    };
+    lib_run();
+    for (const auto& r : run())
+      if (!r.ok()) worst_g = 1e30;
+    gpu::synchronize();
+    for (int i = 0; i < 3; ++i) {
+      std::vector<T> a(g1[i].numel()), b(g2[i].numel());
+      g1[i].copy_to_host(a.data());
+      g2[i].copy_to_host(b.data());
+      for (size_t j = 0; j < a.size(); ++j) {
+        const double e =
+            std::fabs(double(float(a[j])) - float(b[j])) / (std::fabs(float(a[j])) + 1);
+        worst_g = std::isfinite(e) ? std::max(worst_g, e) : 1e30;
+      }
+    }
+    if (big) {
+      ms = bench::median_ms([&] { run(); }, 10, 3);
+      lib = bench::median_ms(lib_run, 10, 3);
+    }
+  }
+  const bool ok = worst_g < 1e-2;
+  failures += !ok;
+  std::printf("tile-bwd D=%d %dx%d w%d mp%d %s: %.4f ms (library %.4f ms)  grads %.1e %s\n", D,
+              BM, BN, W, MP, causal ? "causal" : "full", ms, lib, worst_g, ok ? "ok" : "FAILED");
+  std::fflush(stdout);
+}
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--tiles-bwd") {
+    for (bool c : {true, false}) {
+      tile_bwd<64, 64, 64, 4, 0>(c);
+      tile_bwd<64, 64, 64, 4, 2>(c);
+      tile_bwd<64, 128, 64, 8, 0>(c);
+      tile_bwd<64, 64, 128, 8, 0>(c);
+      tile_bwd<64, 128, 128, 8, 0>(c);
+      tile_bwd<128, 32, 32, 4, 0>(c);
+      tile_bwd<128, 64, 64, 4, 0>(c);
+      tile_bwd<128, 128, 64, 8, 0>(c);
+    }
+    std::printf("%s\n", failures ? "CHECK FAILURES" : "all checks ok");
+    return failures ? 1 : 0;
+  }
   if (argc > 1 && std::string(argv[1]) == "--tiles") {
     for (bool c : {false, true}) {
       tile<128, 64, 64, 4, 0>(c);

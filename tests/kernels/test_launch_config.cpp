@@ -198,9 +198,19 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     auto o2 = tensor<half>::empty("o2", {1, 1, 70, 128});
     auto lse3 = tensor<float>::empty("lse3", {1, 70});
     auto at2 = kernels::attention_fwd(q2, q2, q2, o2, lse3, false);
-    CHECK(ends_with(at2.kernel,
-                    t == target::sm_90 ? ", 128, 128, 128, false, 8>" : ", 128, 32, 32, false, 4>"));
+    CHECK(ends_with(at2.kernel, t == target::sm_90 ? ", 128, 128, 128, false, 8>"
+                                                   : ", 128, 32, 32, false, 4>"));
     CHECK(at2.programs == (t == target::sm_90 ? 1 : 3));
+    // Its backward: 128x64 on 8 warps on sm_90, 32x32 on 4 waves on AMD.
+    auto dq2 = tensor<half>::empty("dq2", {1, 1, 70, 128}),
+         dk2 = tensor<half>::empty("dk2", {1, 1, 70, 128}),
+         dv2 = tensor<half>::empty("dv2", {1, 1, 70, 128});
+    const auto bw = kernels::attention_bwd(q2, q2, q2, o2, lse3, q2, dq2, dk2, dv2, false);
+    REQUIRE(bw.size() == 3);
+    CHECK(ends_with(bw[1].kernel,
+                    t == target::sm_90 ? ", 128, 128, 64, false, 8>" : ", 128, 32, 32, false, 4>"));
+    CHECK(bw[1].programs == (t == target::sm_90 ? 2 : 3));
+    CHECK(bw[2].programs == (t == target::sm_90 ? 1 : 3));
 
     // f32: sm_90 as 16-bit; AMD tiles whose LDS fits 64 KiB in f32 (64x64 at D = 64, 32x16 at
     // D = 128), where the 16-bit ones would not.

@@ -258,8 +258,12 @@ static_assert(detail::attention_fwd_sm90_by_size_alike<64>() &&
               "size: its f32 rows must launch what its 16-bit rows do.");
 
 // Backward (the preprocess runs BM rows; dK/dV and dQ BM x BN tiles), by element size as the
-// forward: 64x64 with 4 waves at D = 64 (the GPU's choice); 32x32 at D = 128, which keeps the
-// backward's four [B, 128] fp32 tiles small. f32 on AMD launches the same: at D = 128, 32x32
+// forward: 64x64 with 4 waves at D = 64 (the GPU's choice); 32x32 at D = 128 on AMD, which keeps
+// the backward's four [B, 128] fp32 tiles small. 16-bit at D = 128 on sm_90: 128x64 on 8 warps,
+// 5.71 ms for a causal backward at 4x16x4096x128 f16 on an H200 (10.86 not causal) against 9.95
+// (19.26) for 32x32 on 4 and 7.64 (14.61) for 64x64 on 4; at D = 64, 128x64 on 8 took 3.66 ms
+// causal against 64x64's 3.09 (bench/gpu/attention_fwd_dev.cu --tiles-bwd, which also checks
+// every gradient against the launcher's). f32 on AMD launches the same: at D = 128, 32x32
 // takes 60416 bytes of LDS for dK/dV and for dQ (dot stages a trans() operand from the block
 // itself; 81152 and 76928 when it went through a transpose buffer), and every row runs with no
 // spills under clang-19 (gfx942) and hipcc (gfx90a); 16x16, the earlier AMD tile, spilled 2 VGPRs
@@ -274,9 +278,10 @@ struct attention_bwd_configs<2> {
   static constexpr const char* key = "head dimension";
   // clang-format off
   static constexpr launch_config table[] = {
-      // D up to      waves        BM          BN
-      {.up_to = 64,  .waves = 4,  .bm = 64,  .bn = 64},
-      {.up_to = 128, .waves = 4,  .bm = 32,  .bn = 32},
+      // targets                        D up to      waves        BM          BN
+      {                                .up_to = 64,  .waves = 4,  .bm = 64,  .bn = 64},
+      {.targets = only(target::sm_90), .up_to = 128, .waves = 8,  .bm = 128, .bn = 64},
+      {.targets = amd_targets,         .up_to = 128, .waves = 4,  .bm = 32,  .bn = 32},
   };
   // clang-format on
 };
@@ -303,19 +308,6 @@ void check_attention_shapes(const tensor<T>& q, const char* what) {
     throw std::invalid_argument(std::string(what) + ": head dim must be 64 or 128");
 }
 
-template <class F>
-auto with_head_dim(int64_t d, bool causal, F&& f) {
-  using C = std::true_type;
-  using N = std::false_type;
-  if (d == 64)
-    return causal ? f(std::integral_constant<int, 64>{}, C{})
-                  : f(std::integral_constant<int, 64>{}, N{});
-  return causal ? f(std::integral_constant<int, 128>{}, C{})
-                : f(std::integral_constant<int, 128>{}, N{});
-}
-}  // namespace detail
-
-namespace detail {
 // The forward at head dimension D (q's) on the tiles given: only these instantiate the kernel.
 template <int D, int BM, int BN, int W, int MinPrograms, class T>
 launch_result attention_fwd_at(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
@@ -359,6 +351,42 @@ launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor
              : detail::attention_fwd_at<128, BM, BN, W, MinPrograms>(q, k, v, o, lse, causal);
 }
 
+namespace detail {
+// The backward at head dimension D on the tiles given (both kernels: dK/dV programs own BN keys
+// and step over BM query rows, dQ programs the other way round): only these instantiate it.
+template <int D, int BM, int BN, int W, int MinPrograms, class T>
+std::vector<launch_result> attention_bwd_at(const tensor<T>& q, const tensor<T>& k,
+                                            const tensor<T>& v, const tensor<T>& o,
+                                            const tensor<float>& lse, const tensor<T>& dout,
+                                            tensor<T>& dq, tensor<T>& dk, tensor<T>& dv,
+                                            bool causal) {
+  const int bh = i32(q.size(0) * q.size(1)), s = i32(q.size(2));
+  const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+  auto delta = tensor<float>::empty("delta", {bh, s});
+  std::vector<launch_result> out;
+  out.push_back(
+      launch<attention_bwd_preprocess_kernel<T, D, BM, W>>(grid(cdiv(s, BM), bh), o, dout, delta, s));
+  const auto go = [&](auto c) {
+    constexpr bool C = decltype(c)::value;
+    const grid gk(cdiv(s, BN), bh), gq(cdiv(s, BM), bh);
+    if constexpr (MinPrograms > 0) {
+      constexpr gpu_tuning<0, MinPrograms> tune{};
+      out.push_back(launch<attention_bwd_dkdv_kernel<T, D, BM, BN, C, W>>(
+          tune, gk, q, k, v, dout, lse, delta, dk, dv, s, scale));
+      out.push_back(launch<attention_bwd_dq_kernel<T, D, BM, BN, C, W>>(
+          tune, gq, q, k, v, dout, lse, delta, dq, s, scale));
+    } else {
+      out.push_back(launch<attention_bwd_dkdv_kernel<T, D, BM, BN, C, W>>(
+          gk, q, k, v, dout, lse, delta, dk, dv, s, scale));
+      out.push_back(launch<attention_bwd_dq_kernel<T, D, BM, BN, C, W>>(
+          gq, q, k, v, dout, lse, delta, dq, s, scale));
+    }
+  };
+  causal ? go(std::true_type{}) : go(std::false_type{});
+  return out;
+}
+}  // namespace detail
+
 // dq, dk, dv from dout and the forward's o and lse. Three launches.
 template <class T>
 std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
@@ -366,25 +394,29 @@ std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k,
                                          const tensor<T>& dout, tensor<T>& dq, tensor<T>& dk,
                                          tensor<T>& dv, bool causal) {
   detail::check_attention_shapes(q, "attention_bwd");
-  const int bh = detail::i32(q.size(0) * q.size(1)), s = detail::i32(q.size(2));
-  const float scale = 1.0f / std::sqrt(static_cast<float>(q.size(3)));
-  auto delta = tensor<float>::empty("delta", {bh, s});
-  std::vector<launch_result> out;
-  detail::with_head_dim(q.size(3), causal, [&](auto d, auto c) {
+  const auto run = [&](auto d) {
     constexpr int D = decltype(d)::value;
-    constexpr bool C = decltype(c)::value;
-    with_config_for<attention_bwd_configs<sizeof(T)>, D>("attention_bwd", [&](auto cfg) {
+    return with_config_for<attention_bwd_configs<sizeof(T)>, D>("attention_bwd", [&](auto cfg) {
       constexpr launch_config t = decltype(cfg)::value;
-      out.push_back(launch<attention_bwd_preprocess_kernel<T, D, t.bm, t.waves>>(
-          grid(cdiv(s, t.bm), bh), o, dout, delta, s));
-      out.push_back(launch<attention_bwd_dkdv_kernel<T, D, t.bm, t.bn, C, t.waves>>(
-          grid(cdiv(s, t.bn), bh), q, k, v, dout, lse, delta, dk, dv, s, scale));
-      out.push_back(launch<attention_bwd_dq_kernel<T, D, t.bm, t.bn, C, t.waves>>(
-          grid(cdiv(s, t.bm), bh), q, k, v, dout, lse, delta, dq, s, scale));
+      return detail::attention_bwd_at<D, t.bm, t.bn, t.waves, t.min_programs>(
+          q, k, v, o, lse, dout, dq, dk, dv, causal);
     });
-    return 0;
-  });
-  return out;
+  };
+  return q.size(3) == 64 ? run(std::integral_constant<int, 64>{})
+                         : run(std::integral_constant<int, 128>{});
+}
+// The same on the tiles given here (BM query rows, BN keys, W waves; MinPrograms as for
+// attention_fwd), for both head dimensions.
+template <int BM, int BN, int W = 4, int MinPrograms = 0, class T>
+std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
+                                         const tensor<T>& o, const tensor<float>& lse,
+                                         const tensor<T>& dout, tensor<T>& dq, tensor<T>& dk,
+                                         tensor<T>& dv, bool causal) {
+  detail::check_attention_shapes(q, "attention_bwd");
+  return q.size(3) == 64 ? detail::attention_bwd_at<64, BM, BN, W, MinPrograms>(
+                               q, k, v, o, lse, dout, dq, dk, dv, causal)
+                         : detail::attention_bwd_at<128, BM, BN, W, MinPrograms>(
+                               q, k, v, o, lse, dout, dq, dk, dv, causal);
 }
 
 }  // namespace bv::kernels

@@ -45,8 +45,9 @@ BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O
 
 // Launch configurations (bv/launch_config.hpp), by the inputs' element size. 16-bit inputs on
 // sm_90: one warpgroup (4 warps) over 128x128x64 tiles, a and b through block-pointer rings of 2
-// stages, wgmma on sm_90a (2.66 ms at 8192^3 on an H200; 3 stages 2.71, 256x128x64 with 8 warps
-// 3.08, 128x256x64 with 8 warps and 3 stages 3.14: bench/gpu/matmul_dev.cu). AMD (gfx942, gfx90a;
+// stages copied by the TMA, wgmma on sm_90a (2.33 ms at 8192^3 on an H200; 3 stages 2.39,
+// 128x128x64 on 8 warps 2.73, 256x128x64 and 128x256x64 on 8 warps with 3 stages 2.87:
+// bench/gpu/matmul_dev.cu). AMD (gfx942, gfx90a;
 // no block-pointer rings there, so no stages), 16-bit inputs: 8 waves, 2 a SIMD, over 128x256x64
 // tiles, the most MFMA work per global byte without spills on both (docs/PERFORMANCE.md, AMD matmul
 // tile): the 32-row b block of a 32-deep K step is loaded 4 times over by the layout's 128 rows of
