@@ -73,7 +73,8 @@ double attention_bwd(dtype_id t, const void* q, const void* k, const void* v, co
   if (device_count() == 0) throw error("blockvec GPU: no GPU device found");
   if (t != dtype_id::f16)
     throw std::invalid_argument("blockvec GPU: attention_bwd: f16 only in this build");
-  if (D != 64) throw std::invalid_argument("blockvec GPU: attention_bwd: head dim 64 only");
+  if (D != 64 && D != 128)
+    throw std::invalid_argument("blockvec GPU: attention_bwd: head dim 64 or 128");
   using T = half;
   const std::vector<int64_t> shape{B, H, S, D};
   auto dq_in = up<T>("q", shape, q), dk_in = up<T>("k", shape, k), dv_in = up<T>("v", shape, v);
@@ -91,7 +92,8 @@ double attention_bwd(dtype_id t, const void* q, const void* k, const void* v, co
 }
 
 // Device benchmarks (bv/gpu/host_bench.hpp): the norms' backward at f16 8192 x 8192 (dx and the
-// dw/db reductions, col_sum included), attention backward at 4 x 16 x 4096 x 64 f16, causal.
+// dw/db reductions, col_sum included), attention backward at 4 x 16 x 4096 x D f16, causal (D = 64;
+// the variant attention_bwd@d128 at 128).
 namespace {
 using namespace benchreg;
 constexpr int NR = 8192, NC = 8192;
@@ -125,25 +127,30 @@ const registrar bench_ln_bwd{"layernorm_bwd",
                              [](int w, int r) { return ln_bwd_bench(w, r, true); }};
 const registrar bench_ln_bwd2{"layernorm_bwd_two_stage",
                               [](int w, int r) { return ln_bwd_bench(w, r, false); }};
-const registrar bench_attn_bwd{
-    "attention_bwd", [](int warm, int reps) {
-      const int B = 4, H = 16, S = 4096, D = 64;
-      const std::vector<int64_t> shape{B, H, S, D};
-      auto q = random<half>("q", shape, 10), k = random<half>("k", shape, 11),
-           v = random<half>("v", shape, 12), dout = random<half>("dout", shape, 13);
-      auto o = device_tensor<half>::empty("o", shape);
-      auto lse = device_tensor<float>::empty("lse", {B * H, S});
-      bv::kernels::attention_fwd(q, k, v, o, lse, true);
-      auto dq = device_tensor<half>::empty("dq", shape),
-           dk = device_tensor<half>::empty("dk", shape),
-           dv = device_tensor<half>::empty("dv", shape);
-      bench_figure f{.dtype = "f16", .shape = dims({B, H, S, D}), .note = "causal, 64x64 tiles"};
-      f.bytes = 8.0 * 2 * B * H * S * D;
-      f.flops = 10.0 * B * H * double(S) * S * D * 0.5;
-      return median_of(f, warm, reps, [&] {
-        bv::kernels::attention_bwd(q, k, v, o, lse, dout, dq, dk, dv, true);
-      });
-    }};
+template <int D>
+bench_figure attn_bwd_bench(int warm, int reps) {
+  const int B = 4, H = 16, S = 4096;
+  const std::vector<int64_t> shape{B, H, S, D};
+  auto q = random<half>("q", shape, 10), k = random<half>("k", shape, 11),
+       v = random<half>("v", shape, 12), dout = random<half>("dout", shape, 13);
+  auto o = device_tensor<half>::empty("o", shape);
+  auto lse = device_tensor<float>::empty("lse", {B * H, S});
+  bv::kernels::attention_fwd(q, k, v, o, lse, true);
+  auto dq = device_tensor<half>::empty("dq", shape), dk = device_tensor<half>::empty("dk", shape),
+       dv = device_tensor<half>::empty("dv", shape);
+  bench_figure f{.dtype = "f16",
+                 .shape = dims({B, H, S, D}),
+                 .note = D == 64 ? "causal, 64x64 tiles" : "causal, 128x64 tiles on 8 warps"};
+  f.bytes = 8.0 * 2 * B * H * S * D;
+  f.flops = 10.0 * B * H * double(S) * S * D * 0.5;
+  return median_of(f, warm, reps, [&] {
+    bv::kernels::attention_bwd(q, k, v, o, lse, dout, dq, dk, dv, true);
+  });
+}
+const registrar bench_attn_bwd{"attention_bwd",
+                               [](int w, int r) { return attn_bwd_bench<64>(w, r); }};
+const registrar bench_attn_bwd_d128{"attention_bwd@d128",
+                                    [](int w, int r) { return attn_bwd_bench<128>(w, r); }};
 }  // namespace
 
 }  // namespace bv::gpu

@@ -507,13 +507,13 @@ void layernorm_bwd_case(bool lock, int rows, int cols, uint64_t seed) {
   check_same(db_gpu, db_cpu, ref.db, tol);
 }
 
-void attention_bwd_case(int B, int H, int S, bool causal, uint64_t seed) {
+void attention_bwd_case(int B, int H, int S, bool causal, uint64_t seed, int D = 64) {
   using T = bv::half;
   CAPTURE(B);
   CAPTURE(H);
   CAPTURE(S);
+  CAPTURE(D);
   CAPTURE(causal);
-  const int D = 64;
   auto q = tensor<T>::randn("q", {B, H, S, D}, seed),
        k = tensor<T>::randn("k", {B, H, S, D}, seed + 1),
        v = tensor<T>::randn("v", {B, H, S, D}, seed + 2),
@@ -707,11 +707,14 @@ TEST_CASE("gpu layernorm backward: spin-lock and two-stage reductions, f32 and f
     }
 }
 
-TEST_CASE("gpu attention backward: f16, head dim 64, causal and not, ragged sequence") {
+TEST_CASE("gpu attention backward: f16, head dim 64 and 128, causal and not, ragged sequence") {
   const uint64_t s = seed_for("attention_bwd");
   std::mt19937_64 rng(s);
   const int S = bv::testing::ragged(rng, 65, 200);
-  for (bool causal : {false, true}) attention_bwd_case(1, 2, S, causal, s + causal);
+  for (bool causal : {false, true}) {
+    attention_bwd_case(1, 2, S, causal, s + causal);
+    attention_bwd_case(1, 2, S, causal, s + 2 + causal, 128);
+  }
 }
 
 TEST_CASE("gpu add: f32 and f16, ragged sizes") {

@@ -81,7 +81,8 @@ double col_sum(const float* partial, float* out, int g, int n);
 double layernorm_bwd(dtype_id t, bool lock, const void* dy, const void* x, const void* w,
                      const float* mean, const float* rstd, void* dx, void* dw, void* db, int rows,
                      int cols);
-// dq, dk, dv [B, H, S, D] from q, k, v, the forward's o and lse [B*H, S], and dout. f16, D = 64.
+// dq, dk, dv [B, H, S, D] from q, k, v, the forward's o and lse [B*H, S], and dout. f16, D = 64 or
+// 128.
 double attention_bwd(dtype_id t, const void* q, const void* k, const void* v, const void* o,
                      const float* lse, const void* dout, void* dq, void* dk, void* dv, int B, int H,
                      int S, int D, bool causal);
