@@ -176,8 +176,8 @@ template <int D, int BM, int BN, int W, int MP>
 void tile_bwd(bool causal) {
   double worst_g = 0, ms = 0, lib = 0;
   for (int big = 0; big < 2; ++big) {
-    const std::vector<int64_t> shape = big ? std::vector<int64_t>{4, 16, 4096, D}
-                                           : std::vector<int64_t>{1, 2, 333, D};
+    const std::vector<int64_t> shape =
+        big ? std::vector<int64_t>{4, 16, 4096, D} : std::vector<int64_t>{1, 2, 333, D};
     std::vector<T> hq, hk, hv, hdo;
     auto q = random_tensor(shape, 21, hq), k = random_tensor(shape, 22, hk),
          v = random_tensor(shape, 23, hv), dout = random_tensor(shape, 24, hdo);
@@ -194,8 +194,8 @@ void tile_bwd(bool causal) {
     }
     auto lib_run = [&] { attention_bwd(q, k, v, o, lse, dout, g1[0], g1[1], g1[2], causal); };
     auto run = [&] {
-      return kernels::detail::attention_bwd_at<D, BM, BN, W, MP>(q, k, v, o, lse, dout, g2[0], g2[1], g2[2],
-                                                                 causal);
+      return kernels::detail::attention_bwd_at<D, BM, BN, W, MP>(q, k, v, o, lse, dout, g2[0],
+                                                                 g2[1], g2[2], causal);
     };
     lib_run();
     for (const auto& r : run())
@@ -218,8 +218,8 @@ void tile_bwd(bool causal) {
   }
   const bool ok = worst_g < 1e-2;
   failures += !ok;
-  std::printf("tile-bwd D=%d %dx%d w%d mp%d %s: %.4f ms (library %.4f ms)  grads %.1e %s\n", D,
-              BM, BN, W, MP, causal ? "causal" : "full", ms, lib, worst_g, ok ? "ok" : "FAILED");
+  std::printf("tile-bwd D=%d %dx%d w%d mp%d %s: %.4f ms (library %.4f ms)  grads %.1e %s\n", D, BM,
+              BN, W, MP, causal ? "causal" : "full", ms, lib, worst_g, ok ? "ok" : "FAILED");
   std::fflush(stdout);
 }
 }  // namespace

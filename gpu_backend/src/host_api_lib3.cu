@@ -143,9 +143,8 @@ bench_figure attn_bwd_bench(int warm, int reps) {
                  .note = D == 64 ? "causal, 64x64 tiles" : "causal, 128x64 tiles on 8 warps"};
   f.bytes = 8.0 * 2 * B * H * S * D;
   f.flops = 10.0 * B * H * double(S) * S * D * 0.5;
-  return median_of(f, warm, reps, [&] {
-    bv::kernels::attention_bwd(q, k, v, o, lse, dout, dq, dk, dv, true);
-  });
+  return median_of(f, warm, reps,
+                   [&] { bv::kernels::attention_bwd(q, k, v, o, lse, dout, dq, dk, dv, true); });
 }
 const registrar bench_attn_bwd{"attention_bwd",
                                [](int w, int r) { return attn_bwd_bench<64>(w, r); }};

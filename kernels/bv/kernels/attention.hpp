@@ -364,8 +364,8 @@ std::vector<launch_result> attention_bwd_at(const tensor<T>& q, const tensor<T>&
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   auto delta = tensor<float>::empty("delta", {bh, s});
   std::vector<launch_result> out;
-  out.push_back(
-      launch<attention_bwd_preprocess_kernel<T, D, BM, W>>(grid(cdiv(s, BM), bh), o, dout, delta, s));
+  out.push_back(launch<attention_bwd_preprocess_kernel<T, D, BM, W>>(grid(cdiv(s, BM), bh), o, dout,
+                                                                     delta, s));
   const auto go = [&](auto c) {
     constexpr bool C = decltype(c)::value;
     const grid gk(cdiv(s, BN), bh), gq(cdiv(s, BM), bh);
@@ -373,13 +373,13 @@ std::vector<launch_result> attention_bwd_at(const tensor<T>& q, const tensor<T>&
       constexpr gpu_tuning<0, MinPrograms> tune{};
       out.push_back(launch<attention_bwd_dkdv_kernel<T, D, BM, BN, C, W>>(
           tune, gk, q, k, v, dout, lse, delta, dk, dv, s, scale));
-      out.push_back(launch<attention_bwd_dq_kernel<T, D, BM, BN, C, W>>(
-          tune, gq, q, k, v, dout, lse, delta, dq, s, scale));
+      out.push_back(launch<attention_bwd_dq_kernel<T, D, BM, BN, C, W>>(tune, gq, q, k, v, dout,
+                                                                        lse, delta, dq, s, scale));
     } else {
-      out.push_back(launch<attention_bwd_dkdv_kernel<T, D, BM, BN, C, W>>(
-          gk, q, k, v, dout, lse, delta, dk, dv, s, scale));
-      out.push_back(launch<attention_bwd_dq_kernel<T, D, BM, BN, C, W>>(
-          gq, q, k, v, dout, lse, delta, dq, s, scale));
+      out.push_back(launch<attention_bwd_dkdv_kernel<T, D, BM, BN, C, W>>(gk, q, k, v, dout, lse,
+                                                                          delta, dk, dv, s, scale));
+      out.push_back(launch<attention_bwd_dq_kernel<T, D, BM, BN, C, W>>(gq, q, k, v, dout, lse,
+                                                                        delta, dq, s, scale));
     }
   };
   causal ? go(std::true_type{}) : go(std::false_type{});
@@ -398,8 +398,8 @@ std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k,
     constexpr int D = decltype(d)::value;
     return with_config_for<attention_bwd_configs<sizeof(T)>, D>("attention_bwd", [&](auto cfg) {
       constexpr launch_config t = decltype(cfg)::value;
-      return detail::attention_bwd_at<D, t.bm, t.bn, t.waves, t.min_programs>(
-          q, k, v, o, lse, dout, dq, dk, dv, causal);
+      return detail::attention_bwd_at<D, t.bm, t.bn, t.waves, t.min_programs>(q, k, v, o, lse, dout,
+                                                                              dq, dk, dv, causal);
     });
   };
   return q.size(3) == 64 ? run(std::integral_constant<int, 64>{})
