@@ -369,6 +369,7 @@ std::vector<launch_result> attention_bwd_at(const tensor<T>& q, const tensor<T>&
   const auto go = [&](auto c) {
     constexpr bool C = decltype(c)::value;
     const grid gk(cdiv(s, BN), bh), gq(cdiv(s, BM), bh);
+    // A register cap needs a tuned launch; without one, the plain launch the table's rows had.
     if constexpr (MinPrograms > 0) {
       constexpr gpu_tuning<0, MinPrograms> tune{};
       out.push_back(launch<attention_bwd_dkdv_kernel<T, D, BM, BN, C, W>>(
