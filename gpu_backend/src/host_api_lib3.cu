@@ -138,9 +138,14 @@ bench_figure attn_bwd_bench(int warm, int reps) {
   bv::kernels::attention_fwd(q, k, v, o, lse, true);
   auto dq = device_tensor<half>::empty("dq", shape), dk = device_tensor<half>::empty("dk", shape),
        dv = device_tensor<half>::empty("dv", shape);
-  bench_figure f{.dtype = "f16",
-                 .shape = dims({B, H, S, D}),
-                 .note = D == 64 ? "causal, 64x64 tiles" : "causal, 128x64 tiles on 8 warps"};
+  // The tile this build's target launches (the table in kernels/bv/kernels/attention.hpp).
+  const std::string tile =
+      with_config_for<bv::kernels::attention_bwd_configs<2>, D>("attention_bwd", [](auto cfg) {
+        constexpr launch_config t = decltype(cfg)::value;
+        return std::to_string(t.bm) + "x" + std::to_string(t.bn) + " tiles, " +
+               std::to_string(t.waves) + " waves";
+      });
+  bench_figure f{.dtype = "f16", .shape = dims({B, H, S, D}), .note = "causal, " + tile};
   f.bytes = 8.0 * 2 * B * H * S * D;
   f.flops = 10.0 * B * H * double(S) * S * D * 0.5;
   return median_of(f, warm, reps,
