@@ -17,9 +17,9 @@ using namespace lib;
 sizes shape4(const sizes& s) { return {s[0], s[1], s[2], s[3]}; }
 int dim(const tensor<float>& t, int d) { return static_cast<int>(t.size(d)); }
 
-// The GPU build instantiates attention for f16 and head dim 64: the GPU run takes the entry's
-// inputs as f16 (the values an f16 draw from the same seed gives), and the interpreter (--backend
-// both) runs the f16 kernel on the same ones.
+// The GPU build instantiates attention for f16 at head dims 64 and 128: the GPU run takes the
+// entry's inputs as f16 (the values an f16 draw from the same seed gives), and the interpreter
+// (--backend both) runs the f16 kernel on the same ones.
 tensor<half> as_f16(const tensor<float>& t) {
   auto h = tensor<half>::zeros(t.name(), t.shape());
   for (int64_t i = 0; i < t.numel(); ++i) h.data()[i] = static_cast<half>(t.data()[i]);
@@ -117,7 +117,6 @@ registrar reg_fwd(bool causal, const char* name, const char* description, sizes 
 registrar r_fwd =
     reg_fwd(false, "attention", "flash attention forward, online softmax, f32, non-causal",
             {1, 2, 200, 64}, {1, 2, 256, 64});
-// GPU: head dim 64 only in this build (pass a size such as 1,2,150,64).
 registrar r_causal =
     reg_fwd(true, "attention_causal", "flash attention forward, causal, f32, head dim 128",
             {1, 2, 150, 128}, {1, 2, 256, 128});
@@ -191,7 +190,7 @@ registrar r_bwd{
         },
     },
     {
-        // GPU: f16 inputs and head dim 64 in this build; the interpreter runs the f16 kernel too,
+        // GPU: f16 inputs (head dim 64 or 128); the interpreter runs the f16 kernel too,
         // forward included (o and lse in f16, as the GPU's backward takes them).
         .gpu =
             [](bwd_io& a, bool cpu) {
