@@ -53,6 +53,19 @@ double worst(const std::vector<X>& got, int bh, const ref::dmat& want) {
   return w;
 }
 
+// The worst |b - a| / (|a| + 1) over two device tensors of the same shape (a: the launcher's).
+double worst_between(const device_tensor<T>& a, const device_tensor<T>& b) {
+  std::vector<T> ha(a.numel()), hb(b.numel());
+  a.copy_to_host(ha.data());
+  b.copy_to_host(hb.data());
+  double w = 0;
+  for (size_t i = 0; i < ha.size(); ++i) {
+    const double e = std::fabs(double(float(ha[i])) - float(hb[i])) / (std::fabs(float(ha[i])) + 1);
+    w = std::isfinite(e) ? std::max(w, e) : 1e30;
+  }
+  return w;
+}
+
 // Every element of o, lse (the forward) and dq, dk, dv (the backward from them) against the
 // double references of kernels/bv/kernels/ref/attention.hpp, outputs poisoned first.
 void check(int b, int h, int s, int d, bool causal) {
@@ -129,30 +142,25 @@ void tile(bool causal) {
   };
   double worst_o = 0, worst_l = 0, ms = 0, lib = 0;
   for (int big = 0; big < 2; ++big) {
-    const std::vector<int64_t> shape = big ? std::vector<int64_t>{4, 16, 4096, D}
-                                           : std::vector<int64_t>{1, 2, 333, D};
+    const std::vector<int64_t> shape =
+        big ? std::vector<int64_t>{4, 16, 4096, D} : std::vector<int64_t>{1, 2, 333, D};
     std::vector<T> hq, hk, hv;
     auto q = random_tensor(shape, 11, hq), k = random_tensor(shape, 12, hk),
          v = random_tensor(shape, 13, hv);
     const int64_t rows = shape[0] * shape[1] * shape[2];
     auto o1 = device_tensor<T>::empty("o", shape), o2 = device_tensor<T>::empty("o", shape);
-    auto l1 = device_tensor<float>::empty("lse", {rows}), l2 = device_tensor<float>::empty("lse", {rows});
+    auto l1 = device_tensor<float>::empty("lse", {rows}),
+         l2 = device_tensor<float>::empty("lse", {rows});
     for (auto* t : {&o1, &o2}) t->fill_bytes(0xff);
     l1.fill_bytes(0xff);
     l2.fill_bytes(0xff);
     attention_fwd(q, k, v, o1, l1, causal);
     if (!run(q, k, v, o2, l2).ok()) worst_o = 1e30;
     gpu::synchronize();
-    std::vector<T> a(o1.numel()), b(o2.numel());
+    worst_o = std::max(worst_o, worst_between(o1, o2));
     std::vector<float> la(l1.numel()), lb(l2.numel());
-    o1.copy_to_host(a.data());
-    o2.copy_to_host(b.data());
     l1.copy_to_host(la.data());
     l2.copy_to_host(lb.data());
-    for (size_t i = 0; i < a.size(); ++i) {
-      const double e = std::fabs(double(float(a[i])) - float(b[i])) / (std::fabs(float(a[i])) + 1);
-      worst_o = std::isfinite(e) ? std::max(worst_o, e) : 1e30;
-    }
     for (size_t i = 0; i < la.size(); ++i) {
       const double e = std::fabs(double(la[i]) - lb[i]);
       worst_l = std::isfinite(e) ? std::max(worst_l, e) : 1e30;
@@ -201,16 +209,7 @@ void tile_bwd(bool causal) {
     for (const auto& r : run())
       if (!r.ok()) worst_g = 1e30;
     gpu::synchronize();
-    for (int i = 0; i < 3; ++i) {
-      std::vector<T> a(g1[i].numel()), b(g2[i].numel());
-      g1[i].copy_to_host(a.data());
-      g2[i].copy_to_host(b.data());
-      for (size_t j = 0; j < a.size(); ++j) {
-        const double e =
-            std::fabs(double(float(a[j])) - float(b[j])) / (std::fabs(float(a[j])) + 1);
-        worst_g = std::isfinite(e) ? std::max(worst_g, e) : 1e30;
-      }
-    }
+    for (int i = 0; i < 3; ++i) worst_g = std::max(worst_g, worst_between(g1[i], g2[i]));
     if (big) {
       ms = bench::median_ms([&] { run(); }, 10, 3);
       lib = bench::median_ms(lib_run, 10, 3);
