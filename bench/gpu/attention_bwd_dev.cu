@@ -1,10 +1,11 @@
 // The attention backward (kernels/bv/kernels/attention.hpp) with its two main kernels on separate
 // tile shapes: dk/dv with BM1 query rows a step over BN1 keys a program on W1 warps, dq with BM2
 // query rows a program over BN2 keys a step on W2 warps. Each variant is first checked against the
-// library launcher on a ragged causal shape (2 x 3 x 333 x 64 f16, outputs poisoned first), then
-// timed at 4 x 16 x 4096 x 64 f16, causal (median of 10 after 3 warm-up calls, CUDA events; the
-// preprocess, dk/dv and dq launches together). A development tool for attention_bwd_configs; the
-// figures that count come from `blockvec bench --backend gpu attention_bwd`.
+// library launcher on a ragged shape (2 x 3 x 333 x D f16, outputs poisoned first), then timed at
+// 4 x 16 x 4096 x D f16 beside the library launcher (median of 10 after 3 warm-up calls, CUDA
+// events; the preprocess, dk/dv and dq launches together). A development tool for
+// attention_bwd_configs and attention_bwd_dq_configs; the figures that count come from
+// `blockvec bench --backend gpu attention_bwd`.
 //   nvcc -std=c++20 -arch=sm_90a -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
 //        -Itests/lang bench/gpu/attention_bwd_dev.cu -o attention_bwd_dev
 #include <cmath>
@@ -21,9 +22,8 @@ using namespace bv::kernels;
 
 namespace {
 using T = half;
-constexpr int D = 64;
 
-template <int BM1, int BN1, int W1, int BM2, int BN2, int W2>
+template <int D, bool C, int BM1, int BN1, int W1, int BM2, int BN2, int W2>
 void backward(const device_tensor<T>& q, const device_tensor<T>& k, const device_tensor<T>& v,
               const device_tensor<T>& o, const device_tensor<float>& lse,
               const device_tensor<T>& dout, device_tensor<T>& dq, device_tensor<T>& dk,
@@ -31,10 +31,10 @@ void backward(const device_tensor<T>& q, const device_tensor<T>& k, const device
   const int bh = static_cast<int>(q.size(0) * q.size(1)), s = static_cast<int>(q.size(2));
   const float scale = 1.0f / std::sqrt(float(D));
   launch<attention_bwd_preprocess_kernel<T, D, 64, 4>>(grid(cdiv(s, 64), bh), o, dout, delta, s);
-  launch<attention_bwd_dkdv_kernel<T, D, BM1, BN1, true, W1>>(grid(cdiv(s, BN1), bh), q, k, v, dout,
-                                                              lse, delta, dk, dv, s, scale);
-  launch<attention_bwd_dq_kernel<T, D, BM2, BN2, true, W2>>(grid(cdiv(s, BM2), bh), q, k, v, dout,
-                                                            lse, delta, dq, s, scale);
+  launch<attention_bwd_dkdv_kernel<T, D, BM1, BN1, C, W1>>(grid(cdiv(s, BN1), bh), q, k, v, dout,
+                                                           lse, delta, dk, dv, s, scale);
+  launch<attention_bwd_dq_kernel<T, D, BM2, BN2, C, W2>>(grid(cdiv(s, BM2), bh), q, k, v, dout, lse,
+                                                         delta, dq, s, scale);
 }
 
 double rel_l2(const device_tensor<T>& got, const device_tensor<T>& want) {
@@ -53,7 +53,7 @@ double rel_l2(const device_tensor<T>& got, const device_tensor<T>& want) {
 struct inputs {
   device_tensor<T> q, k, v, dout, o;
   device_tensor<float> lse, delta;
-  explicit inputs(std::vector<int64_t> shape)
+  inputs(std::vector<int64_t> shape, bool causal)
       : q(random(shape, 1)),
         k(random(shape, 2)),
         v(random(shape, 3)),
@@ -61,7 +61,7 @@ struct inputs {
         o(device_tensor<T>::empty("o", shape)),
         lse(device_tensor<float>::empty("lse", {shape[0] * shape[1], shape[2]})),
         delta(device_tensor<float>::empty("delta", {shape[0] * shape[1], shape[2]})) {
-    attention_fwd(q, k, v, o, lse, true);
+    attention_fwd(q, k, v, o, lse, causal);
   }
   static device_tensor<T> random(const std::vector<int64_t>& shape, uint64_t seed) {
     size_t n = 1;
@@ -72,53 +72,66 @@ struct inputs {
 };
 
 int failures = 0;
-template <int BM1, int BN1, int W1, int BM2, int BN2, int W2>
+template <int D, bool C, int BM1, int BN1, int W1, int BM2, int BN2, int W2>
 void variant() {
-  inputs small({2, 3, 333, D});
+  inputs small({2, 3, 333, D}, C);
   auto e = [&](int) { return device_tensor<T>::empty("g", {2, 3, 333, D}); };
   auto rq = e(0), rk = e(0), rv = e(0), dq = e(0), dk = e(0), dv = e(0);
-  attention_bwd(small.q, small.k, small.v, small.o, small.lse, small.dout, rq, rk, rv, true);
+  attention_bwd(small.q, small.k, small.v, small.o, small.lse, small.dout, rq, rk, rv, C);
   for (auto* t : {&dq, &dk, &dv}) t->fill_bytes(0xff);
-  backward<BM1, BN1, W1, BM2, BN2, W2>(small.q, small.k, small.v, small.o, small.lse, small.dout,
-                                       dq, dk, dv, small.delta);
+  backward<D, C, BM1, BN1, W1, BM2, BN2, W2>(small.q, small.k, small.v, small.o, small.lse,
+                                             small.dout, dq, dk, dv, small.delta);
   gpu::synchronize();
   const double err = std::max({rel_l2(dq, rq), rel_l2(dk, rk), rel_l2(dv, rv)});
   const bool ok = err < 5e-3;
   failures += !ok;
   const std::vector<int64_t> shape{4, 16, 4096, D};
-  inputs big(shape);
+  inputs big(shape, C);
   auto g = [&] { return device_tensor<T>::empty("g", shape); };
   auto bq = g(), bk = g(), bv = g();
   const double ms = bench::median_ms(
       [&] {
-        backward<BM1, BN1, W1, BM2, BN2, W2>(big.q, big.k, big.v, big.o, big.lse, big.dout, bq, bk,
-                                             bv, big.delta);
+        backward<D, C, BM1, BN1, W1, BM2, BN2, W2>(big.q, big.k, big.v, big.o, big.lse, big.dout,
+                                                   bq, bk, bv, big.delta);
       },
       10, 3);
-  const double flops = 10.0 * 4 * 16 * 4096.0 * 4096.0 * D * 0.5;
+  const double lib = bench::median_ms(
+      [&] { attention_bwd(big.q, big.k, big.v, big.o, big.lse, big.dout, bq, bk, bv, C); }, 10, 3);
   std::printf(
-      "dkdv %3dx%3d w%d  dq %3dx%3d w%d  check %s (rel %.1e)  4x16x4096x64 causal %.4f ms"
-      "  %.1f TFLOP/s\n",
-      BM1, BN1, W1, BM2, BN2, W2, ok ? "ok" : "FAILED", err, ms, flops / (ms * 1e9));
+      "D=%3d %s dkdv %3dx%3d w%d  dq %3dx%3d w%d  check %s (rel %.1e)  4x16x4096x%d %.4f ms"
+      "  (library %.4f ms)\n",
+      D, C ? "causal" : "full  ", BM1, BN1, W1, BM2, BN2, W2, ok ? "ok" : "FAILED", err, D, ms,
+      lib);
   std::fflush(stdout);
 }
 }  // namespace
 
 int main() {
-#ifdef BV_DEV_WARPS
-  variant<64, 64, 4, 64, 64, 4>();
-  variant<64, 64, 8, 64, 64, 4>();
-  variant<64, 64, 8, 64, 64, 8>();
-  variant<64, 64, 4, 64, 64, 8>();
-  variant<128, 64, 8, 64, 64, 4>();
-#else
-  variant<64, 64, 4, 64, 64, 4>();
-  variant<32, 128, 4, 128, 32, 4>();
-  variant<64, 128, 8, 128, 64, 8>();
-  variant<32, 64, 4, 64, 32, 4>();
-  variant<64, 128, 4, 128, 64, 4>();
-  variant<32, 128, 8, 128, 32, 8>();
-#endif
+  for (int round = 0; round < 2; ++round) {
+    for (bool c : {true, false}) {
+      const auto d64 = [](auto cc) {
+        constexpr bool C = decltype(cc)::value;
+        variant<64, C, 64, 64, 4, 64, 64, 4>();
+        variant<64, C, 64, 64, 4, 128, 128, 8>();
+        variant<64, C, 128, 128, 8, 128, 128, 8>();
+        variant<64, C, 64, 128, 4, 128, 128, 8>();
+      };
+      const auto d128 = [](auto cc) {
+        constexpr bool C = decltype(cc)::value;
+        variant<128, C, 128, 64, 8, 128, 64, 8>();
+        variant<128, C, 128, 128, 8, 128, 64, 8>();
+        variant<128, C, 64, 128, 4, 128, 64, 8>();
+        variant<128, C, 64, 64, 4, 128, 64, 8>();
+      };
+      if (c) {
+        d64(std::true_type{});
+        d128(std::true_type{});
+      } else {
+        d64(std::false_type{});
+        d128(std::false_type{});
+      }
+    }
+  }
   std::printf("%s\n", failures ? "CHECK FAILURES" : "all checks ok");
   return failures ? 1 : 0;
 }

@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
 """The peer of `blockvec bench --backend gpu attention_bwd`: the backward of Triton's fused-attention
-tutorial (python/tutorials/06-fused-attention.py in Triton's repository) on the same shape, 4 x 16 x
-4096 x 64 f16, causal, measured now, on this GPU. The tutorial is not part of blockvec: pass the
-path of a file that defines its `_attention` class (the tutorial itself, at the installed Triton's
-version, or a file holding its backward kernels and `_attention.backward`).
+tutorial (python/tutorials/06-fused-attention.py in Triton's repository) on the same shapes, 4 x 16 x
+4096 x D f16 for D = 64 and 128 (`attention_bwd` and `attention_bwd@d128`), causal, measured now, on
+this GPU. The tutorial is not part of blockvec: pass the path of a file that defines its
+`_attention` class (the tutorial itself, at the installed Triton's version, or a file holding its
+backward kernels and `_attention.backward`).
 
     python3 bench/gpu/attn_bwd_peer.py PATH/TO/06-fused-attention.py   (prints JSON)
 
 Only the backward is run: o and the log-sum-exp M it saves are computed by torch in float32 (M in
 the tutorial's base-2 form), so no forward autotuning runs. The gradients are checked first against
-torch's autograd of a float32 reference at the tutorial's test shape (1 x 2 x 1024 x 64), then the
-backward is timed at the bench's shape: `triton` the mean of 20 calls back to back, `triton_single`
+torch's autograd of a float32 reference at the tutorial's test shape (1 x 2 x 1024 x D), then the
+backward is timed at the bench's shapes: `triton` the mean of 20 calls back to back, `triton_single`
 the median of 20 single calls between events (as ours). A call is the tutorial's whole backward:
 k pre-scaled, the delta preprocess and the fused dk / dv / dq kernel. FLOPs as both count them:
 2.5 x the forward's 4 B H S^2 D, halved for causal.
@@ -76,29 +77,39 @@ def main():
     dev, dt = "cuda", torch.float16
     torch.manual_seed(0)
 
-    # Correctness at the tutorial's test shape against float32 autograd.
-    Z, H, S, D = 1, 2, 1024, 64
-    sm_scale = D ** -0.5
-    q, k, v = (torch.randn(Z, H, S, D, device=dev, dtype=dt) * 0.5 for _ in range(3))
-    do = torch.randn(Z, H, S, D, device=dev, dtype=dt)
-    got = backward_fn(mod, q, k, v, do, sm_scale)()
-    qf, kf, vf = (x.float().requires_grad_() for x in (q, k, v))
-    ref = torch.nn.functional.scaled_dot_product_attention(qf, kf, vf, is_causal=True, scale=sm_scale)
-    want = torch.autograd.grad(ref, (qf, kf, vf), do.float())
-    errs = {n: rel_err(g, w) for n, g, w in zip(("dq", "dk", "dv"), got, want)}
-    if not all(e <= 1e-2 for e in errs.values()):
-        print(json.dumps(dict(error="the tutorial's backward disagrees with torch: %s" % errs)))
-        sys.exit(1)
+    # Correctness at the tutorial's test shape (at each head dimension timed) against float32
+    # autograd.
+    errs = {}
+    for D in (64, 128):
+        Z, H, S = 1, 2, 1024
+        sm_scale = D ** -0.5
+        q, k, v = (torch.randn(Z, H, S, D, device=dev, dtype=dt) * 0.5 for _ in range(3))
+        do = torch.randn(Z, H, S, D, device=dev, dtype=dt)
+        got = backward_fn(mod, q, k, v, do, sm_scale)()
+        qf, kf, vf = (x.float().requires_grad_() for x in (q, k, v))
+        ref = torch.nn.functional.scaled_dot_product_attention(qf, kf, vf, is_causal=True,
+                                                               scale=sm_scale)
+        want = torch.autograd.grad(ref, (qf, kf, vf), do.float())
+        errs[D] = {n: rel_err(g, w) for n, g, w in zip(("dq", "dk", "dv"), got, want)}
+        if not all(e <= 1e-2 for e in errs[D].values()):
+            print(json.dumps(dict(error="the tutorial's backward disagrees with torch at head "
+                                  "dimension %d: %s" % (D, errs[D]))))
+            sys.exit(1)
 
-    B, H, S, D = 4, 16, 4096, 64
-    sm_scale = D ** -0.5
-    q, k, v, do = (torch.randn(B, H, S, D, device=dev, dtype=dt) for _ in range(4))
-    fn = backward_fn(mod, q, k, v, do, sm_scale)
-    flops = 2.5 * 4.0 * B * H * S * S * D * 0.5
-    res = dict(shape=[B, H, S, D], dtype=str(dt), causal=True, flops=flops, check_rel_err=errs,
-               triton=batch_time(fn), triton_single=median_time(fn))
+    # The bench's shapes: head dimension 64 (attention_bwd) and 128 (attention_bwd@d128).
+    results = {}
+    for name, D in (("attention_bwd", 64), ("attention_bwd@d128", 128)):
+        B, H, S = 4, 16, 4096
+        sm_scale = D ** -0.5
+        q, k, v, do = (torch.randn(B, H, S, D, device=dev, dtype=dt) for _ in range(4))
+        fn = backward_fn(mod, q, k, v, do, sm_scale)
+        flops = 2.5 * 4.0 * B * H * S * S * D * 0.5
+        results[name] = dict(shape=[B, H, S, D], dtype=str(dt), causal=True, flops=flops,
+                             check_rel_err=errs[D], triton=batch_time(fn), triton_single=median_time(fn))
+        del q, k, v, do, fn
+        torch.cuda.empty_cache()
     print(json.dumps(dict(mode="gpu", device=torch.cuda.get_device_name(), triton=triton.__version__,
-                          torch=torch.__version__, results=dict(attention_bwd=res)), indent=1))
+                          torch=torch.__version__, results=results), indent=1))
 
 
 if __name__ == "__main__":

@@ -43,7 +43,7 @@ if has attnpeer; then
   # Triton's fused-attention tutorial backward: not part of blockvec, its path in BV_ATTN_TUTORIAL.
   echo "== attention backward peer (Triton's fused-attention tutorial)"
   if [ -f "${BV_ATTN_TUTORIAL:-}" ]; then
-    PYTHONUNBUFFERED=1 timeout 180 python3 bench/gpu/attn_bwd_peer.py "$BV_ATTN_TUTORIAL" > "$O/attn_bwd_peer.json"
+    PYTHONUNBUFFERED=1 timeout 300 python3 bench/gpu/attn_bwd_peer.py "$BV_ATTN_TUTORIAL" > "$O/attn_bwd_peer.json"
     echo "attention backward peer rc=$?"
   else
     echo "skipped: set BV_ATTN_TUTORIAL to the path of Triton's python/tutorials/06-fused-attention.py"
@@ -103,11 +103,11 @@ if cli:
         for name, k, r in (("attention causal", "attention_causal", "attn_causal"), ("attention d128", "attention@d128", "attn_d128")):
             if r in p: vs_triton(name, k, p[r], p[r].get("torch"))
     if abw and "results" in abw:
-        a = abw["results"]["attention_bwd"]
-        extra = ""
-        if "attention_bwd" in ours:
-            extra = "  (triton single %.4f ms, ratio %.2f)" % (a["triton_single"] * 1e3, a["triton_single"] / ours["attention_bwd"])
-        side("attention bwd (tutorial)", "attention_bwd", a["triton"], None, extra)
+        for k, a in abw["results"].items():
+            extra = ""
+            if k in ours:
+                extra = "  (triton single %.4f ms, ratio %.2f)" % (a["triton_single"] * 1e3, a["triton_single"] / ours[k])
+            side("attention bwd (tutorial)" + k[len("attention_bwd"):], k, a["triton"], None, extra)
     elif abw:
         print("  attention backward peer failed: %s" % abw.get("error"))
     if blk and "results" in blk:

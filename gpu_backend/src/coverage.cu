@@ -211,8 +211,8 @@ void all() {
     constexpr launch_config k = decltype(c)::value;
     each_dtype([](auto t) { emit<conv2d_kernel<decltype(t), k.bm, k.bn, k.bk, k.waves>>(); });
   });
-  // Attention: the forward and the backward have a table per element size, keyed by the head
-  // dimension (64 or 128); causal and not.
+  // Attention: the forward, the backward and the backward's dQ have a table per element size,
+  // keyed by the head dimension (64 or 128); causal and not.
   [](auto... d) {
     (each_dtype([](auto t) {
        using T = decltype(t);
@@ -227,6 +227,9 @@ void all() {
          emit<attention_bwd_preprocess_kernel<T, D, k.bm, k.waves>>();
          emit<attention_bwd_dkdv_kernel<T, D, k.bm, k.bn, false, k.waves>>();
          emit<attention_bwd_dkdv_kernel<T, D, k.bm, k.bn, true, k.waves>>();
+       });
+       amd_rows<attention_bwd_dq_configs<sizeof(T)>, D>([](auto c) {
+         constexpr launch_config k = decltype(c)::value;
          emit<attention_bwd_dq_kernel<T, D, k.bm, k.bn, false, k.waves>>();
          emit<attention_bwd_dq_kernel<T, D, k.bm, k.bn, true, k.waves>>();
        });

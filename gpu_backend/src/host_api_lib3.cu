@@ -138,14 +138,17 @@ bench_figure attn_bwd_bench(int warm, int reps) {
   bv::kernels::attention_fwd(q, k, v, o, lse, true);
   auto dq = device_tensor<half>::empty("dq", shape), dk = device_tensor<half>::empty("dk", shape),
        dv = device_tensor<half>::empty("dv", shape);
-  // The tile this build's target launches (the table in kernels/bv/kernels/attention.hpp).
-  const std::string tile =
-      with_config_for<bv::kernels::attention_bwd_configs<2>, D>("attention_bwd", [](auto cfg) {
-        constexpr launch_config t = decltype(cfg)::value;
-        return std::to_string(t.bm) + "x" + std::to_string(t.bn) + " tiles, " +
-               std::to_string(t.waves) + " waves";
-      });
-  bench_figure f{.dtype = "f16", .shape = dims({B, H, S, D}), .note = "causal, " + tile};
+  // The tiles this build's target launches (the tables in kernels/bv/kernels/attention.hpp).
+  const auto tile = [](auto cfg) {
+    constexpr launch_config t = decltype(cfg)::value;
+    return std::to_string(t.bm) + "x" + std::to_string(t.bn) + " on " + std::to_string(t.waves) +
+           " waves";
+  };
+  const std::string tiles =
+      "dK/dV " + with_config_for<bv::kernels::attention_bwd_configs<2>, D>("attention_bwd", tile) +
+      ", dQ " +
+      with_config_for<bv::kernels::attention_bwd_dq_configs<2>, D>("attention_bwd (dQ)", tile);
+  bench_figure f{.dtype = "f16", .shape = dims({B, H, S, D}), .note = "causal, " + tiles};
   f.bytes = 8.0 * 2 * B * H * S * D;
   f.flops = 10.0 * B * H * double(S) * S * D * 0.5;
   return median_of(f, warm, reps,

@@ -191,6 +191,21 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     CHECK(ends_with(at.kernel, mi200 ? ", 64, 64, 64, true, 4>" : ", 64, 128, 64, true, 8>"));
     check_ran(at, t, mi200 ? 4 : 8);
     CHECK(at.programs == (mi200 ? 3 : 2));
+    // Its backward: dK/dV 64x64 on 4 waves everywhere; dQ on its own table's tile, 128x128 on 8
+    // warps on sm_90.
+    auto dq = tensor<half>::empty("dq", {1, 1, 130, 64}),
+         dk = tensor<half>::empty("dk", {1, 1, 130, 64}),
+         dv = tensor<half>::empty("dv", {1, 1, 130, 64});
+    const auto bw64 = kernels::attention_bwd(q, q, q, o, lse, q, dq, dk, dv, true);
+    REQUIRE(bw64.size() == 3);
+    CHECK(bw64[1].kernel.find("attention_bwd_dkdv_kernel") != std::string::npos);
+    CHECK(ends_with(bw64[1].kernel, ", 64, 64, 64, true, 4>"));
+    CHECK(bw64[1].programs == 3);
+    CHECK(bw64[2].kernel.find("attention_bwd_dq_kernel") != std::string::npos);
+    CHECK(ends_with(bw64[2].kernel,
+                    t == target::sm_90 ? ", 64, 128, 128, true, 8>" : ", 64, 64, 64, true, 4>"));
+    CHECK(bw64[2].programs == (t == target::sm_90 ? 2 : 3));
+    check_ran(bw64[2], t, t == target::sm_90 ? 8 : 4);
 
     // D = 128: 128x128 on 8 warps on sm_90; 32x32 on AMD, whose 64 KiB of LDS a 64x64 tile pass
     // overflows.

@@ -73,9 +73,9 @@ inline constexpr int ring_max_stages = 4;
 // against that count: a load through a stale copy of the block pointer (another copy loaded
 // since) sees a different count, and starts over.
 struct ring_regs {
-  int n = 0;               // tiles issued (this block pointer's view of the ring)
-  int pb = 0;              // prefetched tiles [pb, n): tile pb + i at last + (i + 1) * step
-  int ps0 = 0, ps1 = 0;    // the step they were prefetched along
+  int n = 0;                 // tiles issued (this block pointer's view of the ring)
+  int pb = 0;                // prefetched tiles [pb, n): tile pb + i at last + (i + 1) * step
+  int ps0 = 0, ps1 = 0;      // the step they were prefetched along
   int last0 = 0, last1 = 0;  // offsets of the previous load (the creation offsets at first)
 };
 constexpr int ring_bytes_for(int tile_bytes, int stages, int waves) {
@@ -307,12 +307,12 @@ BV_DI auto tile_mask(int off0, int off1, int shape0, int shape1, bool check0, bo
 template <class U, int R, int C, int W>
 BV_DI void ring_copy16(const U* base, int shape0, int shape1, int stride0, uint32_t img,
                        uint32_t bar, int o0, int o1, int fmt) {
-  constexpr int CPR = C / 8;                     // chunks per row
-  constexpr int LPR = CPR < 32 ? CPR : 32;       // lanes per row
-  constexpr int RPI = 32 / LPR;                  // rows per wave instruction
-  constexpr int RPS = RPI * W;                   // rows per step
-  constexpr int NA = (R + RPS - 1) / RPS;        // row steps
-  constexpr int NG = CPR / LPR;                  // chunk steps
+  constexpr int CPR = C / 8;                // chunks per row
+  constexpr int LPR = CPR < 32 ? CPR : 32;  // lanes per row
+  constexpr int RPI = 32 / LPR;             // rows per wave instruction
+  constexpr int RPS = RPI * W;              // rows per step
+  constexpr int NA = (R + RPS - 1) / RPS;   // row steps
+  constexpr int NG = CPR / LPR;             // chunk steps
   constexpr int cm = (C / 8 < 8 ? C / 8 : 8) - 1;
   static_assert(CPR % LPR == 0, "internal: ring tiles have 32 or a multiple of 64 columns");
   const int lane = gpu::prim::lane_id(), w = gpu::prim::wave_id();
@@ -351,7 +351,8 @@ BV_DI void ring_copy16(const U* base, int shape0, int shape1, int stride0, uint3
     for (int a = 0; a < NA; ++a) {
       if (R % RPS == 0 || rl + RPS * a < R)
 #pragma unroll
-        for (int g = 0; g < NG; ++g) gpu::prim::cp_async_16_full(dst(a, g), rp[a % CH] + 8 * LPR * g);
+        for (int g = 0; g < NG; ++g)
+          gpu::prim::cp_async_16_full(dst(a, g), rp[a % CH] + 8 * LPR * g);
       rp[a % CH] += CH * step;
     }
   } else {
@@ -365,7 +366,9 @@ BV_DI void ring_copy16(const U* base, int shape0, int shape1, int stride0, uint3
         for (int g = 0; g < NG; ++g) {
           const int gc = o1 + 8 * (ch + LPR * g);
           const int left = shape1 - gc;
-          const int n = (gr >= 0 && gr < shape0 && gc >= 0) ? (left >= 8 ? 16 : (left > 0 ? 2 * left : 0)) : 0;
+          const int n = (gr >= 0 && gr < shape0 && gc >= 0)
+                            ? (left >= 8 ? 16 : (left > 0 ? 2 * left : 0))
+                            : 0;
           gpu::prim::cp_async_16(dst(a, g), n ? lp + 8 * LPR * g : base, n);
         }
       lp += step;
@@ -817,8 +820,7 @@ BV_DI typename bp_tile<T, R, C, W>::block_type bp_tile<T, R, C, W>::get() const 
   }
 #endif
   return load(detail::tile_lanes<const U, W, R, C>(src.base, off0, off1, src.stride0, src.stride1),
-              detail::tile_mask<W, R, C>(off0, off1, src.shape0, src.shape1, check0, check1),
-              0.0f);
+              detail::tile_mask<W, R, C>(off0, off1, src.shape0, src.shape1, check0, check1), 0.0f);
 }
 
 // load(bp) (unchecked) and load(bp, boundary_check(0, 1)): lanes outside the checked
@@ -930,7 +932,7 @@ BV_DI void ring_rs_dot(const basic_block<A, shape<M, K>, W>& a, const Y& y,
   Y yv = y;
   if (!yv.fresh() | (yv.fmt != fmt_wr)) yv.refetch(fmt_wr);
   gpu::prim::fence_proxy_async();  // the copies, visible to wgmma's reads
-  wgmma_rs_core<BT, A, M, K, N, W>(a, yv.src.slot_ptr(yv.t), acc);
+  wgmma_rs_core<BT, A, M, K, N, W>(a_regs<A, M, K, W>{a}, yv.src.slot_ptr(yv.t), acc);
 }
 // Whether two views are in two different rings. By offset, not pointer: the offsets fold, so a
 // kernel whose operands always come from two rings (matmul) keeps no code, and no static LDS, for
@@ -973,16 +975,16 @@ BV_DI basic_block<C, shape<M, N>, W> dot_views(const X& x, const Y& y,
 }  // namespace detail
 
 template <class X, class Y, class C, int M, int N, int W>
-requires((TileView<X> || TileView<Y>)&&(TileView<X> || Block<X>)&&(TileView<Y> || Block<Y>))
-BV_DI basic_block<C, shape<M, N>, W> dot(const X& x, const Y& y,
-                                         const basic_block<C, shape<M, N>, W>& acc) {
+requires((TileView<X> || TileView<Y>)&&(TileView<X> || Block<X>)&&(TileView<Y> || Block<Y>)) BV_DI
+    basic_block<C, shape<M, N>, W> dot(const X& x, const Y& y,
+                                       const basic_block<C, shape<M, N>, W>& acc) {
   constexpr int K = detail::dot_k<X, Y, M, N>();
   detail::check_dot_shapes<typename std::remove_cvref_t<X>::value_type, M, K, N, W>();
   return detail::dot_views<M, K, N, C, W>(x, y, acc);
 }
 template <class X, class Y>
-requires((TileView<X> || TileView<Y>)&&(TileView<X> || Block<X>)&&(TileView<Y> || Block<Y>))
-BV_DI auto dot(const X& x, const Y& y) {
+requires((TileView<X> || TileView<Y>)&&(TileView<X> || Block<X>)&&(TileView<Y> || Block<Y>)) BV_DI
+    auto dot(const X& x, const Y& y) {
   return dot(x, y, detail::dot_zeros<X, Y>());
 }
 // trans of a view: of its materialised block; of a tile view, a lazy view of the tile (bp_trans),

@@ -160,6 +160,7 @@ BV_HD constexpr int wg_row(int r) {
 //    not from stage_mma's image (k in mma_order, as a_regs' registers lie).
 template <class A, int M, int K, int W>
 struct a_regs {
+  static constexpr bool copies_registers = true;  // fragments are copies of a's registers
   const basic_block<A, shape<M, K>, W>& a;
   using AB = basic_block<A, shape<M, K>, W>;
   static_assert(AB::NC == K / 4, "internal: dot expects whole rows per wave");
@@ -173,6 +174,7 @@ struct a_regs {
 };
 template <class A, int M, int K, int W>
 struct a_image {
+  static constexpr bool copies_registers = false;  // fragments are fresh ldmatrix results
   const A* img;
   using L = gpu::layout2d<M, K, W>;
   BV_DI void frag(int p, int ks, uint32_t (&af)[4]) const {
@@ -188,6 +190,25 @@ struct a_image {
     } else {
       gpu::prim::ldmatrix_x4(af, img + swz<K>(row, 16 * ks + 8 * (mi >> 1)));
     }
+  }
+};
+
+//  - a_trans_image: a = x^T for the K x M block x, from an LDS image of x's rows as stage_rows
+//    leaves them ([k][m], rows M + lds_pad apart): ldmatrix .trans reads mma's A fragments of a
+//    out of x's rows, with k in natural order (b's image must then have natural k rows too).
+template <class A, int M, int K, int W>
+struct a_trans_image {
+  static constexpr bool copies_registers = false;
+  const A* img;
+  using L = gpu::layout2d<M, K, W>;
+  BV_DI void frag(int p, int ks, uint32_t (&af)[4]) const {
+    // Matrix mi = lane / 8 is (row register 2p + (mi & 1), k half mi >> 1) as in a_image; lane
+    // l addresses k row l % 8 of it, whose 8 contiguous m are the register's 8 rows (g).
+    const int lane = gpu::prim::lane_id();
+    const int mi = lane >> 3, r8 = lane & 7;
+    const int r = 2 * p + (mi & 1) < L::NR ? 2 * p + (mi & 1) : 2 * p;
+    const int m0 = L::rows::at(0, L::wave_row(gpu::prim::wave_id()), r);
+    gpu::prim::ldmatrix_x4_trans(af, img + (16 * ks + 8 * (mi >> 1) + r8) * (M + lds_pad) + m0);
   }
 };
 
@@ -368,9 +389,8 @@ BV_DI void stage_wg(T* s, const basic_block<T, shape<R, C>, W>& x) {
 }
 // acc += a @ b by wgmma from a's registers and stage_wg's image Bs of b (BT false: b's K x N
 // block, N-major) or of the N x K block whose transpose b is (BT true, K-major).
-template <bool BT, class A, int M, int K, int N, int W>
-BV_DI void wgmma_rs_core(const basic_block<A, shape<M, K>, W>& a, const A* Bs,
-                         basic_block<float, shape<M, N>, W>& acc) {
+template <bool BT, class A, int M, int K, int N, int W, class ASrc>
+BV_DI void wgmma_rs_core(const ASrc& asrc, const A* Bs, basic_block<float, shape<M, N>, W>& acc) {
   using O = basic_block<float, shape<M, N>, W>;
   constexpr int NC = O::NC, NP = O::NR / 2;
   constexpr int NW = N % 128 == 0 ? 128 : 64, NH = N / NW;  // wgmma width, chunks of n
@@ -398,7 +418,6 @@ BV_DI void wgmma_rs_core(const basic_block<A, shape<M, K>, W>& a, const A* Bs,
   // wait, and 64 k's are 16 registers a row pair.
   constexpr int KC = K < 64 ? K : 64;
   wg_acc<NW, NP, NH, true> d;
-  const a_regs<A, M, K, W> asrc{a};
   d.load(acc);
 #pragma unroll
   for (int k0 = 0; k0 < K / 16; k0 += KC / 16) {
@@ -408,8 +427,9 @@ BV_DI void wgmma_rs_core(const basic_block<A, shape<M, K>, W>& a, const A* Bs,
 #pragma unroll
       for (int p = 0; p < NP; ++p) {
         asrc.frag(p, k0 + ks, af[ks][p]);
+        if constexpr (ASrc::copies_registers)
 #pragma unroll
-        for (int j = 0; j < 4; ++j) af[ks][p][j] = gpu::prim::own_reg(af[ks][p][j]);
+          for (int j = 0; j < 4; ++j) af[ks][p][j] = gpu::prim::own_reg(af[ks][p][j]);
       }
     gpu::prim::wgmma_fence();
 #pragma unroll
@@ -439,7 +459,7 @@ BV_DI void mma_dot(const basic_block<A, shape<M, K>, W>& a, const BB& b,
     stage_wg(Bs, b);
     gpu::prim::fence_proxy_async();  // the stores, visible to wgmma's reads
     gpu::prim::barrier();
-    wgmma_rs_core<BT, A, M, K, N, W>(a, Bs, acc);
+    wgmma_rs_core<BT, A, M, K, N, W>(a_regs<A, M, K, W>{a}, Bs, acc);
   } else {
     A *Bs = gpu::prim::lds < A, brows * bcols, BT ? 10 : 9 > ();
     gpu::prim::barrier();
@@ -447,6 +467,30 @@ BV_DI void mma_dot(const basic_block<A, shape<M, K>, W>& a, const BB& b,
     gpu::prim::barrier();
     mma_core<BT, A, C, M, K, N, W>(a_regs<A, M, K, W>{a}, Bs, acc);
   }
+}
+// acc += x^T @ b for a transposed a (the K x M block x) where wgmma takes a in registers (sm_90a,
+// wg_rs_dot's shapes): x's rows are staged as they lie (16-byte stores) beside b's image, both
+// between one pair of barriers, and wgmma's A fragments are read from x's image by ldmatrix
+// .trans (a_trans_image), where transposing x first took a layout conversion through LDS of its
+// own (2-byte stores and loads and two more barriers). k is natural in those fragments, so b's
+// image has natural rows (stage_wg's columns, the accumulator's order, unchanged).
+template <class A, int M, int K, int N, int W>
+constexpr bool wg_trans_a_dot() {
+  return wg_rs_dot<false, M, K, N, W>() && is_16bit_float<A> && gpu::layout2d<M, K, W>::WN == 1 &&
+         gpu::layout2d<M, K, W>::NR % 2 == 0;
+}
+template <class A, int M, int K, int N, int W>
+BV_DI void wg_dot_trans_a(const basic_block<A, shape<K, M>, W>& x,
+                          const basic_block<A, shape<K, N>, W>& b,
+                          basic_block<float, shape<M, N>, W>& acc) {
+  A* Xs = gpu::prim::lds<A, K*(M + lds_pad), 13>();
+  A* Bs = gpu::prim::lds<A, K * N, 11, 1024>();
+  gpu::prim::barrier();
+  stage_rows(Xs, x);
+  stage_mma_as(Bs, b, [](int r, int c) { return wg_img<K, N>(mma_order(r), c); });
+  gpu::prim::fence_proxy_async();  // b's stores, visible to wgmma's reads
+  gpu::prim::barrier();
+  wgmma_rs_core<false, A, M, K, N, W>(a_trans_image<A, M, K, W>{Xs}, Bs, acc);
 }
 #endif
 
@@ -698,7 +742,15 @@ template <class A, int K, int M, class B, int K2, int N, class C, int W>
 BV_DI basic_block<C, shape<M, N>, W> dot(const trans_view<A, K, M, W>& at,
                                          const basic_block<B, shape<K2, N>, W>& b,
                                          const basic_block<C, shape<M, N>, W>& acc) {
-#if !BV_NVIDIA
+#if BV_NVIDIA
+  if constexpr (std::is_same_v<A, B> && K == K2 && std::is_same_v<C, float> &&
+                detail::wg_trans_a_dot<A, M, K, N, W>()) {
+    detail::check_dot_shapes<A, M, K, N, W>();
+    basic_block<C, shape<M, N>, W> out = acc;
+    detail::wg_dot_trans_a<A, M, K, N, W>(at.src, b, out);
+    return out;
+  } else
+#else
   if constexpr (std::is_same_v<A, B> && K == K2)
     return detail::dot_staged<A, B, C, M, K, N, W>(detail::cols(at.src), detail::cols(b), acc);
   else
@@ -748,14 +800,10 @@ BV_DI auto dot(const basic_block<A, shape<M, K>, W>& a, const trans_view<B, N, K
 }
 template <class A, int K, int M, class B, int K2, int N, int W>
 BV_DI auto dot(const trans_view<A, K, M, W>& at, const basic_block<B, shape<K2, N>, W>& b) {
-#if !BV_NVIDIA
   using R = compute_t<promote_t<A, B>>;
   basic_block<R, shape<M, N>, W> acc;
   detail::generate(acc, [](auto, int, int) { return R(0); });
   return dot(at, b, acc);
-#else
-  return dot(at.get(), b);
-#endif
 }
 template <class A, int K, int M, class B, int N, int K2, int W>
 BV_DI auto dot(const trans_view<A, K, M, W>& at, const trans_view<B, N, K2, W>& bt) {

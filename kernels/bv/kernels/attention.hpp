@@ -185,8 +185,8 @@ struct attention_fwd_configs<2> {
   // clang-format on
 };
 // f32: sm_90 launches what it does for 16-bit inputs (the figures above, measured in f16; its 227
-// KiB of shared memory hold f32 tiles). AMD: 4 waves, tiles that fit the 64 KiB of LDS and run with no
-// spills: 64x64 at D = 64 (37376 bytes; the MFMA path), 32x16 at D = 128 (41728 bytes).
+// KiB of shared memory hold f32 tiles). AMD: 4 waves, tiles that fit the 64 KiB of LDS and run with
+// no spills: 64x64 at D = 64 (37376 bytes; the MFMA path), 32x16 at D = 128 (41728 bytes).
 template <>
 struct attention_fwd_configs<4> {
   static constexpr const char* key = "head dimension";
@@ -299,6 +299,27 @@ struct attention_bwd_configs<4> {
   // clang-format on
 };
 
+// dQ's tiles (BM query rows a program, BN keys a step), by element size and head dimension as
+// above: the dQ kernel walks keys where dK/dV walks queries, and is fastest on other tiles. 16-bit
+// on sm_90 at D = 64: 128x128 on 8 warps, 1.08 ms for the causal dQ at 4x16x4096x64 f16 on an H200
+// against 1.21 on dK/dV's 64x64 (bench/gpu/attention_bwd_dev.cu, which checks every gradient
+// against the launcher's). Elsewhere dQ takes dK/dV's tile.
+template <int Bytes>
+struct attention_bwd_dq_configs : attention_bwd_configs<Bytes> {};
+template <>
+struct attention_bwd_dq_configs<2> {
+  static constexpr const char* key = "head dimension";
+  // clang-format off
+  static constexpr launch_config table[] = {
+      // targets                        D up to      waves        BM          BN
+      {.targets = only(target::sm_90), .up_to = 64,  .waves = 8,  .bm = 128, .bn = 128},
+      {                                .up_to = 64,  .waves = 4,  .bm = 64,  .bn = 64},
+      {.targets = only(target::sm_90), .up_to = 128, .waves = 8,  .bm = 128, .bn = 64},
+      {.targets = amd_targets,         .up_to = 128, .waves = 4,  .bm = 32,  .bn = 32},
+  };
+  // clang-format on
+};
+
 namespace detail {
 template <class T>
 void check_attention_shapes(const tensor<T>& q, const char* what) {
@@ -352,9 +373,20 @@ launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor
 }
 
 namespace detail {
-// The backward at head dimension D on the tiles given (both kernels: dK/dV programs own BN keys
-// and step over BM query rows, dQ programs the other way round): only these instantiate it.
-template <int D, int BM, int BN, int W, int MinPrograms, class T>
+// A launch that leaves registers for MinPrograms programs an SM (a tuned launch), or a plain one.
+template <auto Kernel, int MinPrograms, class... A>
+launch_result launch_capped(const grid& g, A&&... args) {
+  if constexpr (MinPrograms > 0)
+    return launch<Kernel>(gpu_tuning<0, MinPrograms>{}, g, std::forward<A>(args)...);
+  else
+    return launch<Kernel>(g, std::forward<A>(args)...);
+}
+
+// The backward at head dimension D on the tiles given: dK/dV programs own BN keys and step over
+// BM query rows on W waves; dQ programs own QBM query rows and step over QBN keys on QW waves
+// (dK/dV's tile unless given). Only these instantiate it.
+template <int D, int BM, int BN, int W, int MinPrograms, int QBM = BM, int QBN = BN, int QW = W,
+          int QMinPrograms = MinPrograms, class T>
 std::vector<launch_result> attention_bwd_at(const tensor<T>& q, const tensor<T>& k,
                                             const tensor<T>& v, const tensor<T>& o,
                                             const tensor<float>& lse, const tensor<T>& dout,
@@ -368,27 +400,18 @@ std::vector<launch_result> attention_bwd_at(const tensor<T>& q, const tensor<T>&
                                                                      delta, s));
   const auto go = [&](auto c) {
     constexpr bool C = decltype(c)::value;
-    const grid gk(cdiv(s, BN), bh), gq(cdiv(s, BM), bh);
-    // A register cap needs a tuned launch; without one, the plain launch the table's rows had.
-    if constexpr (MinPrograms > 0) {
-      constexpr gpu_tuning<0, MinPrograms> tune{};
-      out.push_back(launch<attention_bwd_dkdv_kernel<T, D, BM, BN, C, W>>(
-          tune, gk, q, k, v, dout, lse, delta, dk, dv, s, scale));
-      out.push_back(launch<attention_bwd_dq_kernel<T, D, BM, BN, C, W>>(tune, gq, q, k, v, dout,
-                                                                        lse, delta, dq, s, scale));
-    } else {
-      out.push_back(launch<attention_bwd_dkdv_kernel<T, D, BM, BN, C, W>>(gk, q, k, v, dout, lse,
-                                                                          delta, dk, dv, s, scale));
-      out.push_back(launch<attention_bwd_dq_kernel<T, D, BM, BN, C, W>>(gq, q, k, v, dout, lse,
-                                                                        delta, dq, s, scale));
-    }
+    out.push_back(launch_capped<attention_bwd_dkdv_kernel<T, D, BM, BN, C, W>, MinPrograms>(
+        grid(cdiv(s, BN), bh), q, k, v, dout, lse, delta, dk, dv, s, scale));
+    out.push_back(launch_capped<attention_bwd_dq_kernel<T, D, QBM, QBN, C, QW>, QMinPrograms>(
+        grid(cdiv(s, QBM), bh), q, k, v, dout, lse, delta, dq, s, scale));
   };
   causal ? go(std::true_type{}) : go(std::false_type{});
   return out;
 }
 }  // namespace detail
 
-// dq, dk, dv from dout and the forward's o and lse. Three launches.
+// dq, dk, dv from dout and the forward's o and lse. Three launches: the preprocess and dK/dV in
+// attention_bwd_configs' row, dQ in attention_bwd_dq_configs'.
 template <class T>
 std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
                                          const tensor<T>& o, const tensor<float>& lse,
@@ -399,15 +422,20 @@ std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k,
     constexpr int D = decltype(d)::value;
     return with_config_for<attention_bwd_configs<sizeof(T)>, D>("attention_bwd", [&](auto cfg) {
       constexpr launch_config t = decltype(cfg)::value;
-      return detail::attention_bwd_at<D, t.bm, t.bn, t.waves, t.min_programs>(q, k, v, o, lse, dout,
-                                                                              dq, dk, dv, causal);
+      return with_config_for<attention_bwd_dq_configs<sizeof(T)>, D>(
+          "attention_bwd (dQ)", [&](auto qcfg) {
+            constexpr launch_config u = decltype(qcfg)::value;
+            return detail::attention_bwd_at<D, t.bm, t.bn, t.waves, t.min_programs, u.bm, u.bn,
+                                            u.waves, u.min_programs>(q, k, v, o, lse, dout, dq, dk,
+                                                                     dv, causal);
+          });
     });
   };
   return q.size(3) == 64 ? run(std::integral_constant<int, 64>{})
                          : run(std::integral_constant<int, 128>{});
 }
 // The same on the tiles given here (BM query rows, BN keys, W waves; MinPrograms as for
-// attention_fwd), for both head dimensions.
+// attention_fwd), both kernels on one tile, for both head dimensions.
 template <int BM, int BN, int W = 4, int MinPrograms = 0, class T>
 std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
                                          const tensor<T>& o, const tensor<float>& lse,

@@ -112,6 +112,21 @@ BV_KERNEL void dot_tile(program<W> p, ptr<const half> a, ptr<const half> b, ptr<
   store(c + rm.col() * N + rn.row(), acc, (rm < M).col() & (rn < N).row());
 }
 
+// c [M, N] (f32) = 0.5 + x^T @ b, one program, x [K, M] and b [K, N]: dot with a transposed a
+// (the attention backward's dot(trans(p), dout)), ragged M, N and K masked on load.
+template <int BM, int BK, int BN, int W>
+BV_KERNEL void dot_tile_at(program<W> p, ptr<const half> x, ptr<const half> b, ptr<float> c, int M,
+                           int N, int K) {
+  auto rm = arange<BM>(p);
+  auto rn = arange<BN>(p);
+  auto rk = arange<BK>(p);
+  auto tx = load(x + rk.col() * M + rm.row(), (rk < K).col() & (rm < M).row(), 0.0f);
+  auto tb = load(b + rk.col() * N + rn.row(), (rk < K).col() & (rn < N).row(), 0.0f);
+  auto acc = full<float, BM, BN>(p, 0.5f);
+  acc = dot(trans(tx), tb, acc);
+  store(c + rm.col() * N + rn.row(), acc, (rm < M).col() & (rn < N).row());
+}
+
 // o [M, D] (f32) = sum over key blocks j of (q @ k_j^T) @ v_j with the scores cast to f16 between
 // the two products, attention's chain of dots without the softmax; keys past n masked on load.
 template <int BM, int D, int BN, int W>
@@ -469,6 +484,27 @@ outcome run_dot_tile(int M, int N, int K, uint64_t seed) {
   return o;
 }
 
+template <int BM, int BK, int BN, int W, class B>
+outcome run_dot_tile_at(int M, int N, int K, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const auto xf = randn(int64_t(K) * M, rng), bf = randn(int64_t(K) * N, rng);
+  const auto x = halves(xf), b = halves(bf);
+  auto tx = B::template make<half>("x", {K, M}, x);
+  auto tb = B::template make<half>("b", {K, N}, b);
+  auto tc = B::template make<float>("c", {M, N}, std::vector<float>(int64_t(M) * N, nanf()));
+  outcome o;
+  expect_launch(o, B::template launch<dot_tile_at<BM, BK, BN, W>>(grid(1), tx, tb, tc, M, N, K));
+  std::vector<double> want(int64_t(M) * N, 0.5);
+  for (int k = 0; k < K; ++k)
+    for (int i = 0; i < M; ++i) {
+      const double xv = static_cast<float>(x[int64_t(k) * M + i]);
+      for (int j = 0; j < N; ++j)
+        want[int64_t(i) * N + j] += xv * static_cast<float>(b[int64_t(k) * N + j]);
+    }
+  expect_near(o, "c", B::read(tc), want, 1e-4 * std::sqrt(double(K)));
+  return o;
+}
+
 // q [m, D], k and v [n, D] of small integers, so that every score is exact in f16 and every sum
 // exact in f32.
 struct chain_data {
@@ -719,6 +755,12 @@ void run_all(uint64_t seed, F&& f) {
   f("dot 64x64x128 w4", run_dot_tile<64, 64, 128, 4, false, B>(50, 128, 64, seed + 14));
   f("dot 128x64x128 w8", run_dot_tile<128, 64, 128, 8, false, B>(128, 99, 64, seed + 15));
   f("dot 32x32x32 w4", run_dot_tile<32, 32, 32, 4, false, B>(31, 29, 32, seed + 16));
+  // dot(trans(x), b): a transposed a, in the shapes wgmma takes from registers and one it does not.
+  f("dot trans(a) 64x64x64 w4", run_dot_tile_at<64, 64, 64, 4, B>(64, 61, 50, seed + 40));
+  f("dot trans(a) 128x64x64 w8", run_dot_tile_at<128, 64, 64, 8, B>(119, 64, 64, seed + 41));
+  f("dot trans(a) 64x128x64 w4", run_dot_tile_at<64, 128, 64, 4, B>(57, 64, 128, seed + 42));
+  f("dot trans(a) 64x64x128 w4", run_dot_tile_at<64, 64, 128, 4, B>(64, 100, 33, seed + 43));
+  f("dot trans(a) 32x32x32 w4", run_dot_tile_at<32, 32, 32, 4, B>(30, 32, 17, seed + 44));
   f("dot chain 128x64 w8", run_dot_chain<128, 64, 64, 8, B>(128, 150, seed + 17));
   f("dot chain 64x128 w4", run_dot_chain<64, 128, 64, 4, B>(61, 190, seed + 18));
   f("histogram 3001", run_histogram<B>(3001, seed + 6));

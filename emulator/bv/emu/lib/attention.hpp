@@ -26,7 +26,8 @@ result attention_fwd(const device_tensor<T>& q, const device_tensor<T>& k,
 }
 
 // dq, dk, dv from dout and the forward's o and lse: delta = rowsum(dO * O), then the dK/dV and dQ
-// kernels (three launches).
+// kernels (three launches), each in its table's row (attention_bwd_configs, and
+// attention_bwd_dq_configs for dQ).
 template <int D, bool Causal, class T>
 std::vector<result> attention_bwd(const device_tensor<T>& q, const device_tensor<T>& k,
                                   const device_tensor<T>& v, const device_tensor<T>& o,
@@ -44,10 +45,16 @@ std::vector<result> attention_bwd(const device_tensor<T>& q, const device_tensor
         grid(cdiv(s, cf.bm), bh), o, dout, delta, s));
     out.push_back(launch<kernels::attention_bwd_dkdv_kernel<T, D, cf.bm, cf.bn, Causal, cf.waves>>(
         grid(cdiv(s, cf.bn), bh), q, k, v, dout, lse, delta, dk, dv, s, scale));
-    out.push_back(launch<kernels::attention_bwd_dq_kernel<T, D, cf.bm, cf.bn, Causal, cf.waves>>(
-        grid(cdiv(s, cf.bm), bh), q, k, v, dout, lse, delta, dq, s, scale));
     return 0;
   });
+  with_config_for<kernels::attention_bwd_dq_configs<sizeof(T)>, D>(
+      "attention_bwd (dQ)", [&](auto c) {
+        constexpr launch_config cf = decltype(c)::value;
+        out.push_back(
+            launch<kernels::attention_bwd_dq_kernel<T, D, cf.bm, cf.bn, Causal, cf.waves>>(
+                grid(cdiv(s, cf.bm), bh), q, k, v, dout, lse, delta, dq, s, scale));
+        return 0;
+      });
   return out;
 }
 
