@@ -23,7 +23,7 @@ using namespace bv::kernels;
 namespace {
 using T = half;
 
-template <int D, bool C, int BM1, int BN1, int W1, int BM2, int BN2, int W2>
+template <int D, bool C, int BM1, int BN1, int W1, int BM2, int BN2, int W2, bool KT = false>
 void backward(const device_tensor<T>& q, const device_tensor<T>& k, const device_tensor<T>& v,
               const device_tensor<T>& o, const device_tensor<float>& lse,
               const device_tensor<T>& dout, device_tensor<T>& dq, device_tensor<T>& dk,
@@ -31,8 +31,12 @@ void backward(const device_tensor<T>& q, const device_tensor<T>& k, const device
   const int bh = static_cast<int>(q.size(0) * q.size(1)), s = static_cast<int>(q.size(2));
   const float scale = 1.0f / std::sqrt(float(D));
   launch<attention_bwd_preprocess_kernel<T, D, 64, 4>>(grid(cdiv(s, 64), bh), o, dout, delta, s);
-  launch<attention_bwd_dkdv_kernel<T, D, BM1, BN1, C, W1>>(grid(cdiv(s, BN1), bh), q, k, v, dout,
-                                                           lse, delta, dk, dv, s, scale);
+  if constexpr (KT)
+    launch<attention_bwd_dkdv_kt_kernel<T, D, BM1, BN1, C, W1>>(grid(cdiv(s, BN1), bh), q, k, v,
+                                                                dout, lse, delta, dk, dv, s, scale);
+  else
+    launch<attention_bwd_dkdv_kernel<T, D, BM1, BN1, C, W1>>(grid(cdiv(s, BN1), bh), q, k, v, dout,
+                                                             lse, delta, dk, dv, s, scale);
   launch<attention_bwd_dq_kernel<T, D, BM2, BN2, C, W2>>(grid(cdiv(s, BM2), bh), q, k, v, dout, lse,
                                                          delta, dq, s, scale);
 }
@@ -72,15 +76,15 @@ struct inputs {
 };
 
 int failures = 0;
-template <int D, bool C, int BM1, int BN1, int W1, int BM2, int BN2, int W2>
+template <int D, bool C, int BM1, int BN1, int W1, int BM2, int BN2, int W2, bool KT = false>
 void variant() {
   inputs small({2, 3, 333, D}, C);
   auto e = [&](int) { return device_tensor<T>::empty("g", {2, 3, 333, D}); };
   auto rq = e(0), rk = e(0), rv = e(0), dq = e(0), dk = e(0), dv = e(0);
   attention_bwd(small.q, small.k, small.v, small.o, small.lse, small.dout, rq, rk, rv, C);
   for (auto* t : {&dq, &dk, &dv}) t->fill_bytes(0xff);
-  backward<D, C, BM1, BN1, W1, BM2, BN2, W2>(small.q, small.k, small.v, small.o, small.lse,
-                                             small.dout, dq, dk, dv, small.delta);
+  backward<D, C, BM1, BN1, W1, BM2, BN2, W2, KT>(small.q, small.k, small.v, small.o, small.lse,
+                                                 small.dout, dq, dk, dv, small.delta);
   gpu::synchronize();
   const double err = std::max({rel_l2(dq, rq), rel_l2(dk, rk), rel_l2(dv, rv)});
   const bool ok = err < 5e-3;
@@ -91,17 +95,17 @@ void variant() {
   auto bq = g(), bk = g(), bv = g();
   const double ms = bench::median_ms(
       [&] {
-        backward<D, C, BM1, BN1, W1, BM2, BN2, W2>(big.q, big.k, big.v, big.o, big.lse, big.dout,
-                                                   bq, bk, bv, big.delta);
+        backward<D, C, BM1, BN1, W1, BM2, BN2, W2, KT>(big.q, big.k, big.v, big.o, big.lse,
+                                                       big.dout, bq, bk, bv, big.delta);
       },
       10, 3);
   const double lib = bench::median_ms(
       [&] { attention_bwd(big.q, big.k, big.v, big.o, big.lse, big.dout, bq, bk, bv, C); }, 10, 3);
   std::printf(
-      "D=%3d %s dkdv %3dx%3d w%d  dq %3dx%3d w%d  check %s (rel %.1e)  4x16x4096x%d %.4f ms"
+      "D=%3d %s dkdv%s %3dx%3d w%d  dq %3dx%3d w%d  check %s (rel %.1e)  4x16x4096x%d %.4f ms"
       "  (library %.4f ms)\n",
-      D, C ? "causal" : "full  ", BM1, BN1, W1, BM2, BN2, W2, ok ? "ok" : "FAILED", err, D, ms,
-      lib);
+      D, C ? "causal" : "full  ", KT ? "T" : " ", BM1, BN1, W1, BM2, BN2, W2, ok ? "ok" : "FAILED",
+      err, D, ms, lib);
   std::fflush(stdout);
 }
 }  // namespace
@@ -115,6 +119,8 @@ int main() {
         variant<64, C, 64, 64, 4, 128, 128, 8>();
         variant<64, C, 128, 128, 8, 128, 128, 8>();
         variant<64, C, 64, 128, 4, 128, 128, 8>();
+        variant<64, C, 64, 64, 4, 128, 128, 8, true>();
+        variant<64, C, 128, 64, 4, 128, 128, 8, true>();
       };
       const auto d128 = [](auto cc) {
         constexpr bool C = decltype(cc)::value;
@@ -122,6 +128,8 @@ int main() {
         variant<128, C, 128, 128, 8, 128, 64, 8>();
         variant<128, C, 64, 128, 4, 128, 64, 8>();
         variant<128, C, 64, 64, 4, 128, 64, 8>();
+        variant<128, C, 128, 64, 8, 128, 64, 8, true>();
+        variant<128, C, 64, 128, 8, 128, 64, 8, true>();
       };
       if (c) {
         d64(std::true_type{});

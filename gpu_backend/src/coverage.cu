@@ -225,8 +225,13 @@ void all() {
        amd_rows<attention_bwd_configs<sizeof(T)>, D>([](auto c) {
          constexpr launch_config k = decltype(c)::value;
          emit<attention_bwd_preprocess_kernel<T, D, k.bm, k.waves>>();
-         emit<attention_bwd_dkdv_kernel<T, D, k.bm, k.bn, false, k.waves>>();
-         emit<attention_bwd_dkdv_kernel<T, D, k.bm, k.bn, true, k.waves>>();
+         if constexpr (k.variant == 1) {
+           emit<attention_bwd_dkdv_kt_kernel<T, D, k.bm, k.bn, false, k.waves>>();
+           emit<attention_bwd_dkdv_kt_kernel<T, D, k.bm, k.bn, true, k.waves>>();
+         } else {
+           emit<attention_bwd_dkdv_kernel<T, D, k.bm, k.bn, false, k.waves>>();
+           emit<attention_bwd_dkdv_kernel<T, D, k.bm, k.bn, true, k.waves>>();
+         }
        });
        amd_rows<attention_bwd_dq_configs<sizeof(T)>, D>([](auto c) {
          constexpr launch_config k = decltype(c)::value;

@@ -32,8 +32,7 @@ void check_bwd(int b, int h, int s, int d, bool causal, uint64_t seed) {
     poison(dq);
     poison(dk);
     poison(dv);
-    for (auto& r : kernels::attention_bwd(q, k, v, o, lse, dout, dq, dk, dv, causal))
-      CHECK(r.ok());
+    for (auto& r : kernels::attention_bwd(q, k, v, o, lse, dout, dq, dk, dv, causal)) CHECK(r.ok());
     BV_CHECK_CLOSE(dq, ref.dq, tolerance<T>());
     BV_CHECK_CLOSE(dk, ref.dk, tolerance<T>());
     BV_CHECK_CLOSE(dv, ref.dv, tolerance<T>());
@@ -55,4 +54,17 @@ TEST_CASE("attention backward bf16") {
   std::mt19937_64 rng(seed);
   check_bwd<bfloat16>(1, 2, ragged(rng, 20, 150), 64, true, seed);
   check_bwd<bfloat16>(1, 1, ragged(rng, 20, 100), 128, false, seed + 1);
+}
+
+// Each target's rows, the 16-bit dK/dV kernels in both forms (sm_90 launches the k q^T one) and
+// the dQ tiles of its own table among them.
+TEST_CASE("attention backward f16 in every target's configuration") {
+  const uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  for (target t : all_targets) {
+    CAPTURE(target_name(t));
+    target_scope scope(t);
+    check_bwd<half>(1, 1, ragged(rng, 20, 150), 64, true, seed);
+    check_bwd<half>(1, 1, ragged(rng, 20, 150), 128, false, seed + 1);
+  }
 }

@@ -191,14 +191,16 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     CHECK(ends_with(at.kernel, mi200 ? ", 64, 64, 64, true, 4>" : ", 64, 128, 64, true, 8>"));
     check_ran(at, t, mi200 ? 4 : 8);
     CHECK(at.programs == (mi200 ? 3 : 2));
-    // Its backward: dK/dV 64x64 on 4 waves everywhere; dQ on its own table's tile, 128x128 on 8
-    // warps on sm_90.
+    // Its backward: dK/dV 64x64 on 4 waves everywhere (its k q^T form on sm_90); dQ on its own
+    // table's tile, 128x128 on 8 warps on sm_90.
     auto dq = tensor<half>::empty("dq", {1, 1, 130, 64}),
          dk = tensor<half>::empty("dk", {1, 1, 130, 64}),
          dv = tensor<half>::empty("dv", {1, 1, 130, 64});
     const auto bw64 = kernels::attention_bwd(q, q, q, o, lse, q, dq, dk, dv, true);
     REQUIRE(bw64.size() == 3);
-    CHECK(bw64[1].kernel.find("attention_bwd_dkdv_kernel") != std::string::npos);
+    CHECK(bw64[1].kernel.find(t == target::sm_90
+                                  ? "attention_bwd_dkdv_kt_kernel"
+                                  : "attention_bwd_dkdv_kernel") != std::string::npos);
     CHECK(ends_with(bw64[1].kernel, ", 64, 64, 64, true, 4>"));
     CHECK(bw64[1].programs == 3);
     CHECK(bw64[2].kernel.find("attention_bwd_dq_kernel") != std::string::npos);
@@ -216,15 +218,18 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     CHECK(ends_with(at2.kernel, t == target::sm_90 ? ", 128, 128, 128, false, 8>"
                                                    : ", 128, 32, 32, false, 4>"));
     CHECK(at2.programs == (t == target::sm_90 ? 1 : 3));
-    // Its backward: 128x64 on 8 warps on sm_90, 32x32 on 4 waves on AMD.
+    // Its backward: dK/dV (k q^T) 64 query rows x 128 keys on 8 warps on sm_90 and dQ 128x64 on 8;
+    // 32x32 on 4 waves on AMD.
     auto dq2 = tensor<half>::empty("dq2", {1, 1, 70, 128}),
          dk2 = tensor<half>::empty("dk2", {1, 1, 70, 128}),
          dv2 = tensor<half>::empty("dv2", {1, 1, 70, 128});
     const auto bw = kernels::attention_bwd(q2, q2, q2, o2, lse3, q2, dq2, dk2, dv2, false);
     REQUIRE(bw.size() == 3);
     CHECK(ends_with(bw[1].kernel,
+                    t == target::sm_90 ? ", 128, 64, 128, false, 8>" : ", 128, 32, 32, false, 4>"));
+    CHECK(bw[1].programs == (t == target::sm_90 ? 1 : 3));
+    CHECK(ends_with(bw[2].kernel,
                     t == target::sm_90 ? ", 128, 128, 64, false, 8>" : ", 128, 32, 32, false, 4>"));
-    CHECK(bw[1].programs == (t == target::sm_90 ? 2 : 3));
     CHECK(bw[2].programs == (t == target::sm_90 ? 1 : 3));
 
     // f32: sm_90 as 16-bit; AMD tiles whose LDS fits 64 KiB in f32 (64x64 at D = 64, 32x16 at

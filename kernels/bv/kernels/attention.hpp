@@ -3,8 +3,9 @@
 // streams the keys in BN blocks with an online softmax (running row max m and sum l, the
 // accumulator rescaled by exp(m_old - m_new)), and saves lse = m + log(l) per row.
 // Backward: a preprocess computes delta = rowsum(dO * O); one kernel per key block accumulates
-// dK and dV over the query blocks, another per query block accumulates dQ over the key blocks
-// (no atomics: each program owns its output tile), both recomputing P = exp(S - lse).
+// dK and dV over the query blocks (from q k^T, or from k q^T as Triton's tutorial does: two
+// variants), another per query block accumulates dQ over the key blocks (no atomics: each program
+// owns its output tile), both recomputing P = exp(S - lse).
 // Scores and softmax are fp32; P is cast to the input dtype before the P @ V product, as Triton
 // does for the matrix cores.
 #pragma once
@@ -110,6 +111,48 @@ BV_KERNEL void attention_bwd_dkdv_kernel(program<W> p, ptr<const T> q, ptr<const
     auto dp = dot(dob, trans(vb));
     auto ds = pm * (dp - dl.col());
     dk_acc = dot(trans(ds.to(dtype<T>{})), qb, dk_acc);
+  }
+  store(dk + kv_offs, dk_acc * scale, rn.col() < s);
+  store(dv + kv_offs, dv_acc, rn.col() < s);
+}
+
+// The same dK and dV in Triton's tutorial's order (variant 1 of attention_bwd_configs' rows):
+// k q^T rather than q k^T, so that p^T and ds^T come out of the products as the a operands of
+// the next dots (no trans() of a computed block), and the loop-invariant k and v are the a
+// operands of k q^T and v dout^T. Faster on sm_90 (wgmma); on gfx942 its 64x64 tile at D = 64
+// spills SGPRs where q k^T's does not, so AMD keeps variant 0.
+template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
+BV_KERNEL void attention_bwd_dkdv_kt_kernel(program<W> p, ptr<const T> q, ptr<const T> k,
+                                            ptr<const T> v, ptr<const T> dout, ptr<const float> lse,
+                                            ptr<const float> delta, ptr<T> dk, ptr<T> dv, int s,
+                                            float scale) {
+  const int start_n = p.id(0) * BN, bh = p.id(1);
+  const int base = bh * s * D;
+  // P = exp(qk * scale - lse) as exp2(qk * scale2 - lse * log2 e): one multiply-add a score.
+  const float scale2 = scale * attention_log2e;
+  auto rn = start_n + arange<BN>(p);
+  auto rd = arange<D>(p);
+  auto kv_offs = base + rn.col() * D + rd.row();
+  auto kb = load(k + kv_offs, rn.col() < s, 0.0f);
+  auto vb = load(v + kv_offs, rn.col() < s, 0.0f);
+  auto dk_acc = zeros<float, BN, D>(p);
+  auto dv_acc = zeros<float, BN, D>(p);
+  // Causal: query blocks wholly above this key block see none of it.
+  const int first_m = CAUSAL ? (start_n / BM) * BM : 0;
+  for (int start_m = first_m; start_m < s; start_m += BM) {
+    auto rm = start_m + arange<BM>(p);
+    auto q_offs = base + rm.col() * D + rd.row();
+    auto qb = load(q + q_offs, rm.col() < s, 0.0f);
+    auto dob = load(dout + q_offs, rm.col() < s, 0.0f);
+    auto l2 = load(lse + bh * s + rm, rm < s, 0.0f) * attention_log2e;
+    auto dl = load(delta + bh * s + rm, rm < s, 0.0f);
+    auto qkt = dot(kb, trans(qb));  // [BN, BM]: keys down, queries across
+    auto valid = (rn.col() < s) & (rm.row() < s) & ((rn.col() <= rm.row()) | !CAUSAL);
+    auto pt = where(valid, exp2(qkt * scale2 - l2.row()), 0.0f);
+    dv_acc = dot(pt.to(dtype<T>{}), dob, dv_acc);
+    auto dpt = dot(vb, trans(dob));
+    auto dst = pt * (dpt - dl.row());
+    dk_acc = dot(dst.to(dtype<T>{}), qb, dk_acc);
   }
   store(dk + kv_offs, dk_acc * scale, rn.col() < s);
   store(dv + kv_offs, dv_acc, rn.col() < s);
@@ -257,17 +300,18 @@ static_assert(detail::attention_fwd_sm90_by_size_alike<64>() &&
               "sm_90's attention forward tiles were measured on an H100 and hold for every element "
               "size: its f32 rows must launch what its 16-bit rows do.");
 
-// Backward (the preprocess runs BM rows; dK/dV and dQ BM x BN tiles), by element size as the
-// forward: 64x64 with 4 waves at D = 64 (the GPU's choice); 32x32 at D = 128 on AMD, which keeps
-// the backward's four [B, 128] fp32 tiles small. 16-bit at D = 128 on sm_90: 128x64 on 8 warps,
-// 5.71 ms for a causal backward at 4x16x4096x128 f16 on an H200 (10.86 not causal) against 9.95
-// (19.26) for 32x32 on 4 and 7.64 (14.61) for 64x64 on 4; at D = 64, 128x64 on 8 took 3.66 ms
-// causal against 64x64's 3.09 (bench/gpu/attention_fwd_dev.cu --tiles-bwd, which also checks
-// every gradient against the launcher's). f32 on AMD launches the same: at D = 128, 32x32
-// takes 60416 bytes of LDS for dK/dV and for dQ (dot stages a trans() operand from the block
-// itself; 81152 and 76928 when it went through a transpose buffer), and every row runs with no
-// spills under clang-19 (gfx942) and hipcc (gfx90a); 16x16, the earlier AMD tile, spilled 2 VGPRs
-// in dK/dV on gfx942.
+// Backward (the preprocess and dK/dV; dQ has a table of its own below), by element size as the
+// forward: BM query rows a step by BN keys a program. 64x64 with 4 waves at D = 64; 32x32 at
+// D = 128 on AMD, which keeps the backward's four [B, 128] fp32 tiles small. On sm_90, 16-bit,
+// dK/dV runs in its k q^T form (variant 1), 64x64 on 4 warps at D = 64 and 64x128 on 8 at D = 128:
+// causal backwards at 4x16x4096xD f16 on an H200 (with dQ's rows) took 2.54 ms at D = 64 against
+// 2.57 for q k^T, and 4.94 at D = 128 against 5.72 for q k^T on the 128x64 tile that row had
+// before (bench/gpu/attention_bwd_dev.cu, which checks every gradient against the launcher's).
+// On gfx942 the k q^T form's 64x64 tile spills SGPRs (48) where q k^T's does not, so AMD keeps
+// variant 0. f32 on AMD launches the same: at D = 128, 32x32 takes 60416 bytes of LDS for dK/dV
+// and for dQ (dot stages a trans() operand from the block itself; 81152 and 76928 when it went
+// through a transpose buffer), and every row runs with no spills under clang-19 (gfx942) and
+// hipcc (gfx90a); 16x16, the earlier AMD tile, spilled 2 VGPRs in dK/dV on gfx942.
 template <int Bytes>
 struct attention_bwd_configs {
   static_assert(Bytes == 2 || Bytes == 4,
@@ -278,10 +322,11 @@ struct attention_bwd_configs<2> {
   static constexpr const char* key = "head dimension";
   // clang-format off
   static constexpr launch_config table[] = {
-      // targets                        D up to      waves        BM          BN
-      {                                .up_to = 64,  .waves = 4,  .bm = 64,  .bn = 64},
-      {.targets = only(target::sm_90), .up_to = 128, .waves = 8,  .bm = 128, .bn = 64},
-      {.targets = amd_targets,         .up_to = 128, .waves = 4,  .bm = 32,  .bn = 32},
+      // targets                        D up to      dK/dV kernel   waves        BM          BN
+      {.targets = only(target::sm_90), .up_to = 64,  .variant = 1,  .waves = 4,  .bm = 64,  .bn = 64},
+      {                                .up_to = 64,                 .waves = 4,  .bm = 64,  .bn = 64},
+      {.targets = only(target::sm_90), .up_to = 128, .variant = 1,  .waves = 8,  .bm = 64,  .bn = 128},
+      {.targets = amd_targets,         .up_to = 128,                .waves = 4,  .bm = 32,  .bn = 32},
   };
   // clang-format on
 };
@@ -301,9 +346,9 @@ struct attention_bwd_configs<4> {
 
 // dQ's tiles (BM query rows a program, BN keys a step), by element size and head dimension as
 // above: the dQ kernel walks keys where dK/dV walks queries, and is fastest on other tiles. 16-bit
-// on sm_90 at D = 64: 128x128 on 8 warps, 1.08 ms for the causal dQ at 4x16x4096x64 f16 on an H200
-// against 1.21 on dK/dV's 64x64 (bench/gpu/attention_bwd_dev.cu, which checks every gradient
-// against the launcher's). Elsewhere dQ takes dK/dV's tile.
+// on sm_90: 128x128 on 8 warps at D = 64 (a causal backward at 4x16x4096x64 f16 on an H200, 2.57
+// ms against 2.69 with dQ on 64x64; bench/gpu/attention_bwd_dev.cu), 128x64 on 8 at D = 128
+// (128x128 6.24 ms against 5.72, 64x64 6.84). Elsewhere dQ takes dK/dV's tile.
 template <int Bytes>
 struct attention_bwd_dq_configs : attention_bwd_configs<Bytes> {};
 template <>
@@ -383,10 +428,11 @@ launch_result launch_capped(const grid& g, A&&... args) {
 }
 
 // The backward at head dimension D on the tiles given: dK/dV programs own BN keys and step over
-// BM query rows on W waves; dQ programs own QBM query rows and step over QBN keys on QW waves
-// (dK/dV's tile unless given). Only these instantiate it.
-template <int D, int BM, int BN, int W, int MinPrograms, int QBM = BM, int QBN = BN, int QW = W,
-          int QMinPrograms = MinPrograms, class T>
+// BM query rows on W waves, in attention_bwd_dkdv_kernel (Variant 0) or its k q^T form (1); dQ
+// programs own QBM query rows and step over QBN keys on QW waves (dK/dV's tile unless given).
+// Only these instantiate it.
+template <int D, int BM, int BN, int W, int MinPrograms, int Variant = 0, int QBM = BM,
+          int QBN = BN, int QW = W, int QMinPrograms = MinPrograms, class T>
 std::vector<launch_result> attention_bwd_at(const tensor<T>& q, const tensor<T>& k,
                                             const tensor<T>& v, const tensor<T>& o,
                                             const tensor<float>& lse, const tensor<T>& dout,
@@ -400,8 +446,15 @@ std::vector<launch_result> attention_bwd_at(const tensor<T>& q, const tensor<T>&
                                                                      delta, s));
   const auto go = [&](auto c) {
     constexpr bool C = decltype(c)::value;
-    out.push_back(launch_capped<attention_bwd_dkdv_kernel<T, D, BM, BN, C, W>, MinPrograms>(
-        grid(cdiv(s, BN), bh), q, k, v, dout, lse, delta, dk, dv, s, scale));
+    static_assert(Variant == 0 || Variant == 1,
+                  "attention_bwd's dK/dV kernel is variant 0 (q k^T) or 1 (k q^T).");
+    const grid gk(cdiv(s, BN), bh);
+    if constexpr (Variant == 1)
+      out.push_back(launch_capped<attention_bwd_dkdv_kt_kernel<T, D, BM, BN, C, W>, MinPrograms>(
+          gk, q, k, v, dout, lse, delta, dk, dv, s, scale));
+    else
+      out.push_back(launch_capped<attention_bwd_dkdv_kernel<T, D, BM, BN, C, W>, MinPrograms>(
+          gk, q, k, v, dout, lse, delta, dk, dv, s, scale));
     out.push_back(launch_capped<attention_bwd_dq_kernel<T, D, QBM, QBN, C, QW>, QMinPrograms>(
         grid(cdiv(s, QBM), bh), q, k, v, dout, lse, delta, dq, s, scale));
   };
@@ -425,9 +478,9 @@ std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k,
       return with_config_for<attention_bwd_dq_configs<sizeof(T)>, D>(
           "attention_bwd (dQ)", [&](auto qcfg) {
             constexpr launch_config u = decltype(qcfg)::value;
-            return detail::attention_bwd_at<D, t.bm, t.bn, t.waves, t.min_programs, u.bm, u.bn,
-                                            u.waves, u.min_programs>(q, k, v, o, lse, dout, dq, dk,
-                                                                     dv, causal);
+            return detail::attention_bwd_at<D, t.bm, t.bn, t.waves, t.min_programs, t.variant, u.bm,
+                                            u.bn, u.waves, u.min_programs>(q, k, v, o, lse, dout,
+                                                                           dq, dk, dv, causal);
           });
     });
   };
@@ -435,16 +488,17 @@ std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k,
                          : run(std::integral_constant<int, 128>{});
 }
 // The same on the tiles given here (BM query rows, BN keys, W waves; MinPrograms as for
-// attention_fwd), both kernels on one tile, for both head dimensions.
-template <int BM, int BN, int W = 4, int MinPrograms = 0, class T>
+// attention_fwd; Variant: dK/dV's kernel, 0 for q k^T, 1 for k q^T), both kernels on one tile, for
+// both head dimensions.
+template <int BM, int BN, int W = 4, int MinPrograms = 0, int Variant = 0, class T>
 std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
                                          const tensor<T>& o, const tensor<float>& lse,
                                          const tensor<T>& dout, tensor<T>& dq, tensor<T>& dk,
                                          tensor<T>& dv, bool causal) {
   detail::check_attention_shapes(q, "attention_bwd");
-  return q.size(3) == 64 ? detail::attention_bwd_at<64, BM, BN, W, MinPrograms>(
+  return q.size(3) == 64 ? detail::attention_bwd_at<64, BM, BN, W, MinPrograms, Variant>(
                                q, k, v, o, lse, dout, dq, dk, dv, causal)
-                         : detail::attention_bwd_at<128, BM, BN, W, MinPrograms>(
+                         : detail::attention_bwd_at<128, BM, BN, W, MinPrograms, Variant>(
                                q, k, v, o, lse, dout, dq, dk, dv, causal);
 }
 

@@ -43,8 +43,15 @@ std::vector<result> attention_bwd(const device_tensor<T>& q, const device_tensor
     constexpr launch_config cf = decltype(c)::value;
     out.push_back(launch<kernels::attention_bwd_preprocess_kernel<T, D, cf.bm, cf.waves>>(
         grid(cdiv(s, cf.bm), bh), o, dout, delta, s));
-    out.push_back(launch<kernels::attention_bwd_dkdv_kernel<T, D, cf.bm, cf.bn, Causal, cf.waves>>(
-        grid(cdiv(s, cf.bn), bh), q, k, v, dout, lse, delta, dk, dv, s, scale));
+    const grid gk(cdiv(s, cf.bn), bh);
+    if constexpr (cf.variant == 1)
+      out.push_back(
+          launch<kernels::attention_bwd_dkdv_kt_kernel<T, D, cf.bm, cf.bn, Causal, cf.waves>>(
+              gk, q, k, v, dout, lse, delta, dk, dv, s, scale));
+    else
+      out.push_back(
+          launch<kernels::attention_bwd_dkdv_kernel<T, D, cf.bm, cf.bn, Causal, cf.waves>>(
+              gk, q, k, v, dout, lse, delta, dk, dv, s, scale));
     return 0;
   });
   with_config_for<kernels::attention_bwd_dq_configs<sizeof(T)>, D>(
