@@ -16,6 +16,7 @@ the median of 20 single calls between events (as ours). A call is the tutorial's
 k pre-scaled, the delta preprocess and the fused dk / dv / dq kernel. FLOPs as both count them:
 2.5 x the forward's 4 B H S^2 D, halved for causal.
 """
+import contextlib
 import importlib.util
 import json
 import math
@@ -41,7 +42,9 @@ def load(path):
         sys.modules["pytest"] = stub
     spec = importlib.util.spec_from_file_location("fused_attention_tutorial", path)
     mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    # What the tutorial prints as it loads goes to stderr: stdout is this script's JSON.
+    with contextlib.redirect_stdout(sys.stderr):
+        spec.loader.exec_module(mod)
     return mod
 
 

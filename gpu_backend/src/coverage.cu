@@ -219,8 +219,8 @@ void all() {
        constexpr int D = decltype(d)::value;
        amd_rows<attention_fwd_configs<sizeof(T)>, D>([](auto c) {
          constexpr launch_config k = decltype(c)::value;
-         emit<attention_fwd_kernel<T, D, k.bm, k.bn, false, k.waves>>();
-         emit<attention_fwd_kernel<T, D, k.bm, k.bn, true, k.waves>>();
+         emit<attention_fwd_kernel<T, D, k.bm, k.bn, false, k.waves, k.variant>>();
+         emit<attention_fwd_kernel<T, D, k.bm, k.bn, true, k.waves, k.variant>>();
        });
        amd_rows<attention_bwd_configs<sizeof(T)>, D>([](auto c) {
          constexpr launch_config k = decltype(c)::value;

@@ -181,14 +181,16 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     CHECK(ends_with(kernels::matmul(fa, fb, hc).kernel,
                     t == target::sm_90 ? ", 128, 64, 32, 8, 4>" : ", 64, 64, 32, 8, 4>"));
 
-    // attention forward at D = 64: 128 query rows x 64 keys, 8 waves; on gfx90a 64 x 64, 4 waves
-    // (the larger tile spills SGPRs there).
+    // attention forward at D = 64: 128 query rows x 64 keys, 8 waves (sm_90: v loaded beside k,
+    // variant 1); on gfx90a 64 x 64, 4 waves (the larger tile spills SGPRs there).
     auto q = tensor<half>::randn("q", {1, 1, 130, 64}, 16);
     auto o = tensor<half>::empty("o", {1, 1, 130, 64});
     auto lse = tensor<float>::empty("lse", {1, 130});
     auto at = kernels::attention_fwd(q, q, q, o, lse, true);
     const bool mi200 = t == target::gfx90a;
-    CHECK(ends_with(at.kernel, mi200 ? ", 64, 64, 64, true, 4>" : ", 64, 128, 64, true, 8>"));
+    CHECK(ends_with(at.kernel, mi200                ? ", 64, 64, 64, true, 4, 0>"
+                               : t == target::sm_90 ? ", 64, 128, 64, true, 8, 1>"
+                                                    : ", 64, 128, 64, true, 8, 0>"));
     check_ran(at, t, mi200 ? 4 : 8);
     CHECK(at.programs == (mi200 ? 3 : 2));
     // Its backward: dK/dV 64x64 on 4 waves everywhere (its k q^T form on sm_90); dQ on its own
@@ -215,8 +217,8 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     auto o2 = tensor<half>::empty("o2", {1, 1, 70, 128});
     auto lse3 = tensor<float>::empty("lse3", {1, 70});
     auto at2 = kernels::attention_fwd(q2, q2, q2, o2, lse3, false);
-    CHECK(ends_with(at2.kernel, t == target::sm_90 ? ", 128, 128, 128, false, 8>"
-                                                   : ", 128, 32, 32, false, 4>"));
+    CHECK(ends_with(at2.kernel, t == target::sm_90 ? ", 128, 128, 128, false, 8, 1>"
+                                                   : ", 128, 32, 32, false, 4, 0>"));
     CHECK(at2.programs == (t == target::sm_90 ? 1 : 3));
     // Its backward: dK/dV (k q^T) 64 query rows x 128 keys on 8 warps on sm_90 and dQ 128x64 on 8;
     // 32x32 on 4 waves on AMD.
@@ -238,15 +240,15 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     auto fo = tensor<float>::empty("fo", {1, 1, 130, 64});
     auto flse = tensor<float>::empty("flse", {1, 130});
     auto at3 = kernels::attention_fwd(fq, fq, fq, fo, flse, true);
-    CHECK(ends_with(at3.kernel, t == target::sm_90 ? "<float, 64, 128, 64, true, 8>"
-                                                   : "<float, 64, 64, 64, true, 4>"));
+    CHECK(ends_with(at3.kernel, t == target::sm_90 ? "<float, 64, 128, 64, true, 8, 0>"
+                                                   : "<float, 64, 64, 64, true, 4, 0>"));
     CHECK(at3.programs == (t == target::sm_90 ? 2 : 3));
     auto fq2 = tensor<float>::randn("fq2", {1, 1, 70, 128}, 20);
     auto fo2 = tensor<float>::empty("fo2", {1, 1, 70, 128});
     auto flse2 = tensor<float>::empty("flse2", {1, 70});
     auto at4 = kernels::attention_fwd(fq2, fq2, fq2, fo2, flse2, false);
-    CHECK(ends_with(at4.kernel, t == target::sm_90 ? "<float, 128, 128, 128, false, 8>"
-                                                   : "<float, 128, 32, 16, false, 4>"));
+    CHECK(ends_with(at4.kernel, t == target::sm_90 ? "<float, 128, 128, 128, false, 8, 0>"
+                                                   : "<float, 128, 32, 16, false, 4, 0>"));
     CHECK(at4.programs == (t == target::sm_90 ? 1 : 3));
 
     auto logits = tensor<float>::randn("logits", {2, 3000}, 17);

@@ -21,7 +21,11 @@ namespace bv::kernels {
 inline constexpr float attention_log2e = 1.44269504088896341f;
 inline constexpr float attention_ln2 = 0.693147180559945309f;
 
-template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
+// Variant 1 (sm_90's rows) loads each step's v beside its k, so that v's latency hides behind
+// q k^T and the softmax: 2 to 5% on an H200 (docs/PERFORMANCE.md). On AMD the v block then stays
+// live across the softmax and costs a wave a SIMD (gfx942, D = 64: 126 VGPRs to 130, 4 waves to
+// 3), so AMD's rows load v where variant 0 does, right before p v.
+template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4, int Variant = 0>
 BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k, ptr<const T> v,
                                     ptr<T> o, ptr<float> lse, int s, float scale) {
   const int start_m = p.id(0) * BM, bh = p.id(1);
@@ -42,6 +46,13 @@ BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k
     auto cols = start_n + rn;
     auto kv_mask = cols.col() < s;
     auto kb = load(k + base + cols.col() * D + rd.row(), kv_mask, 0.0f);
+    const auto load_v = [&] { return load(v + base + cols.col() * D + rd.row(), kv_mask, 0.0f); };
+    auto v_early = [&] {
+      if constexpr (Variant == 1)
+        return load_v();
+      else
+        return 0;
+    }();
     // Unscaled scores: the scale goes into the row max (qk_scale > 0 keeps the max where it is)
     // and into exp2's argument, qk * qk_scale - m_new, one multiply-add per score (the GPU
     // compilers contract it) where scaling the block first took a multiply and a subtract.
@@ -58,8 +69,10 @@ BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k
     auto alpha = exp2(m_i - m_new);
     auto pm = exp2(qk * qk_scale - m_new.col());
     l_i = l_i * alpha + sum<1>(pm);
-    auto vb = load(v + base + cols.col() * D + rd.row(), kv_mask, 0.0f);
-    acc = dot(pm.to(dtype<T>{}), vb, acc * alpha.col());
+    if constexpr (Variant == 1)
+      acc = dot(pm.to(dtype<T>{}), v_early, acc * alpha.col());
+    else
+      acc = dot(pm.to(dtype<T>{}), load_v(), acc * alpha.col());
     m_i = m_new;
   }
   store(o + base + rm.col() * D + rd.row(), acc / l_i.col(), rm.col() < s);
@@ -196,14 +209,15 @@ BV_KERNEL void attention_bwd_dq_kernel(program<W> p, ptr<const T> q, ptr<const T
 // not every tile sized for 16-bit inputs fits an AMD workgroup's 64 KiB in f32 (sm_90's 64x64 at
 // D = 128: 125440 bytes, attention_fwd_lds_bytes).
 //
-// 16-bit, D = 64, sm_90 and gfx942: BM = 128 query rows x BN = 64 keys a step, 8 waves, registers
-// capped for 2 programs per SM. Measured at 4x16x4096x64 f16 on an H100 (docs/PERFORMANCE.md):
-// 128x64 with 8 warps 4.59 ms against 5.91 for 64x64 with 4, and 1.55-1.58 ms with 2 programs per
-// SM against 2.40 with 1 (the loop is latency-bound). D = 128 on sm_90: 128 query rows x 128 keys
-// on 8 warps, one program an SM, 2.48 ms at 4x16x4096x128 on an H200 (1.36 causal) against 2.57
-// (1.47) for 128x64 with registers for 2 programs, which spills there, 2.96 (1.68) for 128x64 with
-// one, and 3.10 for 64x64 on 4 (bench/gpu/attention_fwd_dev.cu --tiles; q k^T by wgmma in two
-// groups of 64 k). D = 128 on AMD:
+// sm_90's 16-bit rows launch variant 1 (v loaded beside k: 1.324 against 1.364 ms at 4x16x4096x64
+// f16 on an H200, 2.40 against 2.48 at D = 128). 16-bit, D = 64, sm_90 and gfx942: BM = 128 query
+// rows x BN = 64 keys a step, 8 waves, registers capped for 2 programs per SM. Measured at
+// 4x16x4096x64 f16 on an H100 (docs/PERFORMANCE.md): 128x64 with 8 warps 4.59 ms against 5.91 for
+// 64x64 with 4, and 1.55-1.58 ms with 2 programs per SM against 2.40 with 1 (the loop is
+// latency-bound). D = 128 on sm_90: 128 query rows x 128 keys on 8 warps, one program an SM, 2.48
+// ms at 4x16x4096x128 on an H200 (1.36 causal) against 2.57 (1.47) for 128x64 with registers for 2
+// programs, which spills there, 2.96 (1.68) for 128x64 with one, and 3.10 for 64x64 on 4
+// (bench/gpu/attention_fwd_dev.cu --tiles; q k^T by wgmma in two groups of 64 k). D = 128 on AMD:
 // 32x32, 30464 bytes of LDS, so two workgroups share a CU's 64 KiB; 64x64 takes 62976 (one
 // workgroup a CU) and is not measured on AMD. Both run with no spills under clang-19 (gfx942) and
 // hipcc (gfx90a), as does 128x64 on 8 waves at D = 64 (28672 bytes) on gfx942. gfx90a at D = 64:
@@ -219,10 +233,11 @@ struct attention_fwd_configs<2> {
   static constexpr const char* key = "head dimension";
   // clang-format off
   static constexpr launch_config table[] = {
-      // targets                        D up to        waves        BM          BN         programs per SM (GPU)
-      {.targets = only(target::gfx90a), .up_to = 64,  .waves = 4,  .bm = 64,  .bn = 64},
-      {                                .up_to = 64,   .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2},
-      {.targets = only(target::sm_90), .up_to = 128,  .waves = 8,  .bm = 128, .bn = 128, .min_programs = 1},
+      // targets                        D up to        kernel         waves        BM          BN         programs per SM (GPU)
+      {.targets = only(target::gfx90a), .up_to = 64,                  .waves = 4,  .bm = 64,  .bn = 64},
+      {.targets = only(target::sm_90), .up_to = 64,   .variant = 1,  .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2},
+      {                                .up_to = 64,                  .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2},
+      {.targets = only(target::sm_90), .up_to = 128,  .variant = 1,  .waves = 8,  .bm = 128, .bn = 128, .min_programs = 1},
       {.targets = amd_targets,         .up_to = 128,  .waves = 4,  .bm = 32,  .bn = 32},
   };
   // clang-format on
@@ -287,8 +302,9 @@ template <int D>
 constexpr bool attention_fwd_sm90_by_size_alike() {
   using H = attention_fwd_configs<2>;
   using F = attention_fwd_configs<4>;
-  return same_launch(H::table[find_config<H>(target::sm_90, D)],
-                     F::table[find_config<F>(target::sm_90, D)]);
+  launch_config h = H::table[find_config<H>(target::sm_90, D)];
+  h.variant = 0;  // f32 loads v where the other targets do (variant 1 is measured in f16 only)
+  return same_launch(h, F::table[find_config<F>(target::sm_90, D)]);
 }
 }  // namespace detail
 static_assert(detail::attention_fwd_all_fit<2>() && detail::attention_fwd_all_fit<4>(),
@@ -298,7 +314,7 @@ static_assert(detail::attention_fwd_all_fit<2>() && detail::attention_fwd_all_fi
 static_assert(detail::attention_fwd_sm90_by_size_alike<64>() &&
                   detail::attention_fwd_sm90_by_size_alike<128>(),
               "sm_90's attention forward tiles were measured on an H100 and hold for every element "
-              "size: its f32 rows must launch what its 16-bit rows do.");
+              "size: its f32 rows must launch the tiles its 16-bit rows do.");
 
 // Backward (the preprocess and dK/dV; dQ has a table of its own below), by element size as the
 // forward: BM query rows a step by BN keys a program. 64x64 with 4 waves at D = 64; 32x32 at
@@ -375,13 +391,13 @@ void check_attention_shapes(const tensor<T>& q, const char* what) {
 }
 
 // The forward at head dimension D (q's) on the tiles given: only these instantiate the kernel.
-template <int D, int BM, int BN, int W, int MinPrograms, class T>
+template <int D, int BM, int BN, int W, int MinPrograms, int Variant = 0, class T>
 launch_result attention_fwd_at(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
                                tensor<T>& o, tensor<float>& lse, bool causal) {
   const int bh = i32(q.size(0) * q.size(1)), s = i32(q.size(2));
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   const auto go = [&](auto c) {
-    return launch<attention_fwd_kernel<T, D, BM, BN, decltype(c)::value, W>>(
+    return launch<attention_fwd_kernel<T, D, BM, BN, decltype(c)::value, W, Variant>>(
         gpu_tuning<0, MinPrograms>{}, grid(cdiv(s, BM), bh), q, k, v, o, lse, s, scale);
   };
   return causal ? go(std::true_type{}) : go(std::false_type{});
@@ -398,23 +414,25 @@ launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor
     constexpr int D = decltype(d)::value;
     return with_config_for<attention_fwd_configs<sizeof(T)>, D>("attention_fwd", [&](auto cfg) {
       constexpr launch_config t = decltype(cfg)::value;
-      return detail::attention_fwd_at<D, t.bm, t.bn, t.waves, t.min_programs>(q, k, v, o, lse,
-                                                                              causal);
+      return detail::attention_fwd_at<D, t.bm, t.bn, t.waves, t.min_programs, t.variant>(
+          q, k, v, o, lse, causal);
     });
   };
   return q.size(3) == 64 ? run(std::integral_constant<int, 64>{})
                          : run(std::integral_constant<int, 128>{});
 }
 // The same on the tiles given here: BM query rows and BN keys a step on W waves; on a GPU,
-// MinPrograms > 0 leaves registers for that many programs per SM (bv/launch_tuning.hpp). It
-// instantiates the kernel for both head dimensions, so the tiles must fit the target at D = 128.
-template <int BM, int BN, int W = 4, int MinPrograms = 0, class T>
+// MinPrograms > 0 leaves registers for that many programs per SM (bv/launch_tuning.hpp); Variant 1
+// loads v beside k. It instantiates the kernel for both head dimensions, so the tiles must fit the
+// target at D = 128.
+template <int BM, int BN, int W = 4, int MinPrograms = 0, int Variant = 0, class T>
 launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
                             tensor<T>& o, tensor<float>& lse, bool causal) {
   detail::check_attention_shapes(q, "attention_fwd");
-  return q.size(3) == 64
-             ? detail::attention_fwd_at<64, BM, BN, W, MinPrograms>(q, k, v, o, lse, causal)
-             : detail::attention_fwd_at<128, BM, BN, W, MinPrograms>(q, k, v, o, lse, causal);
+  return q.size(3) == 64 ? detail::attention_fwd_at<64, BM, BN, W, MinPrograms, Variant>(
+                               q, k, v, o, lse, causal)
+                         : detail::attention_fwd_at<128, BM, BN, W, MinPrograms, Variant>(
+                               q, k, v, o, lse, causal);
 }
 
 namespace detail {
