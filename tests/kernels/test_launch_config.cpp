@@ -277,7 +277,8 @@ TEST_CASE("launch_config: instantiations are the distinct configurations, not ro
   // A compile-time key: f32 matmul and f16 reach two rows each (sm_90's, AMD's).
   CHECK(count.operator()<kernels::matmul_configs, 4>() == 2);
   CHECK(count.operator()<kernels::matmul_configs, 2>() == 2);
-  CHECK(count.operator()<kernels::attention_fwd_configs<2>, 64>() == 2);
+  // 16-bit attention at D = 64: gfx90a's tile, sm_90's row (v beside k) and gfx942's.
+  CHECK(count.operator()<kernels::attention_fwd_configs<2>, 64>() == 3);
   CHECK(count.operator()<kernels::attention_fwd_configs<2>, 128>() == 2);
   // f32 attention: sm_90's and AMD's tiles differ at both head dimensions.
   CHECK(count.operator()<kernels::attention_fwd_configs<4>, 64>() == 2);
