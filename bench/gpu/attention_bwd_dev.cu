@@ -1,9 +1,10 @@
 // The attention backward (kernels/bv/kernels/attention.hpp) with its two main kernels on separate
 // tile shapes: dk/dv with BM1 query rows a step over BN1 keys a program on W1 warps, dq with BM2
-// query rows a program over BN2 keys a step on W2 warps. Each variant is first checked against the
-// library launcher on a ragged shape (2 x 3 x 333 x D f16, outputs poisoned first), then timed at
-// 4 x 16 x 4096 x D f16 beside the library launcher (median of 10 after 3 warm-up calls, CUDA
-// events; the preprocess, dk/dv and dq launches together). A development tool for
+// query rows a program over BN2 keys a step on W2 warps; KT: dk/dv in its k q^T form
+// (attention_bwd_dkdv_kt_kernel). Each variant is first checked against the library launcher on a
+// ragged shape (2 x 3 x 333 x D f16, outputs poisoned first), then timed at 4 x 16 x 4096 x D f16
+// beside the library launcher (median of 10 after 3 warm-up calls, CUDA events; the preprocess,
+// dk/dv and dq launches together). A development tool for
 // attention_bwd_configs and attention_bwd_dq_configs; the figures that count come from
 // `blockvec bench --backend gpu attention_bwd`.
 //   nvcc -std=c++20 -arch=sm_90a -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
