@@ -132,8 +132,10 @@ BV_KERNEL void attention_bwd_dkdv_kernel(program<W> p, ptr<const T> q, ptr<const
 // The same dK and dV in Triton's tutorial's order (variant 1 of attention_bwd_configs' rows):
 // k q^T rather than q k^T, so that p^T and ds^T come out of the products as the a operands of
 // the next dots (no trans() of a computed block), and the loop-invariant k and v are the a
-// operands of k q^T and v dout^T. Faster on sm_90 (wgmma); on gfx942 its 64x64 tile at D = 64
-// spills SGPRs where q k^T's does not, so AMD keeps variant 0.
+// operands of k q^T and v dout^T. q and dout come through block pointers: on sm_90a, launched
+// with stages, rings whose next tiles are in flight while this step computes, read in place by
+// wgmma (with pointer loads the step waited on them: 43% of a warp's cycles). Faster on sm_90; on
+// gfx942 its 64x64 tile at D = 64 spills SGPRs where q k^T's does not, so AMD keeps variant 0.
 template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
 BV_KERNEL void attention_bwd_dkdv_kt_kernel(program<W> p, ptr<const T> q, ptr<const T> k,
                                             ptr<const T> v, ptr<const T> dout, ptr<const float> lse,
@@ -152,11 +154,12 @@ BV_KERNEL void attention_bwd_dkdv_kt_kernel(program<W> p, ptr<const T> q, ptr<co
   auto dv_acc = zeros<float, BN, D>(p);
   // Causal: query blocks wholly above this key block see none of it.
   const int first_m = CAUSAL ? (start_n / BM) * BM : 0;
+  auto q_bp = make_block_ptr<BM, D>(p, q + base, {s, D}, {D, 1}, {first_m, 0});
+  auto do_bp = make_block_ptr<BM, D>(p, dout + base, {s, D}, {D, 1}, {first_m, 0});
   for (int start_m = first_m; start_m < s; start_m += BM) {
     auto rm = start_m + arange<BM>(p);
-    auto q_offs = base + rm.col() * D + rd.row();
-    auto qb = load(q + q_offs, rm.col() < s, 0.0f);
-    auto dob = load(dout + q_offs, rm.col() < s, 0.0f);
+    auto qb = load(q_bp, boundary_check(0));
+    auto dob = load(do_bp, boundary_check(0));
     auto l2 = load(lse + bh * s + rm, rm < s, 0.0f) * attention_log2e;
     auto dl = load(delta + bh * s + rm, rm < s, 0.0f);
     auto qkt = dot(kb, trans(qb));  // [BN, BM]: keys down, queries across
@@ -166,6 +169,8 @@ BV_KERNEL void attention_bwd_dkdv_kt_kernel(program<W> p, ptr<const T> q, ptr<co
     auto dpt = dot(vb, trans(dob));
     auto dst = pt * (dpt - dl.row());
     dk_acc = dot(dst.to(dtype<T>{}), qb, dk_acc);
+    q_bp = advance(q_bp, {BM, 0});
+    do_bp = advance(do_bp, {BM, 0});
   }
   store(dk + kv_offs, dk_acc * scale, rn.col() < s);
   store(dv + kv_offs, dv_acc, rn.col() < s);
@@ -319,15 +324,16 @@ static_assert(detail::attention_fwd_sm90_by_size_alike<64>() &&
 // Backward (the preprocess and dK/dV; dQ has a table of its own below), by element size as the
 // forward: BM query rows a step by BN keys a program. 64x64 with 4 waves at D = 64; 32x32 at
 // D = 128 on AMD, which keeps the backward's four [B, 128] fp32 tiles small. On sm_90, 16-bit,
-// dK/dV runs in its k q^T form (variant 1), 64x64 on 4 warps at D = 64 and 64x128 on 8 at D = 128:
-// causal backwards at 4x16x4096xD f16 on an H200 (with dQ's rows) took 2.54 ms at D = 64 against
-// 2.57 for q k^T, and 4.94 at D = 128 against 5.72 for q k^T on the 128x64 tile that row had
-// before (bench/gpu/attention_bwd_dev.cu, which checks every gradient against the launcher's).
-// On gfx942 the k q^T form's 64x64 tile spills SGPRs (48) where q k^T's does not, so AMD keeps
-// variant 0. f32 on AMD launches the same: at D = 128, 32x32 takes 60416 bytes of LDS for dK/dV
-// and for dQ (dot stages a trans() operand from the block itself; 81152 and 76928 when it went
-// through a transpose buffer), and every row runs with no spills under clang-19 (gfx942) and
-// hipcc (gfx90a); 16x16, the earlier AMD tile, spilled 2 VGPRs in dK/dV on gfx942.
+// dK/dV runs in its k q^T form (variant 1) with q and dout in rings of 2 slots, 64x64 on 4 warps at
+// D = 64 and 64x128 on 8 at D = 128: causal backwards at 4x16x4096xD f16 on an H200 (with dQ's
+// rows) took 2.44 ms at D = 64 against 2.57 for q k^T with pointer loads, and 4.03 at D = 128
+// against 5.72 for q k^T on the 128x64 tile that row had before (bench/gpu/attention_bwd_dev.cu,
+// which checks every gradient against the launcher's). On gfx942 the k q^T form's 64x64 tile
+// spills SGPRs (48) where q k^T's does not, so AMD keeps variant 0. f32 on AMD launches the same:
+// at D = 128, 32x32 takes 60416 bytes of LDS for dK/dV and for dQ (dot stages a trans() operand
+// from the block itself; 81152 and 76928 when it went through a transpose buffer), and every row
+// runs with no spills under clang-19 (gfx942) and hipcc (gfx90a); 16x16, the earlier AMD tile,
+// spilled 2 VGPRs in dK/dV on gfx942.
 template <int Bytes>
 struct attention_bwd_configs {
   static_assert(Bytes == 2 || Bytes == 4,
@@ -338,10 +344,10 @@ struct attention_bwd_configs<2> {
   static constexpr const char* key = "head dimension";
   // clang-format off
   static constexpr launch_config table[] = {
-      // targets                        D up to      dK/dV kernel   waves        BM          BN
-      {.targets = only(target::sm_90), .up_to = 64,  .variant = 1,  .waves = 4,  .bm = 64,  .bn = 64},
+      // targets                        D up to      dK/dV kernel   waves        BM          BN          ring slots
+      {.targets = only(target::sm_90), .up_to = 64,  .variant = 1,  .waves = 4,  .bm = 64,  .bn = 64,  .stages = 2},
       {                                .up_to = 64,                 .waves = 4,  .bm = 64,  .bn = 64},
-      {.targets = only(target::sm_90), .up_to = 128, .variant = 1,  .waves = 8,  .bm = 64,  .bn = 128},
+      {.targets = only(target::sm_90), .up_to = 128, .variant = 1,  .waves = 8,  .bm = 64,  .bn = 128, .stages = 2},
       {.targets = amd_targets,         .up_to = 128,                .waves = 4,  .bm = 32,  .bn = 32},
   };
   // clang-format on
@@ -436,11 +442,12 @@ launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor
 }
 
 namespace detail {
-// A launch that leaves registers for MinPrograms programs an SM (a tuned launch), or a plain one.
-template <auto Kernel, int MinPrograms, class... A>
-launch_result launch_capped(const grid& g, A&&... args) {
-  if constexpr (MinPrograms > 0)
-    return launch<Kernel>(gpu_tuning<0, MinPrograms>{}, g, std::forward<A>(args)...);
+// A tuned launch where the kernel's block pointers get rings of Stages slots (lds bytes of them)
+// or the registers are left for MinPrograms programs an SM; a plain launch otherwise.
+template <auto Kernel, int Stages, int MinPrograms, class... A>
+launch_result launch_tuned(int lds, const grid& g, A&&... args) {
+  if constexpr (Stages > 0 || MinPrograms > 0)
+    return launch<Kernel>(gpu_tuning<Stages, MinPrograms>{lds}, g, std::forward<A>(args)...);
   else
     return launch<Kernel>(g, std::forward<A>(args)...);
 }
@@ -449,8 +456,8 @@ launch_result launch_capped(const grid& g, A&&... args) {
 // BM query rows on W waves, in attention_bwd_dkdv_kernel (Variant 0) or its k q^T form (1); dQ
 // programs own QBM query rows and step over QBN keys on QW waves (dK/dV's tile unless given).
 // Only these instantiate it.
-template <int D, int BM, int BN, int W, int MinPrograms, int Variant = 0, int QBM = BM,
-          int QBN = BN, int QW = W, int QMinPrograms = MinPrograms, class T>
+template <int D, int BM, int BN, int W, int MinPrograms, int Variant = 0, int Stages = 0,
+          int QBM = BM, int QBN = BN, int QW = W, int QMinPrograms = MinPrograms, class T>
 std::vector<launch_result> attention_bwd_at(const tensor<T>& q, const tensor<T>& k,
                                             const tensor<T>& v, const tensor<T>& o,
                                             const tensor<float>& lse, const tensor<T>& dout,
@@ -467,14 +474,19 @@ std::vector<launch_result> attention_bwd_at(const tensor<T>& q, const tensor<T>&
     static_assert(Variant == 0 || Variant == 1,
                   "attention_bwd's dK/dV kernel is variant 0 (q k^T) or 1 (k q^T).");
     const grid gk(cdiv(s, BN), bh);
-    if constexpr (Variant == 1)
-      out.push_back(launch_capped<attention_bwd_dkdv_kt_kernel<T, D, BM, BN, C, W>, MinPrograms>(
-          gk, q, k, v, dout, lse, delta, dk, dv, s, scale));
-    else
-      out.push_back(launch_capped<attention_bwd_dkdv_kernel<T, D, BM, BN, C, W>, MinPrograms>(
-          gk, q, k, v, dout, lse, delta, dk, dv, s, scale));
-    out.push_back(launch_capped<attention_bwd_dq_kernel<T, D, QBM, QBN, C, QW>, QMinPrograms>(
-        grid(cdiv(s, QBM), bh), q, k, v, dout, lse, delta, dq, s, scale));
+    if constexpr (Variant == 1) {
+      // q's and dout's rings.
+      constexpr int lds = Stages ? 2 * block_ptr_lds_bytes<const T, BM, D, W>(Stages) : 0;
+      out.push_back(
+          launch_tuned<attention_bwd_dkdv_kt_kernel<T, D, BM, BN, C, W>, Stages, MinPrograms>(
+              lds, gk, q, k, v, dout, lse, delta, dk, dv, s, scale));
+    } else {
+      static_assert(Stages == 0, "attention_bwd_dkdv_kernel (variant 0) has no block pointers.");
+      out.push_back(launch_tuned<attention_bwd_dkdv_kernel<T, D, BM, BN, C, W>, 0, MinPrograms>(
+          0, gk, q, k, v, dout, lse, delta, dk, dv, s, scale));
+    }
+    out.push_back(launch_tuned<attention_bwd_dq_kernel<T, D, QBM, QBN, C, QW>, 0, QMinPrograms>(
+        0, grid(cdiv(s, QBM), bh), q, k, v, dout, lse, delta, dq, s, scale));
   };
   causal ? go(std::true_type{}) : go(std::false_type{});
   return out;
@@ -496,9 +508,9 @@ std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k,
       return with_config_for<attention_bwd_dq_configs<sizeof(T)>, D>(
           "attention_bwd (dQ)", [&](auto qcfg) {
             constexpr launch_config u = decltype(qcfg)::value;
-            return detail::attention_bwd_at<D, t.bm, t.bn, t.waves, t.min_programs, t.variant, u.bm,
-                                            u.bn, u.waves, u.min_programs>(q, k, v, o, lse, dout,
-                                                                           dq, dk, dv, causal);
+            return detail::attention_bwd_at<D, t.bm, t.bn, t.waves, t.min_programs, t.variant,
+                                            t.stages, u.bm, u.bn, u.waves, u.min_programs>(
+                q, k, v, o, lse, dout, dq, dk, dv, causal);
           });
     });
   };
