@@ -172,23 +172,33 @@ struct a_regs {
     __builtin_memcpy(&af[3], a.v + r1 * AB::NC + 4 * ks + 2, 4);
   }
 };
+// The matrix of an ldmatrix x4 that reads A fragment p of row pair p: matrix mi = lane / 8 is
+// (row register r = 2p + (mi & 1), an odd last one paired with itself; k half kh = mi >> 1), and
+// lane l addresses row r8 = l % 8 of it.
+template <int NR>
+struct frag_lane {
+  int r8, r, kh;
+  BV_DI explicit frag_lane(int p) {
+    const int lane = gpu::prim::lane_id(), mi = lane >> 3;
+    r8 = lane & 7;
+    r = 2 * p + (mi & 1) < NR ? 2 * p + (mi & 1) : 2 * p;
+    kh = mi >> 1;
+  }
+};
 template <class A, int M, int K, int W>
 struct a_image {
   static constexpr bool copies_registers = false;  // fragments are fresh ldmatrix results
   const A* img;
   using L = gpu::layout2d<M, K, W>;
   BV_DI void frag(int p, int ks, uint32_t (&af)[4]) const {
-    // ldmatrix x4: matrix mi = lane / 8 is (row register 2p + (mi & 1), k half mi >> 1); lane
-    // l addresses row l % 8 of its matrix, the row that mma row g = l % 8 of that register is.
-    const int lane = gpu::prim::lane_id();
-    const int mi = lane >> 3, r8 = lane & 7;
-    const int r = 2 * p + (mi & 1) < L::NR ? 2 * p + (mi & 1) : 2 * p;
-    const int row = L::rows::at(r8, L::wave_row(gpu::prim::wave_id()), r);
+    // Lane l addresses the row that mma row g = l % 8 of its matrix's register is.
+    const frag_lane<L::NR> f(p);
+    const int row = L::rows::at(f.r8, L::wave_row(gpu::prim::wave_id()), f.r);
     if constexpr (wg_a_tile<M, K, W>()) {  // the wgmma image (block_ptr.hpp's img_index)
-      const int P = wg_row<M, W>(row), c = 2 * ks + (mi >> 1);
+      const int P = wg_row<M, W>(row), c = 2 * ks + f.kh;
       gpu::prim::ldmatrix_x4(af, img + P * 64 + (((c ^ P) & 7) << 3));
     } else {
-      gpu::prim::ldmatrix_x4(af, img + swz<K>(row, 16 * ks + 8 * (mi >> 1)));
+      gpu::prim::ldmatrix_x4(af, img + swz<K>(row, 16 * ks + 8 * f.kh));
     }
   }
 };
@@ -202,13 +212,11 @@ struct a_trans_image {
   const A* img;
   using L = gpu::layout2d<M, K, W>;
   BV_DI void frag(int p, int ks, uint32_t (&af)[4]) const {
-    // Matrix mi = lane / 8 is (row register 2p + (mi & 1), k half mi >> 1) as in a_image; lane
-    // l addresses k row l % 8 of it, whose 8 contiguous m are the register's 8 rows (g).
-    const int lane = gpu::prim::lane_id();
-    const int mi = lane >> 3, r8 = lane & 7;
-    const int r = 2 * p + (mi & 1) < L::NR ? 2 * p + (mi & 1) : 2 * p;
-    const int m0 = L::rows::at(0, L::wave_row(gpu::prim::wave_id()), r);
-    gpu::prim::ldmatrix_x4_trans(af, img + (16 * ks + 8 * (mi >> 1) + r8) * (M + lds_pad) + m0);
+    // Lane l addresses k row l % 8 of its matrix, whose 8 contiguous m are the register's 8
+    // rows (g).
+    const frag_lane<L::NR> f(p);
+    const int m0 = L::rows::at(0, L::wave_row(gpu::prim::wave_id()), f.r);
+    gpu::prim::ldmatrix_x4_trans(af, img + (16 * ks + 8 * f.kh + f.r8) * (M + lds_pad) + m0);
   }
 };
 
@@ -476,8 +484,8 @@ BV_DI void mma_dot(const basic_block<A, shape<M, K>, W>& a, const BB& b,
 // image has natural rows (stage_wg's columns, the accumulator's order, unchanged).
 template <class A, int M, int K, int N, int W>
 constexpr bool wg_trans_a_dot() {
-  return wg_rs_dot<false, M, K, N, W>() && is_16bit_float<A> && gpu::layout2d<M, K, W>::WN == 1 &&
-         gpu::layout2d<M, K, W>::NR % 2 == 0;
+  // (wg_rs_dot's M % (16 W) == 0 gives each wave an even number of row registers: row pairs.)
+  return wg_rs_dot<false, M, K, N, W>() && is_16bit_float<A> && gpu::layout2d<M, K, W>::WN == 1;
 }
 template <class A, int M, int K, int N, int W>
 BV_DI void wg_dot_trans_a(const basic_block<A, shape<K, M>, W>& x,

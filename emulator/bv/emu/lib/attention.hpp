@@ -17,12 +17,12 @@ result attention_fwd(const device_tensor<T>& q, const device_tensor<T>& k,
   static_assert(D == 64 || D == 128, "attention takes head dimension 64 or 128");
   const int bh = static_cast<int>(q.size(0) * q.size(1)), s = static_cast<int>(q.size(2));
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
-  return with_config_for<kernels::attention_fwd_configs<sizeof(T)>, D>("attention_fwd", [&](auto
-                                                                                                c) {
+  const auto go = [&](auto c) {
     constexpr launch_config cf = decltype(c)::value;
     return launch<kernels::attention_fwd_kernel<T, D, cf.bm, cf.bn, Causal, cf.waves, cf.variant>>(
         grid(cdiv(s, cf.bm), bh), q, k, v, o, lse, s, scale);
-  });
+  };
+  return with_config_for<kernels::attention_fwd_configs<sizeof(T)>, D>("attention_fwd", go);
 }
 
 // dq, dk, dv from dout and the forward's o and lse: delta = rowsum(dO * O), then the dK/dV and dQ
