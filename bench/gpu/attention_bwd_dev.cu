@@ -1,12 +1,13 @@
 // The attention backward (kernels/bv/kernels/attention.hpp) with its two main kernels on separate
 // tile shapes: dk/dv with BM1 query rows a step over BN1 keys a program on W1 warps, dq with BM2
 // query rows a program over BN2 keys a step on W2 warps; KT: dk/dv in its k q^T form
-// (attention_bwd_dkdv_kt_kernel), with rings of Stages slots for q and dout. Each variant is first
-// checked against the library launcher on a ragged shape (2 x 3 x 333 x D f16, outputs poisoned
-// first), then timed at 4 x 16 x 4096 x D f16 beside the library launcher (median of 10 after 3
-// warm-up calls, CUDA events; the preprocess, dk/dv and dq launches together). A development tool
-// for attention_bwd_configs and attention_bwd_dq_configs; the figures that count come from
-// `blockvec bench --backend gpu attention_bwd`.
+// (attention_bwd_dkdv_kt_kernel), with rings of Stages slots for q and dout; QStages >= 0: dq with
+// k and v through block pointers (attention_bwd_dq_bp_kernel), with rings of that many slots. Each
+// variant is first checked against the library launcher on a ragged shape (2 x 3 x 333 x D f16,
+// outputs poisoned first), then timed at 4 x 16 x 4096 x D f16 beside the library launcher (median
+// of 10 after 3 warm-up calls, CUDA events; the preprocess, dk/dv and dq launches together). A
+// development tool for attention_bwd_configs and attention_bwd_dq_configs; the figures that count
+// come from `blockvec bench --backend gpu attention_bwd`.
 //   nvcc -std=c++20 -arch=sm_90a -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
 //        -Itests/lang bench/gpu/attention_bwd_dev.cu -o attention_bwd_dev
 #include <cmath>
@@ -25,7 +26,7 @@ namespace {
 using T = half;
 
 template <int D, bool C, int BM1, int BN1, int W1, int BM2, int BN2, int W2, bool KT = false,
-          int Stages = 0>
+          int Stages = 0, int QStages = -1>
 void backward(const device_tensor<T>& q, const device_tensor<T>& k, const device_tensor<T>& v,
               const device_tensor<T>& o, const device_tensor<float>& lse,
               const device_tensor<T>& dout, device_tensor<T>& dq, device_tensor<T>& dk,
@@ -43,8 +44,16 @@ void backward(const device_tensor<T>& q, const device_tensor<T>& k, const device
   else
     launch<attention_bwd_dkdv_kernel<T, D, BM1, BN1, C, W1>>(grid(cdiv(s, BN1), bh), q, k, v, dout,
                                                              lse, delta, dk, dv, s, scale);
-  launch<attention_bwd_dq_kernel<T, D, BM2, BN2, C, W2>>(grid(cdiv(s, BM2), bh), q, k, v, dout, lse,
-                                                         delta, dq, s, scale);
+  if constexpr (QStages > 0)
+    launch<attention_bwd_dq_bp_kernel<T, D, BM2, BN2, C, W2>>(
+        gpu_tuning<QStages>{2 * block_ptr_lds_bytes<const T, BN2, D, W2>(QStages)},
+        grid(cdiv(s, BM2), bh), q, k, v, dout, lse, delta, dq, s, scale);
+  else if constexpr (QStages == 0)
+    launch<attention_bwd_dq_bp_kernel<T, D, BM2, BN2, C, W2>>(grid(cdiv(s, BM2), bh), q, k, v, dout,
+                                                              lse, delta, dq, s, scale);
+  else
+    launch<attention_bwd_dq_kernel<T, D, BM2, BN2, C, W2>>(grid(cdiv(s, BM2), bh), q, k, v, dout,
+                                                           lse, delta, dq, s, scale);
 }
 
 double rel_l2(const device_tensor<T>& got, const device_tensor<T>& want) {
@@ -83,14 +92,14 @@ struct inputs {
 
 int failures = 0;
 template <int D, bool C, int BM1, int BN1, int W1, int BM2, int BN2, int W2, bool KT = false,
-          int Stages = 0>
+          int Stages = 0, int QStages = -1>
 void variant() {
   inputs small({2, 3, 333, D}, C);
   auto e = [&](int) { return device_tensor<T>::empty("g", {2, 3, 333, D}); };
   auto rq = e(0), rk = e(0), rv = e(0), dq = e(0), dk = e(0), dv = e(0);
   attention_bwd(small.q, small.k, small.v, small.o, small.lse, small.dout, rq, rk, rv, C);
   for (auto* t : {&dq, &dk, &dv}) t->fill_bytes(0xff);
-  backward<D, C, BM1, BN1, W1, BM2, BN2, W2, KT, Stages>(
+  backward<D, C, BM1, BN1, W1, BM2, BN2, W2, KT, Stages, QStages>(
       small.q, small.k, small.v, small.o, small.lse, small.dout, dq, dk, dv, small.delta);
   gpu::synchronize();
   const double err = std::max({rel_l2(dq, rq), rel_l2(dk, rk), rel_l2(dv, rv)});
@@ -102,17 +111,17 @@ void variant() {
   auto bq = g(), bk = g(), bv = g();
   const double ms = bench::median_ms(
       [&] {
-        backward<D, C, BM1, BN1, W1, BM2, BN2, W2, KT, Stages>(big.q, big.k, big.v, big.o, big.lse,
-                                                               big.dout, bq, bk, bv, big.delta);
+        backward<D, C, BM1, BN1, W1, BM2, BN2, W2, KT, Stages, QStages>(
+            big.q, big.k, big.v, big.o, big.lse, big.dout, bq, bk, bv, big.delta);
       },
       10, 3);
   const double lib = bench::median_ms(
       [&] { attention_bwd(big.q, big.k, big.v, big.o, big.lse, big.dout, bq, bk, bv, C); }, 10, 3);
   std::printf(
-      "D=%3d %s dkdv%s s%d %3dx%3d w%d  dq %3dx%3d w%d  check %s (rel %.1e)  4x16x4096x%d %.4f ms"
-      "  (library %.4f ms)\n",
-      D, C ? "causal" : "full  ", KT ? "T" : " ", Stages, BM1, BN1, W1, BM2, BN2, W2,
-      ok ? "ok" : "FAILED", err, D, ms, lib);
+      "D=%3d %s dkdv%s s%d %3dx%3d w%d  dq%s s%d %3dx%3d w%d  check %s (rel %.1e)  4x16x4096x%d "
+      "%.4f ms  (library %.4f ms)\n",
+      D, C ? "causal" : "full  ", KT ? "T" : " ", Stages, BM1, BN1, W1, QStages >= 0 ? "B" : " ",
+      QStages < 0 ? 0 : QStages, BM2, BN2, W2, ok ? "ok" : "FAILED", err, D, ms, lib);
   std::fflush(stdout);
 }
 }  // namespace
@@ -122,15 +131,18 @@ int main() {
     for (bool c : {true, false}) {
       const auto d64 = [](auto cc) {
         constexpr bool C = decltype(cc)::value;
-        variant<64, C, 64, 64, 4, 128, 128, 8, true>();
-        variant<64, C, 64, 64, 4, 128, 128, 8, true, 2>();
-        variant<64, C, 64, 64, 4, 128, 128, 8, true, 3>();
+        variant<64, C, 64, 64, 4, 128, 128, 8, true, 2, 2>();
+        variant<64, C, 32, 128, 4, 128, 128, 8, true, 2, 2>();
+        variant<64, C, 32, 128, 4, 128, 128, 8, true, 3, 2>();
+        variant<64, C, 64, 128, 4, 128, 128, 8, true, 2, 2>();
+        variant<64, C, 32, 64, 4, 128, 128, 8, true, 2, 2>();
+        variant<64, C, 64, 128, 8, 128, 128, 8, true, 2, 2>();
       };
       const auto d128 = [](auto cc) {
         constexpr bool C = decltype(cc)::value;
-        variant<128, C, 64, 128, 8, 128, 64, 8, true>();
-        variant<128, C, 64, 128, 8, 128, 64, 8, true, 2>();
-        variant<128, C, 64, 128, 8, 128, 64, 8, true, 3>();
+        variant<128, C, 64, 128, 8, 128, 64, 8, true, 2, 2>();
+        variant<128, C, 32, 128, 8, 128, 64, 8, true, 2, 2>();
+        variant<128, C, 32, 128, 8, 128, 64, 8, true, 3, 2>();
       };
       if (c) {
         d64(std::true_type{});

@@ -130,15 +130,15 @@ void timing(int d, bool causal) {
   std::fflush(stdout);
 }
 // --tiles: the forward at head dimension D on other tiles (BM x BN, W warps, registers for MP
-// programs an SM; MP 0: no cap), through the launcher's tile overload. Each is checked first
-// against the library launcher (itself checked against the double reference above) on a ragged
-// 1 x 2 x 333 x D and on the timing shape, every element of o and lse, then timed at
-// 4 x 16 x 4096 x D beside it.
-template <int D, int BM, int BN, int W, int MP>
+// programs an SM; MP 0: no cap; kernel variant V with St ring slots), through attention_fwd_at.
+// Each is checked first against the library launcher (itself checked against the double reference
+// above) on a ragged 1 x 2 x 333 x D and on the timing shape, every element of o and lse, then
+// timed at 4 x 16 x 4096 x D beside it.
+template <int D, int BM, int BN, int W, int MP, int V = 0, int St = 0>
 void tile(bool causal) {
   auto run = [&](const device_tensor<T>& q, const device_tensor<T>& k, const device_tensor<T>& v,
                  device_tensor<T>& o, device_tensor<float>& lse) {
-    return attention_fwd<BM, BN, W, MP>(q, k, v, o, lse, causal);
+    return kernels::detail::attention_fwd_at<D, BM, BN, W, MP, V, St>(q, k, v, o, lse, causal);
   };
   double worst_o = 0, worst_l = 0, ms = 0, lib = 0;
   for (int big = 0; big < 2; ++big) {
@@ -172,9 +172,11 @@ void tile(bool causal) {
   }
   const bool ok = worst_o < 4e-3 && worst_l < 1e-3;
   failures += !ok;
-  std::printf("tile D=%d %dx%d w%d mp%d %s: %.4f ms (library %.4f ms)  o %.1e lse %.1e %s\n", D, BM,
-              BN, W, MP, causal ? "causal" : "full", ms, lib, worst_o, worst_l,
-              ok ? "ok" : "FAILED");
+  std::printf(
+      "tile D=%d %dx%d w%d mp%d variant %d stages %d %s: %.4f ms (library %.4f ms)  o %.1e "
+      "lse %.1e %s\n",
+      D, BM, BN, W, MP, V, St, causal ? "causal" : "full", ms, lib, worst_o, worst_l,
+      ok ? "ok" : "FAILED");
   std::fflush(stdout);
 }
 // --tiles-bwd: the backward on other tiles (at head dimension D only), the same way: dq, dk and dv
@@ -239,11 +241,16 @@ int main(int argc, char** argv) {
     return failures ? 1 : 0;
   }
   if (argc > 1 && std::string(argv[1]) == "--tiles") {
-    for (bool c : {false, true}) {
-      tile<128, 64, 64, 4, 0>(c);
-      tile<128, 128, 64, 8, 0>(c);
-      tile<128, 128, 64, 8, 2>(c);
-    }
+    for (int round = 0; round < 2; ++round)
+      for (bool c : {false, true}) {
+        tile<64, 128, 64, 8, 2, 1>(c);
+        tile<64, 128, 64, 8, 2, 2, 2>(c);
+        tile<64, 128, 64, 8, 2, 2, 3>(c);
+        tile<128, 128, 128, 8, 1, 1>(c);
+        tile<128, 128, 128, 8, 1, 2, 2>(c);
+        tile<128, 128, 128, 8, 1, 2, 3>(c);
+        tile<128, 128, 64, 8, 2, 2, 2>(c);
+      }
     std::printf("%s\n", failures ? "CHECK FAILURES" : "all checks ok");
     return failures ? 1 : 0;
   }

@@ -142,7 +142,7 @@ bench_figure attn_bwd_bench(int warm, int reps) {
   const auto tile = [](auto cfg) {
     constexpr launch_config t = decltype(cfg)::value;
     return std::to_string(t.bm) + "x" + std::to_string(t.bn) + " on " + std::to_string(t.waves) +
-           " waves";
+           " waves" + (t.stages ? ", rings of " + std::to_string(t.stages) : std::string());
   };
   const std::string tiles =
       "dK/dV " + with_config_for<bv::kernels::attention_bwd_configs<2>, D>("attention_bwd", tile) +

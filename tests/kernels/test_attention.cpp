@@ -52,3 +52,18 @@ TEST_CASE("attention forward f16 and bf16") {
   check_fwd<bfloat16>(1, 2, ragged(rng, 20, 150), 64, false, seed + 2);
   check_fwd<bfloat16>(1, 1, ragged(rng, 20, 100), 128, true, seed + 3);
 }
+
+// Each target's rows: sm_90's 16-bit ones load v beside k (D = 64) and read k and v through block
+// pointers (D = 128), AMD's take the pointer loads.
+TEST_CASE("attention forward f16 in every target's configuration") {
+  const uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  for (target t : all_targets) {
+    CAPTURE(target_name(t));
+    target_scope scope(t);
+    for (bool causal : {false, true}) {
+      check_fwd<half>(1, 2, ragged(rng, 20, 150), 64, causal, seed);
+      check_fwd<half>(1, 1, ragged(rng, 20, 150), 128, causal, seed + 1);
+    }
+  }
+}

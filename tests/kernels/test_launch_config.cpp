@@ -194,7 +194,7 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     check_ran(at, t, mi200 ? 4 : 8);
     CHECK(at.programs == (mi200 ? 3 : 2));
     // Its backward: dK/dV 64x64 on 4 waves everywhere (its k q^T form on sm_90); dQ on its own
-    // table's tile, 128x128 on 8 warps on sm_90.
+    // table's tile, 128x128 on 8 warps on sm_90 (k and v through block pointers there).
     auto dq = tensor<half>::empty("dq", {1, 1, 130, 64}),
          dk = tensor<half>::empty("dk", {1, 1, 130, 64}),
          dv = tensor<half>::empty("dv", {1, 1, 130, 64});
@@ -205,19 +205,22 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
                                   : "attention_bwd_dkdv_kernel") != std::string::npos);
     CHECK(ends_with(bw64[1].kernel, ", 64, 64, 64, true, 4>"));
     CHECK(bw64[1].programs == 3);
-    CHECK(bw64[2].kernel.find("attention_bwd_dq_kernel") != std::string::npos);
+    CHECK(bw64[2].kernel.find(t == target::sm_90 ? "attention_bwd_dq_bp_kernel"
+                                                 : "attention_bwd_dq_kernel") != std::string::npos);
     CHECK(ends_with(bw64[2].kernel,
                     t == target::sm_90 ? ", 64, 128, 128, true, 8>" : ", 64, 64, 64, true, 4>"));
     CHECK(bw64[2].programs == (t == target::sm_90 ? 2 : 3));
     check_ran(bw64[2], t, t == target::sm_90 ? 8 : 4);
 
-    // D = 128: 128x128 on 8 warps on sm_90; 32x32 on AMD, whose 64 KiB of LDS a 64x64 tile pass
-    // overflows.
+    // D = 128: 128x128 on 8 warps on sm_90, k and v through block pointers; 32x32 on AMD, whose 64
+    // KiB of LDS a 64x64 tile pass overflows.
     auto q2 = tensor<half>::randn("q2", {1, 1, 70, 128}, 18);
     auto o2 = tensor<half>::empty("o2", {1, 1, 70, 128});
     auto lse3 = tensor<float>::empty("lse3", {1, 70});
     auto at2 = kernels::attention_fwd(q2, q2, q2, o2, lse3, false);
-    CHECK(ends_with(at2.kernel, t == target::sm_90 ? ", 128, 128, 128, false, 8, 1>"
+    CHECK(at2.kernel.find(t == target::sm_90 ? "attention_fwd_bp_kernel"
+                                             : "attention_fwd_kernel") != std::string::npos);
+    CHECK(ends_with(at2.kernel, t == target::sm_90 ? ", 128, 128, 128, false, 8>"
                                                    : ", 128, 32, 32, false, 4, 0>"));
     CHECK(at2.programs == (t == target::sm_90 ? 1 : 3));
     // Its backward: dK/dV (k q^T) 64 query rows x 128 keys on 8 warps on sm_90 and dQ 128x64 on 8;
@@ -230,6 +233,8 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     CHECK(ends_with(bw[1].kernel,
                     t == target::sm_90 ? ", 128, 64, 128, false, 8>" : ", 128, 32, 32, false, 4>"));
     CHECK(bw[1].programs == (t == target::sm_90 ? 1 : 3));
+    CHECK(bw[2].kernel.find(t == target::sm_90 ? "attention_bwd_dq_bp_kernel"
+                                               : "attention_bwd_dq_kernel") != std::string::npos);
     CHECK(ends_with(bw[2].kernel,
                     t == target::sm_90 ? ", 128, 128, 64, false, 8>" : ", 128, 32, 32, false, 4>"));
     CHECK(bw[2].programs == (t == target::sm_90 ? 1 : 3));

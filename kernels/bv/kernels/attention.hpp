@@ -80,6 +80,50 @@ BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k
   store(lse + bh * s + rm, (m_i + log2(l_i)) * attention_ln2, rm < s);
 }
 
+// The forward with k and v through block pointers (variant 2): keys past s read as zeros
+// (boundary_check(0)). On sm_90a, launched with stages, each is a ring whose next key blocks are
+// in flight while this one is worked on, read in place by wgmma (q and p from registers), where
+// the pointer loads of variants 0 and 1 make each step wait for its k. On AMD a block-pointer load
+// is a masked load with more registers than a pointer load (gfx942 at D = 64: 126 VGPRs to 141, 4
+// waves a SIMD to 3), so AMD's rows take variant 0.
+template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
+BV_KERNEL void attention_fwd_bp_kernel(program<W> p, ptr<const T> q, ptr<const T> k, ptr<const T> v,
+                                       ptr<T> o, ptr<float> lse, int s, float scale) {
+  const int start_m = p.id(0) * BM, bh = p.id(1);
+  const int base = bh * s * D;
+  const float qk_scale = scale * attention_log2e;
+  auto rm = start_m + arange<BM>(p);
+  auto rn = arange<BN>(p);
+  auto rd = arange<D>(p);
+  auto qb = load(q + base + rm.col() * D + rd.row(), rm.col() < s, 0.0f);
+  auto k_bp = make_block_ptr<BN, D>(p, k + base, {s, D}, {D, 1}, {0, 0});
+  auto v_bp = make_block_ptr<BN, D>(p, v + base, {s, D}, {D, 1}, {0, 0});
+  auto m_i = full<float, BM>(p, -INFINITY);
+  auto l_i = zeros<float, BM>(p);
+  auto acc = zeros<float, BM, D>(p);
+  const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
+  for (int start_n = 0; start_n < end; start_n += BN) {
+    auto cols = start_n + rn;
+    auto kb = load(k_bp, boundary_check(0));
+    auto vb = load(v_bp, boundary_check(0));
+    auto qk = dot(qb, trans(kb));
+    if (start_n + BN > s || (CAUSAL && start_n + BN > start_m + 1)) {
+      auto valid = (cols.row() < s) & ((cols.row() <= rm.col()) | !CAUSAL);
+      qk = where(valid, qk, -INFINITY);
+    }
+    auto m_new = maximum(m_i, max<1>(qk) * qk_scale);
+    auto alpha = exp2(m_i - m_new);
+    auto pm = exp2(qk * qk_scale - m_new.col());
+    l_i = l_i * alpha + sum<1>(pm);
+    acc = dot(pm.to(dtype<T>{}), vb, acc * alpha.col());
+    m_i = m_new;
+    k_bp = advance(k_bp, {BN, 0});
+    v_bp = advance(v_bp, {BN, 0});
+  }
+  store(o + base + rm.col() * D + rd.row(), acc / l_i.col(), rm.col() < s);
+  store(lse + bh * s + rm, (m_i + log2(l_i)) * attention_ln2, rm < s);
+}
+
 template <class T, int D, int BM, int W = 4>
 BV_KERNEL void attention_bwd_preprocess_kernel(program<W> p, ptr<const T> o, ptr<const T> dout,
                                                ptr<float> delta, int s) {
@@ -209,25 +253,66 @@ BV_KERNEL void attention_bwd_dq_kernel(program<W> p, ptr<const T> q, ptr<const T
   store(dq + q_offs, dq_acc * scale, rm.col() < s);
 }
 
+// The same dQ with k and v through block pointers (variant 1 of attention_bwd_dq_configs' rows):
+// on sm_90a, launched with stages, rings whose next tiles are in flight while this step computes,
+// read in place by wgmma, k's one slot as trans(k) for q k^T and as k for ds k (with pointer loads
+// the step waited on k and v: 33% of a warp's cycles). AMD's block-pointer loads are masked loads
+// that take more registers than these pointer loads, so AMD keeps variant 0.
+template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
+BV_KERNEL void attention_bwd_dq_bp_kernel(program<W> p, ptr<const T> q, ptr<const T> k,
+                                          ptr<const T> v, ptr<const T> dout, ptr<const float> lse,
+                                          ptr<const float> delta, ptr<T> dq, int s, float scale) {
+  const int start_m = p.id(0) * BM, bh = p.id(1);
+  const int base = bh * s * D;
+  const float scale2 = scale * attention_log2e;
+  auto rm = start_m + arange<BM>(p);
+  auto rn = arange<BN>(p);
+  auto rd = arange<D>(p);
+  auto q_offs = base + rm.col() * D + rd.row();
+  auto qb = load(q + q_offs, rm.col() < s, 0.0f);
+  auto dob = load(dout + q_offs, rm.col() < s, 0.0f);
+  auto l2 = load(lse + bh * s + rm, rm < s, 0.0f) * attention_log2e;
+  auto dl = load(delta + bh * s + rm, rm < s, 0.0f);
+  auto dq_acc = zeros<float, BM, D>(p);
+  auto k_bp = make_block_ptr<BN, D>(p, k + base, {s, D}, {D, 1}, {0, 0});
+  auto v_bp = make_block_ptr<BN, D>(p, v + base, {s, D}, {D, 1}, {0, 0});
+  const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
+  for (int start_n = 0; start_n < end; start_n += BN) {
+    auto cols = start_n + rn;
+    auto kb = load(k_bp, boundary_check(0));
+    auto vb = load(v_bp, boundary_check(0));
+    auto qk = dot(qb, trans(kb));
+    auto valid = (cols.row() < s) & (rm.col() < s) & ((cols.row() <= rm.col()) | !CAUSAL);
+    auto pm = where(valid, exp2(qk * scale2 - l2.col()), 0.0f);
+    auto dp = dot(dob, trans(vb));
+    auto ds = pm * (dp - dl.col());
+    dq_acc = dot(ds.to(dtype<T>{}), kb, dq_acc);
+    k_bp = advance(k_bp, {BN, 0});
+    v_bp = advance(v_bp, {BN, 0});
+  }
+  store(dq + q_offs, dq_acc * scale, rm.col() < s);
+}
+
 // Launch configurations (bv/launch_config.hpp), by the element size of q, k and v (a table each)
 // and, within a table, by head dimension D. An f32 tile takes twice the LDS of a 16-bit one, so
 // not every tile sized for 16-bit inputs fits an AMD workgroup's 64 KiB in f32 (sm_90's 64x64 at
 // D = 128: 125440 bytes, attention_fwd_lds_bytes).
 //
-// sm_90's 16-bit rows launch variant 1 (v loaded beside k: 1.324 against 1.364 ms at 4x16x4096x64
-// f16 on an H200, 2.40 against 2.48 at D = 128). 16-bit, D = 64, sm_90 and gfx942: BM = 128 query
-// rows x BN = 64 keys a step, 8 waves, registers capped for 2 programs per SM. Measured at
-// 4x16x4096x64 f16 on an H100 (docs/PERFORMANCE.md): 128x64 with 8 warps 4.59 ms against 5.91 for
-// 64x64 with 4, and 1.55-1.58 ms with 2 programs per SM against 2.40 with 1 (the loop is
-// latency-bound). D = 128 on sm_90: 128 query rows x 128 keys on 8 warps, one program an SM, 2.48
-// ms at 4x16x4096x128 on an H200 (1.36 causal) against 2.57 (1.47) for 128x64 with registers for 2
-// programs, which spills there, 2.96 (1.68) for 128x64 with one, and 3.10 for 64x64 on 4
-// (bench/gpu/attention_fwd_dev.cu --tiles; q k^T by wgmma in two groups of 64 k). D = 128 on AMD:
-// 32x32, 30464 bytes of LDS, so two workgroups share a CU's 64 KiB; 64x64 takes 62976 (one
-// workgroup a CU) and is not measured on AMD. Both run with no spills under clang-19 (gfx942) and
-// hipcc (gfx90a), as does 128x64 on 8 waves at D = 64 (28672 bytes) on gfx942. gfx90a at D = 64:
-// 64x64 on 4 waves (87 SGPRs, 126 VGPRs, no spills), since hipcc's causal 128x64 forward keeps 104
-// SGPRs live across its key loop and spills 4 of them to VGPR lanes on 8 waves (24 on 4 waves).
+// sm_90's 16-bit rows launch variant 1 at D = 64 (v loaded beside k: 1.324 against 1.364 ms at
+// 4x16x4096x64 f16 on an H200) and variant 2 at D = 128 (k and v in rings of 2 slots: 2.13 against
+// 2.38 ms for variant 1, 1.25 against 1.28 causal; at D = 64 the rings lose 4 to 6%). 16-bit, D =
+// 64, sm_90 and gfx942: BM = 128 query rows x BN = 64 keys a step, 8 waves, registers capped for 2
+// programs per SM. Measured at 4x16x4096x64 f16 on an H100 (docs/PERFORMANCE.md): 128x64 with 8
+// warps 4.59 ms against 5.91 for 64x64 with 4, and 1.55-1.58 ms with 2 programs per SM against 2.40
+// with 1 (the loop is latency-bound). D = 128 on sm_90: 128 query rows x 128 keys on 8 warps, one
+// program an SM, 2.48 ms at 4x16x4096x128 on an H200 (1.36 causal) against 2.57 (1.47) for 128x64
+// with registers for 2 programs, which spills there, 2.96 (1.68) for 128x64 with one, and 3.10 for
+// 64x64 on 4 (bench/gpu/attention_fwd_dev.cu --tiles; q k^T by wgmma in two groups of 64 k). D =
+// 128 on AMD: 32x32, 30464 bytes of LDS, so two workgroups share a CU's 64 KiB; 64x64 takes 62976
+// (one workgroup a CU) and is not measured on AMD. Both run with no spills under clang-19 (gfx942)
+// and hipcc (gfx90a), as does 128x64 on 8 waves at D = 64 (28672 bytes) on gfx942. gfx90a at D =
+// 64: 64x64 on 4 waves (87 SGPRs, 126 VGPRs, no spills), since hipcc's causal 128x64 forward keeps
+// 104 SGPRs live across its key loop and spills 4 of them to VGPR lanes on 8 waves (24 on 4 waves).
 template <int Bytes>
 struct attention_fwd_configs {
   static_assert(Bytes == 2 || Bytes == 4,
@@ -238,11 +323,11 @@ struct attention_fwd_configs<2> {
   static constexpr const char* key = "head dimension";
   // clang-format off
   static constexpr launch_config table[] = {
-      // targets                        D up to        kernel         waves        BM          BN         programs per SM (GPU)
+      // targets                        D up to        kernel         waves        BM          BN          ring slots    programs per SM (GPU)
       {.targets = only(target::gfx90a), .up_to = 64,                  .waves = 4,  .bm = 64,  .bn = 64},
-      {.targets = only(target::sm_90), .up_to = 64,   .variant = 1,  .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2},
-      {                                .up_to = 64,                  .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2},
-      {.targets = only(target::sm_90), .up_to = 128,  .variant = 1,  .waves = 8,  .bm = 128, .bn = 128, .min_programs = 1},
+      {.targets = only(target::sm_90), .up_to = 64,   .variant = 1,  .waves = 8,  .bm = 128, .bn = 64,                .min_programs = 2},
+      {                                .up_to = 64,                  .waves = 8,  .bm = 128, .bn = 64,                .min_programs = 2},
+      {.targets = only(target::sm_90), .up_to = 128,  .variant = 2,  .waves = 8,  .bm = 128, .bn = 128, .stages = 2, .min_programs = 1},
       {.targets = amd_targets,         .up_to = 128,  .waves = 4,  .bm = 32,  .bn = 32},
   };
   // clang-format on
@@ -308,7 +393,8 @@ constexpr bool attention_fwd_sm90_by_size_alike() {
   using H = attention_fwd_configs<2>;
   using F = attention_fwd_configs<4>;
   launch_config h = H::table[find_config<H>(target::sm_90, D)];
-  h.variant = 0;  // f32 loads v where the other targets do (variant 1 is measured in f16 only)
+  h.variant = 0;  // f32 loads k and v as the other targets do (variants 1 and 2 are measured in
+  h.stages = 0;   // f16 only)
   return same_launch(h, F::table[find_config<F>(target::sm_90, D)]);
 }
 }  // namespace detail
@@ -370,7 +456,9 @@ struct attention_bwd_configs<4> {
 // above: the dQ kernel walks keys where dK/dV walks queries, and is fastest on other tiles. 16-bit
 // on sm_90: 128x128 on 8 warps at D = 64 (a causal backward at 4x16x4096x64 f16 on an H200, 2.57
 // ms against 2.69 with dQ on 64x64; bench/gpu/attention_bwd_dev.cu), 128x64 on 8 at D = 128
-// (128x128 6.24 ms against 5.72, 64x64 6.84). Elsewhere dQ takes dK/dV's tile.
+// (128x128 6.24 ms against 5.72, 64x64 6.84), both with k and v in rings of 2 slots (variant 1:
+// 2.33 ms against 2.43 at D = 64, 3.66 against 4.00 at D = 128; 3 slots 2.33 and 3.82).
+// Elsewhere dQ takes dK/dV's tile and pointer loads.
 template <int Bytes>
 struct attention_bwd_dq_configs : attention_bwd_configs<Bytes> {};
 template <>
@@ -378,10 +466,10 @@ struct attention_bwd_dq_configs<2> {
   static constexpr const char* key = "head dimension";
   // clang-format off
   static constexpr launch_config table[] = {
-      // targets                        D up to      waves        BM          BN
-      {.targets = only(target::sm_90), .up_to = 64,  .waves = 8,  .bm = 128, .bn = 128},
-      {                                .up_to = 64,  .waves = 4,  .bm = 64,  .bn = 64},
-      {.targets = only(target::sm_90), .up_to = 128, .waves = 8,  .bm = 128, .bn = 64},
+      // targets                        D up to      dQ kernel      waves        BM          BN          ring slots
+      {.targets = only(target::sm_90), .up_to = 64,  .variant = 1,  .waves = 8,  .bm = 128, .bn = 128, .stages = 2},
+      {                                .up_to = 64,                 .waves = 4,  .bm = 64,  .bn = 64},
+      {.targets = only(target::sm_90), .up_to = 128, .variant = 1,  .waves = 8,  .bm = 128, .bn = 64,  .stages = 2},
       {.targets = amd_targets,         .up_to = 128, .waves = 4,  .bm = 32,  .bn = 32},
   };
   // clang-format on
@@ -396,15 +484,40 @@ void check_attention_shapes(const tensor<T>& q, const char* what) {
     throw std::invalid_argument(std::string(what) + ": head dim must be 64 or 128");
 }
 
-// The forward at head dimension D (q's) on the tiles given: only these instantiate the kernel.
-template <int D, int BM, int BN, int W, int MinPrograms, int Variant = 0, class T>
+// A tuned launch where the kernel's block pointers get rings of Stages slots (lds bytes of them)
+// or the registers are left for MinPrograms programs an SM; a plain launch otherwise.
+template <auto Kernel, int Stages, int MinPrograms, class... A>
+launch_result launch_tuned(int lds, const grid& g, A&&... args) {
+  if constexpr (Stages > 0 || MinPrograms > 0)
+    return launch<Kernel>(gpu_tuning<Stages, MinPrograms>{lds}, g, std::forward<A>(args)...);
+  else
+    return launch<Kernel>(g, std::forward<A>(args)...);
+}
+
+// The forward at head dimension D (q's) on the tiles given, in attention_fwd_kernel (Variant 0 or
+// 1) or attention_fwd_bp_kernel (2, its rings of Stages slots): only these instantiate it.
+template <int D, int BM, int BN, int W, int MinPrograms, int Variant = 0, int Stages = 0, class T>
 launch_result attention_fwd_at(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
                                tensor<T>& o, tensor<float>& lse, bool causal) {
+  static_assert(Variant >= 0 && Variant <= 2,
+                "attention_fwd's kernel is variant 0 (pointer loads), 1 (v loaded beside k) or 2 "
+                "(k and v through block pointers).");
+  static_assert(Variant == 2 || Stages == 0,
+                "Only attention_fwd's variant 2 has block pointers to give ring slots to.");
   const int bh = i32(q.size(0) * q.size(1)), s = i32(q.size(2));
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
+  const grid g(cdiv(s, BM), bh);
   const auto go = [&](auto c) {
-    return launch<attention_fwd_kernel<T, D, BM, BN, decltype(c)::value, W, Variant>>(
-        gpu_tuning<0, MinPrograms>{}, grid(cdiv(s, BM), bh), q, k, v, o, lse, s, scale);
+    constexpr bool C = decltype(c)::value;
+    if constexpr (Variant == 2) {
+      // k's and v's rings.
+      constexpr int lds = Stages ? 2 * block_ptr_lds_bytes<const T, BN, D, W>(Stages) : 0;
+      return launch_tuned<attention_fwd_bp_kernel<T, D, BM, BN, C, W>, Stages, MinPrograms>(
+          lds, g, q, k, v, o, lse, s, scale);
+    } else {
+      return launch_tuned<attention_fwd_kernel<T, D, BM, BN, C, W, Variant>, 0, MinPrograms>(
+          0, g, q, k, v, o, lse, s, scale);
+    }
   };
   return causal ? go(std::true_type{}) : go(std::false_type{});
 }
@@ -420,7 +533,7 @@ launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor
     constexpr int D = decltype(d)::value;
     return with_config_for<attention_fwd_configs<sizeof(T)>, D>("attention_fwd", [&](auto cfg) {
       constexpr launch_config t = decltype(cfg)::value;
-      return detail::attention_fwd_at<D, t.bm, t.bn, t.waves, t.min_programs, t.variant>(
+      return detail::attention_fwd_at<D, t.bm, t.bn, t.waves, t.min_programs, t.variant, t.stages>(
           q, k, v, o, lse, causal);
     });
   };
@@ -442,22 +555,14 @@ launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor
 }
 
 namespace detail {
-// A tuned launch where the kernel's block pointers get rings of Stages slots (lds bytes of them)
-// or the registers are left for MinPrograms programs an SM; a plain launch otherwise.
-template <auto Kernel, int Stages, int MinPrograms, class... A>
-launch_result launch_tuned(int lds, const grid& g, A&&... args) {
-  if constexpr (Stages > 0 || MinPrograms > 0)
-    return launch<Kernel>(gpu_tuning<Stages, MinPrograms>{lds}, g, std::forward<A>(args)...);
-  else
-    return launch<Kernel>(g, std::forward<A>(args)...);
-}
 
 // The backward at head dimension D on the tiles given: dK/dV programs own BN keys and step over
 // BM query rows on W waves, in attention_bwd_dkdv_kernel (Variant 0) or its k q^T form (1); dQ
 // programs own QBM query rows and step over QBN keys on QW waves (dK/dV's tile unless given).
 // Only these instantiate it.
 template <int D, int BM, int BN, int W, int MinPrograms, int Variant = 0, int Stages = 0,
-          int QBM = BM, int QBN = BN, int QW = W, int QMinPrograms = MinPrograms, class T>
+          int QBM = BM, int QBN = BN, int QW = W, int QMinPrograms = MinPrograms, int QVariant = 0,
+          int QStages = 0, class T>
 std::vector<launch_result> attention_bwd_at(const tensor<T>& q, const tensor<T>& k,
                                             const tensor<T>& v, const tensor<T>& o,
                                             const tensor<float>& lse, const tensor<T>& dout,
@@ -485,8 +590,21 @@ std::vector<launch_result> attention_bwd_at(const tensor<T>& q, const tensor<T>&
       out.push_back(launch_tuned<attention_bwd_dkdv_kernel<T, D, BM, BN, C, W>, 0, MinPrograms>(
           0, gk, q, k, v, dout, lse, delta, dk, dv, s, scale));
     }
-    out.push_back(launch_tuned<attention_bwd_dq_kernel<T, D, QBM, QBN, C, QW>, 0, QMinPrograms>(
-        0, grid(cdiv(s, QBM), bh), q, k, v, dout, lse, delta, dq, s, scale));
+    static_assert(QVariant == 0 || QVariant == 1,
+                  "attention_bwd's dQ kernel is variant 0 (pointer loads) or 1 (k and v through "
+                  "block pointers).");
+    const grid gq(cdiv(s, QBM), bh);
+    if constexpr (QVariant == 1) {
+      // k's and v's rings.
+      constexpr int lds = QStages ? 2 * block_ptr_lds_bytes<const T, QBN, D, QW>(QStages) : 0;
+      out.push_back(
+          launch_tuned<attention_bwd_dq_bp_kernel<T, D, QBM, QBN, C, QW>, QStages, QMinPrograms>(
+              lds, gq, q, k, v, dout, lse, delta, dq, s, scale));
+    } else {
+      static_assert(QStages == 0, "attention_bwd_dq_kernel (variant 0) has no block pointers.");
+      out.push_back(launch_tuned<attention_bwd_dq_kernel<T, D, QBM, QBN, C, QW>, 0, QMinPrograms>(
+          0, gq, q, k, v, dout, lse, delta, dq, s, scale));
+    }
   };
   causal ? go(std::true_type{}) : go(std::false_type{});
   return out;
@@ -505,13 +623,13 @@ std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k,
     constexpr int D = decltype(d)::value;
     return with_config_for<attention_bwd_configs<sizeof(T)>, D>("attention_bwd", [&](auto cfg) {
       constexpr launch_config t = decltype(cfg)::value;
-      return with_config_for<attention_bwd_dq_configs<sizeof(T)>, D>(
-          "attention_bwd (dQ)", [&](auto qcfg) {
-            constexpr launch_config u = decltype(qcfg)::value;
-            return detail::attention_bwd_at<D, t.bm, t.bn, t.waves, t.min_programs, t.variant,
-                                            t.stages, u.bm, u.bn, u.waves, u.min_programs>(
-                q, k, v, o, lse, dout, dq, dk, dv, causal);
-          });
+      return with_config_for<attention_bwd_dq_configs<sizeof(T)>,
+                             D>("attention_bwd (dQ)", [&](auto qcfg) {
+        constexpr launch_config u = decltype(qcfg)::value;
+        return detail::attention_bwd_at<D, t.bm, t.bn, t.waves, t.min_programs, t.variant, t.stages,
+                                        u.bm, u.bn, u.waves, u.min_programs, u.variant, u.stages>(
+            q, k, v, o, lse, dout, dq, dk, dv, causal);
+      });
     });
   };
   return q.size(3) == 64 ? run(std::integral_constant<int, 64>{})

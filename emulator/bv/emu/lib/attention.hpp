@@ -19,8 +19,14 @@ result attention_fwd(const device_tensor<T>& q, const device_tensor<T>& k,
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   const auto go = [&](auto c) {
     constexpr launch_config cf = decltype(c)::value;
-    return launch<kernels::attention_fwd_kernel<T, D, cf.bm, cf.bn, Causal, cf.waves, cf.variant>>(
-        grid(cdiv(s, cf.bm), bh), q, k, v, o, lse, s, scale);
+    const grid g(cdiv(s, cf.bm), bh);
+    if constexpr (cf.variant == 2)
+      return launch<kernels::attention_fwd_bp_kernel<T, D, cf.bm, cf.bn, Causal, cf.waves>>(
+          g, q, k, v, o, lse, s, scale);
+    else
+      return launch<
+          kernels::attention_fwd_kernel<T, D, cf.bm, cf.bn, Causal, cf.waves, cf.variant>>(
+          g, q, k, v, o, lse, s, scale);
   };
   return with_config_for<kernels::attention_fwd_configs<sizeof(T)>, D>("attention_fwd", go);
 }
@@ -57,9 +63,15 @@ std::vector<result> attention_bwd(const device_tensor<T>& q, const device_tensor
   with_config_for<kernels::attention_bwd_dq_configs<sizeof(T)>, D>(
       "attention_bwd (dQ)", [&](auto c) {
         constexpr launch_config cf = decltype(c)::value;
-        out.push_back(
-            launch<kernels::attention_bwd_dq_kernel<T, D, cf.bm, cf.bn, Causal, cf.waves>>(
-                grid(cdiv(s, cf.bm), bh), q, k, v, dout, lse, delta, dq, s, scale));
+        const grid gq(cdiv(s, cf.bm), bh);
+        if constexpr (cf.variant == 1)
+          out.push_back(
+              launch<kernels::attention_bwd_dq_bp_kernel<T, D, cf.bm, cf.bn, Causal, cf.waves>>(
+                  gq, q, k, v, dout, lse, delta, dq, s, scale));
+        else
+          out.push_back(
+              launch<kernels::attention_bwd_dq_kernel<T, D, cf.bm, cf.bn, Causal, cf.waves>>(
+                  gq, q, k, v, dout, lse, delta, dq, s, scale));
         return 0;
       });
   return out;
