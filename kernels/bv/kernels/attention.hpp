@@ -542,8 +542,9 @@ launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor
 }
 // The same on the tiles given here: BM query rows and BN keys a step on W waves; on a GPU,
 // MinPrograms > 0 leaves registers for that many programs per SM (bv/launch_tuning.hpp); Variant 1
-// loads v beside k. It instantiates the kernel for both head dimensions, so the tiles must fit the
-// target at D = 128.
+// loads v beside k, Variant 2 reads k and v through block pointers (with no ring slots here:
+// detail::attention_fwd_at takes them). It instantiates the kernel for both head dimensions, so
+// the tiles must fit the target at D = 128.
 template <int BM, int BN, int W = 4, int MinPrograms = 0, int Variant = 0, class T>
 launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
                             tensor<T>& o, tensor<float>& lse, bool causal) {
