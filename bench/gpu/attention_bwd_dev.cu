@@ -1,8 +1,8 @@
 // The attention backward (kernels/bv/kernels/attention.hpp) with its two main kernels on separate
 // tile shapes: dk/dv with BM1 query rows a step over BN1 keys a program on W1 warps, dq with BM2
-// query rows a program over BN2 keys a step on W2 warps; KT: dk/dv in its k q^T form
-// (attention_bwd_dkdv_kt_kernel), with rings of Stages slots for q and dout; QStages >= 0: dq with
-// k and v through block pointers (attention_bwd_dq_bp_kernel), with rings of that many slots. Each
+// query rows a program over BN2 keys a step on W2 warps; each kernel in a variant of the tables'
+// rows (V1, V2: attention_bwd_dkdv_variant, attention_bwd_dq_variant) with rings of S1, S2 slots
+// for the variants with block pointers (dK/dV's q and dout, dQ's k and v). Each
 // variant is first checked against the library launcher on a ragged shape (2 x 3 x 333 x D f16,
 // outputs poisoned first), then timed at 4 x 16 x 4096 x D f16 beside the library launcher (median
 // of 10 after 3 warm-up calls, CUDA events; the preprocess, dk/dv and dq launches together). A
@@ -25,35 +25,16 @@ using namespace bv::kernels;
 namespace {
 using T = half;
 
-template <int D, bool C, int BM1, int BN1, int W1, int BM2, int BN2, int W2, bool KT = false,
-          int Stages = 0, int QStages = -1>
+// dK/dV in variant V1 (attention_bwd_dkdv_variant) with S1 ring slots, dQ in variant V2
+// (attention_bwd_dq_variant) with S2, through the library's own launcher for given tiles.
+template <int D, bool C, int BM1, int BN1, int W1, int BM2, int BN2, int W2, int V1, int S1, int V2,
+          int S2>
 void backward(const device_tensor<T>& q, const device_tensor<T>& k, const device_tensor<T>& v,
               const device_tensor<T>& o, const device_tensor<float>& lse,
               const device_tensor<T>& dout, device_tensor<T>& dq, device_tensor<T>& dk,
-              device_tensor<T>& dv, device_tensor<float>& delta) {
-  const int bh = static_cast<int>(q.size(0) * q.size(1)), s = static_cast<int>(q.size(2));
-  const float scale = 1.0f / std::sqrt(float(D));
-  launch<attention_bwd_preprocess_kernel<T, D, 64, 4>>(grid(cdiv(s, 64), bh), o, dout, delta, s);
-  if constexpr (KT && Stages > 0)
-    launch<attention_bwd_dkdv_kt_kernel<T, D, BM1, BN1, C, W1>>(
-        gpu_tuning<Stages>{2 * block_ptr_lds_bytes<const T, BM1, D, W1>(Stages)},
-        grid(cdiv(s, BN1), bh), q, k, v, dout, lse, delta, dk, dv, s, scale);
-  else if constexpr (KT)
-    launch<attention_bwd_dkdv_kt_kernel<T, D, BM1, BN1, C, W1>>(grid(cdiv(s, BN1), bh), q, k, v,
-                                                                dout, lse, delta, dk, dv, s, scale);
-  else
-    launch<attention_bwd_dkdv_kernel<T, D, BM1, BN1, C, W1>>(grid(cdiv(s, BN1), bh), q, k, v, dout,
-                                                             lse, delta, dk, dv, s, scale);
-  if constexpr (QStages > 0)
-    launch<attention_bwd_dq_bp_kernel<T, D, BM2, BN2, C, W2>>(
-        gpu_tuning<QStages>{2 * block_ptr_lds_bytes<const T, BN2, D, W2>(QStages)},
-        grid(cdiv(s, BM2), bh), q, k, v, dout, lse, delta, dq, s, scale);
-  else if constexpr (QStages == 0)
-    launch<attention_bwd_dq_bp_kernel<T, D, BM2, BN2, C, W2>>(grid(cdiv(s, BM2), bh), q, k, v, dout,
-                                                              lse, delta, dq, s, scale);
-  else
-    launch<attention_bwd_dq_kernel<T, D, BM2, BN2, C, W2>>(grid(cdiv(s, BM2), bh), q, k, v, dout,
-                                                           lse, delta, dq, s, scale);
+              device_tensor<T>& dv) {
+  kernels::detail::attention_bwd_at<D, BM1, BN1, W1, 0, V1, S1, BM2, BN2, W2, 0, V2, S2>(
+      q, k, v, o, lse, dout, dq, dk, dv, C);
 }
 
 double rel_l2(const device_tensor<T>& got, const device_tensor<T>& want) {
@@ -71,15 +52,14 @@ double rel_l2(const device_tensor<T>& got, const device_tensor<T>& want) {
 
 struct inputs {
   device_tensor<T> q, k, v, dout, o;
-  device_tensor<float> lse, delta;
+  device_tensor<float> lse;
   inputs(std::vector<int64_t> shape, bool causal)
       : q(random(shape, 1)),
         k(random(shape, 2)),
         v(random(shape, 3)),
         dout(random(shape, 4)),
         o(device_tensor<T>::empty("o", shape)),
-        lse(device_tensor<float>::empty("lse", {shape[0] * shape[1], shape[2]})),
-        delta(device_tensor<float>::empty("delta", {shape[0] * shape[1], shape[2]})) {
+        lse(device_tensor<float>::empty("lse", {shape[0] * shape[1], shape[2]})) {
     attention_fwd(q, k, v, o, lse, causal);
   }
   static device_tensor<T> random(const std::vector<int64_t>& shape, uint64_t seed) {
@@ -91,16 +71,16 @@ struct inputs {
 };
 
 int failures = 0;
-template <int D, bool C, int BM1, int BN1, int W1, int BM2, int BN2, int W2, bool KT = false,
-          int Stages = 0, int QStages = -1>
+template <int D, bool C, int BM1, int BN1, int W1, int BM2, int BN2, int W2, int V1, int S1, int V2,
+          int S2>
 void variant() {
   inputs small({2, 3, 333, D}, C);
   auto e = [&](int) { return device_tensor<T>::empty("g", {2, 3, 333, D}); };
   auto rq = e(0), rk = e(0), rv = e(0), dq = e(0), dk = e(0), dv = e(0);
   attention_bwd(small.q, small.k, small.v, small.o, small.lse, small.dout, rq, rk, rv, C);
   for (auto* t : {&dq, &dk, &dv}) t->fill_bytes(0xff);
-  backward<D, C, BM1, BN1, W1, BM2, BN2, W2, KT, Stages, QStages>(
-      small.q, small.k, small.v, small.o, small.lse, small.dout, dq, dk, dv, small.delta);
+  backward<D, C, BM1, BN1, W1, BM2, BN2, W2, V1, S1, V2, S2>(small.q, small.k, small.v, small.o,
+                                                             small.lse, small.dout, dq, dk, dv);
   gpu::synchronize();
   const double err = std::max({rel_l2(dq, rq), rel_l2(dk, rk), rel_l2(dv, rv)});
   const bool ok = err < 5e-3;
@@ -111,17 +91,18 @@ void variant() {
   auto bq = g(), bk = g(), bv = g();
   const double ms = bench::median_ms(
       [&] {
-        backward<D, C, BM1, BN1, W1, BM2, BN2, W2, KT, Stages, QStages>(
-            big.q, big.k, big.v, big.o, big.lse, big.dout, bq, bk, bv, big.delta);
+        backward<D, C, BM1, BN1, W1, BM2, BN2, W2, V1, S1, V2, S2>(big.q, big.k, big.v, big.o,
+                                                                   big.lse, big.dout, bq, bk, bv);
       },
       10, 3);
   const double lib = bench::median_ms(
       [&] { attention_bwd(big.q, big.k, big.v, big.o, big.lse, big.dout, bq, bk, bv, C); }, 10, 3);
   std::printf(
-      "D=%3d %s dkdv%s s%d %3dx%3d w%d  dq%s s%d %3dx%3d w%d  check %s (rel %.1e)  4x16x4096x%d "
+      "D=%3d %s dkdv v%d s%d %3dx%3d w%d  dq v%d s%d %3dx%3d w%d  check %s (rel %.1e)  "
+      "4x16x4096x%d "
       "%.4f ms  (library %.4f ms)\n",
-      D, C ? "causal" : "full  ", KT ? "T" : " ", Stages, BM1, BN1, W1, QStages >= 0 ? "B" : " ",
-      QStages < 0 ? 0 : QStages, BM2, BN2, W2, ok ? "ok" : "FAILED", err, D, ms, lib);
+      D, C ? "causal" : "full  ", V1, S1, BM1, BN1, W1, V2, S2, BM2, BN2, W2, ok ? "ok" : "FAILED",
+      err, D, ms, lib);
   std::fflush(stdout);
 }
 }  // namespace
@@ -129,20 +110,18 @@ void variant() {
 int main() {
   for (int round = 0; round < 2; ++round) {
     for (bool c : {true, false}) {
+      // sm_90's rows (dK/dV k q^T with 2 slots), dQ with pointer loads, 2 and 3 slots.
       const auto d64 = [](auto cc) {
         constexpr bool C = decltype(cc)::value;
-        variant<64, C, 64, 64, 4, 128, 128, 8, true, 2, 2>();
-        variant<64, C, 32, 128, 4, 128, 128, 8, true, 2, 2>();
-        variant<64, C, 32, 128, 4, 128, 128, 8, true, 3, 2>();
-        variant<64, C, 64, 128, 4, 128, 128, 8, true, 2, 2>();
-        variant<64, C, 32, 64, 4, 128, 128, 8, true, 2, 2>();
-        variant<64, C, 64, 128, 8, 128, 128, 8, true, 2, 2>();
+        variant<64, C, 64, 64, 4, 128, 128, 8, 1, 2, 0, 0>();
+        variant<64, C, 64, 64, 4, 128, 128, 8, 1, 2, 1, 2>();
+        variant<64, C, 64, 64, 4, 128, 128, 8, 1, 2, 1, 3>();
       };
       const auto d128 = [](auto cc) {
         constexpr bool C = decltype(cc)::value;
-        variant<128, C, 64, 128, 8, 128, 64, 8, true, 2, 2>();
-        variant<128, C, 32, 128, 8, 128, 64, 8, true, 2, 2>();
-        variant<128, C, 32, 128, 8, 128, 64, 8, true, 3, 2>();
+        variant<128, C, 64, 128, 8, 128, 64, 8, 1, 2, 0, 0>();
+        variant<128, C, 64, 128, 8, 128, 64, 8, 1, 2, 1, 2>();
+        variant<128, C, 64, 128, 8, 128, 64, 8, 1, 2, 1, 3>();
       };
       if (c) {
         d64(std::true_type{});

@@ -219,34 +219,19 @@ void all() {
        constexpr int D = decltype(d)::value;
        amd_rows<attention_fwd_configs<sizeof(T)>, D>([](auto c) {
          constexpr launch_config k = decltype(c)::value;
-         if constexpr (k.variant == 2) {
-           emit<attention_fwd_bp_kernel<T, D, k.bm, k.bn, false, k.waves>>();
-           emit<attention_fwd_bp_kernel<T, D, k.bm, k.bn, true, k.waves>>();
-         } else {
-           emit<attention_fwd_kernel<T, D, k.bm, k.bn, false, k.waves, k.variant>>();
-           emit<attention_fwd_kernel<T, D, k.bm, k.bn, true, k.waves, k.variant>>();
-         }
+         emit<attention_fwd_variant<T, D, k.bm, k.bn, false, k.waves, k.variant>::kernel>();
+         emit<attention_fwd_variant<T, D, k.bm, k.bn, true, k.waves, k.variant>::kernel>();
        });
        amd_rows<attention_bwd_configs<sizeof(T)>, D>([](auto c) {
          constexpr launch_config k = decltype(c)::value;
          emit<attention_bwd_preprocess_kernel<T, D, k.bm, k.waves>>();
-         if constexpr (k.variant == 1) {
-           emit<attention_bwd_dkdv_kt_kernel<T, D, k.bm, k.bn, false, k.waves>>();
-           emit<attention_bwd_dkdv_kt_kernel<T, D, k.bm, k.bn, true, k.waves>>();
-         } else {
-           emit<attention_bwd_dkdv_kernel<T, D, k.bm, k.bn, false, k.waves>>();
-           emit<attention_bwd_dkdv_kernel<T, D, k.bm, k.bn, true, k.waves>>();
-         }
+         emit<attention_bwd_dkdv_variant<T, D, k.bm, k.bn, false, k.waves, k.variant>::kernel>();
+         emit<attention_bwd_dkdv_variant<T, D, k.bm, k.bn, true, k.waves, k.variant>::kernel>();
        });
        amd_rows<attention_bwd_dq_configs<sizeof(T)>, D>([](auto c) {
          constexpr launch_config k = decltype(c)::value;
-         if constexpr (k.variant == 1) {
-           emit<attention_bwd_dq_bp_kernel<T, D, k.bm, k.bn, false, k.waves>>();
-           emit<attention_bwd_dq_bp_kernel<T, D, k.bm, k.bn, true, k.waves>>();
-         } else {
-           emit<attention_bwd_dq_kernel<T, D, k.bm, k.bn, false, k.waves>>();
-           emit<attention_bwd_dq_kernel<T, D, k.bm, k.bn, true, k.waves>>();
-         }
+         emit<attention_bwd_dq_variant<T, D, k.bm, k.bn, false, k.waves, k.variant>::kernel>();
+         emit<attention_bwd_dq_variant<T, D, k.bm, k.bn, true, k.waves, k.variant>::kernel>();
        });
      }),
      ...);

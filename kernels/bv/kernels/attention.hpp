@@ -293,6 +293,50 @@ BV_KERNEL void attention_bwd_dq_bp_kernel(program<W> p, ptr<const T> q, ptr<cons
   store(dq + q_offs, dq_acc * scale, rm.col() < s);
 }
 
+// The kernel each variant of a table's row names, and whether it reads through block pointers
+// (the variants a launch can give ring slots to): chosen here once for every launcher, the
+// library's below, the emulator's recipes and coverage.cu's AMD instantiations.
+template <class T, int D, int BM, int BN, bool CAUSAL, int W, int Variant>
+struct attention_fwd_variant {
+  static_assert(Variant == 0 || Variant == 1,
+                "attention_fwd's kernel is variant 0 (pointer loads), 1 (v loaded beside k) or 2 "
+                "(k and v through block pointers).");
+  static constexpr auto kernel = attention_fwd_kernel<T, D, BM, BN, CAUSAL, W, Variant>;
+  static constexpr bool block_ptrs = false;
+};
+template <class T, int D, int BM, int BN, bool CAUSAL, int W>
+struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 2> {
+  static constexpr auto kernel = attention_fwd_bp_kernel<T, D, BM, BN, CAUSAL, W>;
+  static constexpr bool block_ptrs = true;  // k's and v's
+};
+template <class T, int D, int BM, int BN, bool CAUSAL, int W, int Variant>
+struct attention_bwd_dkdv_variant {
+  static_assert(Variant == 0,
+                "attention_bwd's dK/dV kernel is variant 0 (q k^T) or 1 (k q^T, q and dout through "
+                "block pointers).");
+  static constexpr auto kernel = attention_bwd_dkdv_kernel<T, D, BM, BN, CAUSAL, W>;
+  static constexpr bool block_ptrs = false;
+};
+template <class T, int D, int BM, int BN, bool CAUSAL, int W>
+struct attention_bwd_dkdv_variant<T, D, BM, BN, CAUSAL, W, 1> {
+  static constexpr auto kernel = attention_bwd_dkdv_kt_kernel<T, D, BM, BN, CAUSAL, W>;
+  static constexpr bool block_ptrs = true;  // q's and dout's
+};
+template <class T, int D, int BM, int BN, bool CAUSAL, int W, int Variant>
+struct attention_bwd_dq_variant {
+  static_assert(
+      Variant == 0,
+      "attention_bwd's dQ kernel is variant 0 (pointer loads) or 1 (k and v through block "
+      "pointers).");
+  static constexpr auto kernel = attention_bwd_dq_kernel<T, D, BM, BN, CAUSAL, W>;
+  static constexpr bool block_ptrs = false;
+};
+template <class T, int D, int BM, int BN, bool CAUSAL, int W>
+struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 1> {
+  static constexpr auto kernel = attention_bwd_dq_bp_kernel<T, D, BM, BN, CAUSAL, W>;
+  static constexpr bool block_ptrs = true;  // k's and v's
+};
+
 // Launch configurations (bv/launch_config.hpp), by the element size of q, k and v (a table each)
 // and, within a table, by head dimension D. An f32 tile takes twice the LDS of a 16-bit one, so
 // not every tile sized for 16-bit inputs fits an AMD workgroup's 64 KiB in f32 (sm_90's 64x64 at
@@ -494,30 +538,22 @@ launch_result launch_tuned(int lds, const grid& g, A&&... args) {
     return launch<Kernel>(g, std::forward<A>(args)...);
 }
 
-// The forward at head dimension D (q's) on the tiles given, in attention_fwd_kernel (Variant 0 or
-// 1) or attention_fwd_bp_kernel (2, its rings of Stages slots): only these instantiate it.
+// The forward at head dimension D (q's) on the tiles given, in the kernel of Variant
+// (attention_fwd_variant), its block pointers with rings of Stages slots: only these instantiate
+// it.
 template <int D, int BM, int BN, int W, int MinPrograms, int Variant = 0, int Stages = 0, class T>
 launch_result attention_fwd_at(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
                                tensor<T>& o, tensor<float>& lse, bool causal) {
-  static_assert(Variant >= 0 && Variant <= 2,
-                "attention_fwd's kernel is variant 0 (pointer loads), 1 (v loaded beside k) or 2 "
-                "(k and v through block pointers).");
-  static_assert(Variant == 2 || Stages == 0,
-                "Only attention_fwd's variant 2 has block pointers to give ring slots to.");
   const int bh = i32(q.size(0) * q.size(1)), s = i32(q.size(2));
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
-  const grid g(cdiv(s, BM), bh);
   const auto go = [&](auto c) {
-    constexpr bool C = decltype(c)::value;
-    if constexpr (Variant == 2) {
-      // k's and v's rings.
-      constexpr int lds = Stages ? 2 * block_ptr_lds_bytes<const T, BN, D, W>(Stages) : 0;
-      return launch_tuned<attention_fwd_bp_kernel<T, D, BM, BN, C, W>, Stages, MinPrograms>(
-          lds, g, q, k, v, o, lse, s, scale);
-    } else {
-      return launch_tuned<attention_fwd_kernel<T, D, BM, BN, C, W, Variant>, 0, MinPrograms>(
-          0, g, q, k, v, o, lse, s, scale);
-    }
+    using K = attention_fwd_variant<T, D, BM, BN, decltype(c)::value, W, Variant>;
+    static_assert(K::block_ptrs || Stages == 0,
+                  "Only attention_fwd's variant 2 has block pointers to give ring slots to.");
+    // k's and v's rings.
+    constexpr int lds = Stages ? 2 * block_ptr_lds_bytes<const T, BN, D, W>(Stages) : 0;
+    return launch_tuned<K::kernel, Stages, MinPrograms>(lds, grid(cdiv(s, BM), bh), q, k, v, o, lse,
+                                                        s, scale);
   };
   return causal ? go(std::true_type{}) : go(std::false_type{});
 }
@@ -577,35 +613,17 @@ std::vector<launch_result> attention_bwd_at(const tensor<T>& q, const tensor<T>&
                                                                      delta, s));
   const auto go = [&](auto c) {
     constexpr bool C = decltype(c)::value;
-    static_assert(Variant == 0 || Variant == 1,
-                  "attention_bwd's dK/dV kernel is variant 0 (q k^T) or 1 (k q^T).");
-    const grid gk(cdiv(s, BN), bh);
-    if constexpr (Variant == 1) {
-      // q's and dout's rings.
-      constexpr int lds = Stages ? 2 * block_ptr_lds_bytes<const T, BM, D, W>(Stages) : 0;
-      out.push_back(
-          launch_tuned<attention_bwd_dkdv_kt_kernel<T, D, BM, BN, C, W>, Stages, MinPrograms>(
-              lds, gk, q, k, v, dout, lse, delta, dk, dv, s, scale));
-    } else {
-      static_assert(Stages == 0, "attention_bwd_dkdv_kernel (variant 0) has no block pointers.");
-      out.push_back(launch_tuned<attention_bwd_dkdv_kernel<T, D, BM, BN, C, W>, 0, MinPrograms>(
-          0, gk, q, k, v, dout, lse, delta, dk, dv, s, scale));
-    }
-    static_assert(QVariant == 0 || QVariant == 1,
-                  "attention_bwd's dQ kernel is variant 0 (pointer loads) or 1 (k and v through "
-                  "block pointers).");
-    const grid gq(cdiv(s, QBM), bh);
-    if constexpr (QVariant == 1) {
-      // k's and v's rings.
-      constexpr int lds = QStages ? 2 * block_ptr_lds_bytes<const T, QBN, D, QW>(QStages) : 0;
-      out.push_back(
-          launch_tuned<attention_bwd_dq_bp_kernel<T, D, QBM, QBN, C, QW>, QStages, QMinPrograms>(
-              lds, gq, q, k, v, dout, lse, delta, dq, s, scale));
-    } else {
-      static_assert(QStages == 0, "attention_bwd_dq_kernel (variant 0) has no block pointers.");
-      out.push_back(launch_tuned<attention_bwd_dq_kernel<T, D, QBM, QBN, C, QW>, 0, QMinPrograms>(
-          0, gq, q, k, v, dout, lse, delta, dq, s, scale));
-    }
+    using KV = attention_bwd_dkdv_variant<T, D, BM, BN, C, W, Variant>;
+    using Q = attention_bwd_dq_variant<T, D, QBM, QBN, C, QW, QVariant>;
+    static_assert((KV::block_ptrs || Stages == 0) && (Q::block_ptrs || QStages == 0),
+                  "Ring slots go only to a variant with block pointers (dK/dV's and dQ's 1).");
+    // q's and dout's rings (dK/dV), k's and v's (dQ).
+    constexpr int lds = Stages ? 2 * block_ptr_lds_bytes<const T, BM, D, W>(Stages) : 0;
+    constexpr int qlds = QStages ? 2 * block_ptr_lds_bytes<const T, QBN, D, QW>(QStages) : 0;
+    out.push_back(launch_tuned<KV::kernel, Stages, MinPrograms>(
+        lds, grid(cdiv(s, BN), bh), q, k, v, dout, lse, delta, dk, dv, s, scale));
+    out.push_back(launch_tuned<Q::kernel, QStages, QMinPrograms>(
+        qlds, grid(cdiv(s, QBM), bh), q, k, v, dout, lse, delta, dq, s, scale));
   };
   causal ? go(std::true_type{}) : go(std::false_type{});
   return out;

@@ -19,14 +19,8 @@ result attention_fwd(const device_tensor<T>& q, const device_tensor<T>& k,
   const float scale = 1.0f / std::sqrt(static_cast<float>(D));
   const auto go = [&](auto c) {
     constexpr launch_config cf = decltype(c)::value;
-    const grid g(cdiv(s, cf.bm), bh);
-    if constexpr (cf.variant == 2)
-      return launch<kernels::attention_fwd_bp_kernel<T, D, cf.bm, cf.bn, Causal, cf.waves>>(
-          g, q, k, v, o, lse, s, scale);
-    else
-      return launch<
-          kernels::attention_fwd_kernel<T, D, cf.bm, cf.bn, Causal, cf.waves, cf.variant>>(
-          g, q, k, v, o, lse, s, scale);
+    using K = kernels::attention_fwd_variant<T, D, cf.bm, cf.bn, Causal, cf.waves, cf.variant>;
+    return launch<K::kernel>(grid(cdiv(s, cf.bm), bh), q, k, v, o, lse, s, scale);
   };
   return with_config_for<kernels::attention_fwd_configs<sizeof(T)>, D>("attention_fwd", go);
 }
@@ -49,29 +43,18 @@ std::vector<result> attention_bwd(const device_tensor<T>& q, const device_tensor
     constexpr launch_config cf = decltype(c)::value;
     out.push_back(launch<kernels::attention_bwd_preprocess_kernel<T, D, cf.bm, cf.waves>>(
         grid(cdiv(s, cf.bm), bh), o, dout, delta, s));
-    const grid gk(cdiv(s, cf.bn), bh);
-    if constexpr (cf.variant == 1)
-      out.push_back(
-          launch<kernels::attention_bwd_dkdv_kt_kernel<T, D, cf.bm, cf.bn, Causal, cf.waves>>(
-              gk, q, k, v, dout, lse, delta, dk, dv, s, scale));
-    else
-      out.push_back(
-          launch<kernels::attention_bwd_dkdv_kernel<T, D, cf.bm, cf.bn, Causal, cf.waves>>(
-              gk, q, k, v, dout, lse, delta, dk, dv, s, scale));
+    using K = kernels::attention_bwd_dkdv_variant<T, D, cf.bm, cf.bn, Causal, cf.waves, cf.variant>;
+    out.push_back(
+        launch<K::kernel>(grid(cdiv(s, cf.bn), bh), q, k, v, dout, lse, delta, dk, dv, s, scale));
     return 0;
   });
   with_config_for<kernels::attention_bwd_dq_configs<sizeof(T)>, D>(
       "attention_bwd (dQ)", [&](auto c) {
         constexpr launch_config cf = decltype(c)::value;
-        const grid gq(cdiv(s, cf.bm), bh);
-        if constexpr (cf.variant == 1)
-          out.push_back(
-              launch<kernels::attention_bwd_dq_bp_kernel<T, D, cf.bm, cf.bn, Causal, cf.waves>>(
-                  gq, q, k, v, dout, lse, delta, dq, s, scale));
-        else
-          out.push_back(
-              launch<kernels::attention_bwd_dq_kernel<T, D, cf.bm, cf.bn, Causal, cf.waves>>(
-                  gq, q, k, v, dout, lse, delta, dq, s, scale));
+        using K =
+            kernels::attention_bwd_dq_variant<T, D, cf.bm, cf.bn, Causal, cf.waves, cf.variant>;
+        out.push_back(
+            launch<K::kernel>(grid(cdiv(s, cf.bm), bh), q, k, v, dout, lse, delta, dq, s, scale));
         return 0;
       });
   return out;
