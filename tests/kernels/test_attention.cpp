@@ -9,8 +9,9 @@ using namespace bv;
 using namespace bv::testing;
 
 namespace {
-template <class T>
-void check_fwd(int b, int h, int s, int d, bool causal, uint64_t seed) {
+// fwd(q, k, v, o, lse, causal): the launcher under test (the declared configuration by default).
+template <class T, class F>
+void check_fwd(int b, int h, int s, int d, bool causal, uint64_t seed, F&& fwd) {
   CAPTURE(b);
   CAPTURE(h);
   CAPTURE(s);
@@ -28,10 +29,14 @@ void check_fwd(int b, int h, int s, int d, bool causal, uint64_t seed) {
     auto lse = tensor<float>::empty("lse", {b * h, s});
     poison(o);
     poison(lse);
-    CHECK(kernels::attention_fwd(q, k, v, o, lse, causal).ok());
+    CHECK(fwd(q, k, v, o, lse, causal).ok());
     BV_CHECK_CLOSE(o, ref.o, tolerance<T>());
     BV_CHECK_CLOSE(lse, ref.lse, 1e-5);
   }
+}
+template <class T>
+void check_fwd(int b, int h, int s, int d, bool causal, uint64_t seed) {
+  check_fwd<T>(b, h, s, d, causal, seed, [](auto&... a) { return kernels::attention_fwd(a...); });
 }
 }  // namespace
 
@@ -65,5 +70,17 @@ TEST_CASE("attention forward f16 in every target's configuration") {
       check_fwd<half>(1, 2, ragged(rng, 20, 150), 64, causal, seed);
       check_fwd<half>(1, 1, ragged(rng, 20, 150), 128, causal, seed + 1);
     }
+  }
+}
+
+// The launcher's tile overload, in the variant that reads k and v through block pointers with
+// rings of 2 slots (the rings are the GPU's; the interpreter computes the same values).
+TEST_CASE("attention forward f16 on the tiles given, k and v through block pointers") {
+  const uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  const auto fwd = [](auto&... a) { return kernels::attention_fwd<64, 64, 4, 0, 2, 2>(a...); };
+  for (bool causal : {false, true}) {
+    check_fwd<half>(1, 2, ragged(rng, 20, 150), 64, causal, seed, fwd);
+    check_fwd<half>(1, 1, ragged(rng, 20, 150), 128, causal, seed + 1, fwd);
   }
 }

@@ -578,16 +578,16 @@ launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor
 }
 // The same on the tiles given here: BM query rows and BN keys a step on W waves; on a GPU,
 // MinPrograms > 0 leaves registers for that many programs per SM (bv/launch_tuning.hpp); Variant 1
-// loads v beside k, Variant 2 reads k and v through block pointers (with no ring slots here:
-// detail::attention_fwd_at takes them). It instantiates the kernel for both head dimensions, so
-// the tiles must fit the target at D = 128.
-template <int BM, int BN, int W = 4, int MinPrograms = 0, int Variant = 0, class T>
+// loads v beside k, Variant 2 reads k and v through block pointers, with rings of Stages slots
+// where the GPU has them (Stages > 0 only for Variant 2). It instantiates the kernel for both head
+// dimensions, so the tiles must fit the target at D = 128.
+template <int BM, int BN, int W = 4, int MinPrograms = 0, int Variant = 0, int Stages = 0, class T>
 launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
                             tensor<T>& o, tensor<float>& lse, bool causal) {
   detail::check_attention_shapes(q, "attention_fwd");
-  return q.size(3) == 64 ? detail::attention_fwd_at<64, BM, BN, W, MinPrograms, Variant>(
+  return q.size(3) == 64 ? detail::attention_fwd_at<64, BM, BN, W, MinPrograms, Variant, Stages>(
                                q, k, v, o, lse, causal)
-                         : detail::attention_fwd_at<128, BM, BN, W, MinPrograms, Variant>(
+                         : detail::attention_fwd_at<128, BM, BN, W, MinPrograms, Variant, Stages>(
                                q, k, v, o, lse, causal);
 }
 
@@ -655,17 +655,18 @@ std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k,
                          : run(std::integral_constant<int, 128>{});
 }
 // The same on the tiles given here (BM query rows, BN keys, W waves; MinPrograms as for
-// attention_fwd; Variant: dK/dV's kernel, 0 for q k^T, 1 for k q^T), both kernels on one tile, for
+// attention_fwd; Variant: dK/dV's kernel, 0 for q k^T, 1 for k q^T, whose q and dout go through
+// rings of Stages slots where the GPU has them), both kernels on one tile (dQ's variant 0), for
 // both head dimensions.
-template <int BM, int BN, int W = 4, int MinPrograms = 0, int Variant = 0, class T>
+template <int BM, int BN, int W = 4, int MinPrograms = 0, int Variant = 0, int Stages = 0, class T>
 std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
                                          const tensor<T>& o, const tensor<float>& lse,
                                          const tensor<T>& dout, tensor<T>& dq, tensor<T>& dk,
                                          tensor<T>& dv, bool causal) {
   detail::check_attention_shapes(q, "attention_bwd");
-  return q.size(3) == 64 ? detail::attention_bwd_at<64, BM, BN, W, MinPrograms, Variant>(
+  return q.size(3) == 64 ? detail::attention_bwd_at<64, BM, BN, W, MinPrograms, Variant, Stages>(
                                q, k, v, o, lse, dout, dq, dk, dv, causal)
-                         : detail::attention_bwd_at<128, BM, BN, W, MinPrograms, Variant>(
+                         : detail::attention_bwd_at<128, BM, BN, W, MinPrograms, Variant, Stages>(
                                q, k, v, o, lse, dout, dq, dk, dv, causal);
 }
 
