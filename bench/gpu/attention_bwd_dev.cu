@@ -99,8 +99,7 @@ void variant() {
       [&] { attention_bwd(big.q, big.k, big.v, big.o, big.lse, big.dout, bq, bk, bv, C); }, 10, 3);
   std::printf(
       "D=%3d %s dkdv v%d s%d %3dx%3d w%d  dq v%d s%d %3dx%3d w%d  check %s (rel %.1e)  "
-      "4x16x4096x%d "
-      "%.4f ms  (library %.4f ms)\n",
+      "4x16x4096x%d %.4f ms  (library %.4f ms)\n",
       D, C ? "causal" : "full  ", V1, S1, BM1, BN1, W1, V2, S2, BM2, BN2, W2, ok ? "ok" : "FAILED",
       err, D, ms, lib);
   std::fflush(stdout);

@@ -295,47 +295,44 @@ BV_KERNEL void attention_bwd_dq_bp_kernel(program<W> p, ptr<const T> q, ptr<cons
 
 // The kernel each variant of a table's row names, and whether it reads through block pointers
 // (the variants a launch can give ring slots to): chosen here once for every launcher, the
-// library's below, the emulator's recipes and coverage.cu's AMD instantiations.
+// library's below, the emulator's recipes and coverage.cu's AMD instantiations. Each primary
+// template is a table's variant 0 (and the forward's 1); a specialization names another kernel.
+template <auto Kernel, bool BlockPtrs>
+struct kernel_choice {
+  static constexpr auto kernel = Kernel;
+  static constexpr bool block_ptrs = BlockPtrs;
+};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W, int Variant>
-struct attention_fwd_variant {
+struct attention_fwd_variant
+    : kernel_choice<attention_fwd_kernel<T, D, BM, BN, CAUSAL, W, Variant>, false> {
   static_assert(Variant == 0 || Variant == 1,
                 "attention_fwd's kernel is variant 0 (pointer loads), 1 (v loaded beside k) or 2 "
                 "(k and v through block pointers).");
-  static constexpr auto kernel = attention_fwd_kernel<T, D, BM, BN, CAUSAL, W, Variant>;
-  static constexpr bool block_ptrs = false;
 };
-template <class T, int D, int BM, int BN, bool CAUSAL, int W>
-struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 2> {
-  static constexpr auto kernel = attention_fwd_bp_kernel<T, D, BM, BN, CAUSAL, W>;
-  static constexpr bool block_ptrs = true;  // k's and v's
-};
+template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // k's and v's block pointers
+struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 2>
+    : kernel_choice<attention_fwd_bp_kernel<T, D, BM, BN, CAUSAL, W>, true> {};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W, int Variant>
-struct attention_bwd_dkdv_variant {
+struct attention_bwd_dkdv_variant
+    : kernel_choice<attention_bwd_dkdv_kernel<T, D, BM, BN, CAUSAL, W>, false> {
   static_assert(Variant == 0,
                 "attention_bwd's dK/dV kernel is variant 0 (q k^T) or 1 (k q^T, q and dout through "
                 "block pointers).");
-  static constexpr auto kernel = attention_bwd_dkdv_kernel<T, D, BM, BN, CAUSAL, W>;
-  static constexpr bool block_ptrs = false;
 };
-template <class T, int D, int BM, int BN, bool CAUSAL, int W>
-struct attention_bwd_dkdv_variant<T, D, BM, BN, CAUSAL, W, 1> {
-  static constexpr auto kernel = attention_bwd_dkdv_kt_kernel<T, D, BM, BN, CAUSAL, W>;
-  static constexpr bool block_ptrs = true;  // q's and dout's
-};
+template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // q's and dout's block pointers
+struct attention_bwd_dkdv_variant<T, D, BM, BN, CAUSAL, W, 1>
+    : kernel_choice<attention_bwd_dkdv_kt_kernel<T, D, BM, BN, CAUSAL, W>, true> {};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W, int Variant>
-struct attention_bwd_dq_variant {
+struct attention_bwd_dq_variant
+    : kernel_choice<attention_bwd_dq_kernel<T, D, BM, BN, CAUSAL, W>, false> {
   static_assert(
       Variant == 0,
       "attention_bwd's dQ kernel is variant 0 (pointer loads) or 1 (k and v through block "
       "pointers).");
-  static constexpr auto kernel = attention_bwd_dq_kernel<T, D, BM, BN, CAUSAL, W>;
-  static constexpr bool block_ptrs = false;
 };
-template <class T, int D, int BM, int BN, bool CAUSAL, int W>
-struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 1> {
-  static constexpr auto kernel = attention_bwd_dq_bp_kernel<T, D, BM, BN, CAUSAL, W>;
-  static constexpr bool block_ptrs = true;  // k's and v's
-};
+template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // k's and v's block pointers
+struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 1>
+    : kernel_choice<attention_bwd_dq_bp_kernel<T, D, BM, BN, CAUSAL, W>, true> {};
 
 // Launch configurations (bv/launch_config.hpp), by the element size of q, k and v (a table each)
 // and, within a table, by head dimension D. An f32 tile takes twice the LDS of a 16-bit one, so
