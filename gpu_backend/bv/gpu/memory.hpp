@@ -158,7 +158,8 @@ BV_DI void vload(U* out, const U* addr) {
 #pragma unroll
     for (int j = 0; j < V; ++j) out[j] = x.e[j];
 #else
-    __builtin_memcpy(out, &r, bytes);
+    // Through void*: U may be a class (bv::bfloat16), trivially copyable but with constructors.
+    __builtin_memcpy(static_cast<void*>(out), &r, bytes);
 #endif
   }
 }

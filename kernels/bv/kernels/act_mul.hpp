@@ -5,6 +5,7 @@
 // (rows, column blocks), computing in fp32 and casting on store.
 #pragma once
 #include "bv/bv.hpp"
+#include "bv/kernels/instances.hpp"
 #include "bv/kernels/launch_util.hpp"
 
 namespace bv::kernels {
@@ -115,5 +116,18 @@ template <class T>
 launch_result gelu_mul_bwd(const tensor<T>& dy, const tensor<T>& x, tensor<T>& dx) {
   return act_mul_bwd<gate_act::gelu_tanh>(dy, x, dx);
 }
+
+// Built once for the interpreter (bv/kernels/instances.hpp).
+#define BV_ACT_MUL_INSTANCES_OF(X, A, T)                        \
+  X(launch_result act_mul_fwd<A>(const tensor<T>&, tensor<T>&)) \
+  X(launch_result act_mul_bwd<A>(const tensor<T>&, const tensor<T>&, tensor<T>&))
+#define BV_ACT_MUL_INSTANCES(X)                          \
+  BV_ACT_MUL_INSTANCES_OF(X, gate_act::silu, float)      \
+  BV_ACT_MUL_INSTANCES_OF(X, gate_act::silu, half)       \
+  BV_ACT_MUL_INSTANCES_OF(X, gate_act::silu, bfloat16)   \
+  BV_ACT_MUL_INSTANCES_OF(X, gate_act::gelu_tanh, float) \
+  BV_ACT_MUL_INSTANCES_OF(X, gate_act::gelu_tanh, half)  \
+  BV_ACT_MUL_INSTANCES_OF(X, gate_act::gelu_tanh, bfloat16)
+BV_EXTERN_INSTANCES(BV_ACT_MUL_INSTANCES)
 
 }  // namespace bv::kernels

@@ -1,6 +1,7 @@
 // Vector add: the first kernel of every GPU course. out = x + y over n elements, BLOCK per program.
 #pragma once
 #include "bv/bv.hpp"
+#include "bv/kernels/instances.hpp"
 #include "bv/launch_config.hpp"
 
 namespace bv::kernels {
@@ -29,5 +30,13 @@ launch_result add(const tensor<T>& x, const tensor<T>& y, tensor<T>& out) {
     return launch<add_kernel<T, k.block, k.waves>>(grid(cdiv(n, k.block)), x, y, out, n);
   });
 }
+
+// Built once for the interpreter (bv/kernels/instances.hpp).
+#define BV_ADD_INSTANCES_OF(X, T) \
+  X(launch_result add(const tensor<T>&, const tensor<T>&, tensor<T>&))
+#define BV_ADD_INSTANCES(X)     \
+  BV_ADD_INSTANCES_OF(X, float) \
+  BV_ADD_INSTANCES_OF(X, half)
+BV_EXTERN_INSTANCES(BV_ADD_INSTANCES)
 
 }  // namespace bv::kernels

@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "bv/bv.hpp"
+#include "bv/kernels/instances.hpp"
 #include "bv/kernels/launch_util.hpp"
 
 namespace bv::kernels {
@@ -666,5 +667,18 @@ std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k,
                          : detail::attention_bwd_at<128, BM, BN, W, MinPrograms, Variant, Stages>(
                                q, k, v, o, lse, dout, dq, dk, dv, causal);
 }
+
+// Built once for the interpreter (bv/kernels/instances.hpp).
+#define BV_ATTENTION_INSTANCES_OF(X, T)                                                           \
+  X(launch_result attention_fwd(const tensor<T>&, const tensor<T>&, const tensor<T>&, tensor<T>&, \
+                                tensor<float>&, bool))                                            \
+  X(std::vector<launch_result> attention_bwd(                                                     \
+      const tensor<T>&, const tensor<T>&, const tensor<T>&, const tensor<T>&,                     \
+      const tensor<float>&, const tensor<T>&, tensor<T>&, tensor<T>&, tensor<T>&, bool))
+#define BV_ATTENTION_INSTANCES(X)     \
+  BV_ATTENTION_INSTANCES_OF(X, float) \
+  BV_ATTENTION_INSTANCES_OF(X, half)  \
+  BV_ATTENTION_INSTANCES_OF(X, bfloat16)
+BV_EXTERN_INSTANCES(BV_ATTENTION_INSTANCES)
 
 }  // namespace bv::kernels

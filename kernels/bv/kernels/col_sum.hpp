@@ -3,6 +3,7 @@
 // and walks the G rows in BG-row tiles, so no two programs touch the same output.
 #pragma once
 #include "bv/bv.hpp"
+#include "bv/kernels/instances.hpp"
 #include "bv/launch_config.hpp"
 
 namespace bv::kernels {
@@ -43,5 +44,13 @@ launch_result col_sum(const tensor<float>& partial, tensor<O>& out) {
     return launch<col_sum_kernel<O, k.bm, k.bn, k.waves>>(grid(cdiv(n, k.bn)), partial, out, g, n);
   });
 }
+
+// Built once for the interpreter (bv/kernels/instances.hpp).
+#define BV_COL_SUM_INSTANCES_OF(X, O) X(launch_result col_sum(const tensor<float>&, tensor<O>&))
+#define BV_COL_SUM_INSTANCES(X)     \
+  BV_COL_SUM_INSTANCES_OF(X, float) \
+  BV_COL_SUM_INSTANCES_OF(X, half)  \
+  BV_COL_SUM_INSTANCES_OF(X, bfloat16)
+BV_EXTERN_INSTANCES(BV_COL_SUM_INSTANCES)
 
 }  // namespace bv::kernels

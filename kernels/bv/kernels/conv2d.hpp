@@ -6,6 +6,7 @@
 // products run on dot (the matrix cores on a GPU) and no im2col buffer is ever written.
 #pragma once
 #include "bv/bv.hpp"
+#include "bv/kernels/instances.hpp"
 #include "bv/kernels/launch_util.hpp"
 
 namespace bv::kernels {
@@ -80,5 +81,14 @@ launch_result conv2d(const tensor<T>& x, const tensor<T>& w, const tensor<T>& bi
         prm.stride_h, prm.stride_w, prm.pad_h, prm.pad_w);
   });
 }
+
+// Built once for the interpreter (bv/kernels/instances.hpp).
+#define BV_CONV2D_INSTANCES_OF(X, T)                                                       \
+  X(launch_result conv2d(const tensor<T>&, const tensor<T>&, const tensor<T>&, tensor<T>&, \
+                         conv2d_params))
+#define BV_CONV2D_INSTANCES(X)     \
+  BV_CONV2D_INSTANCES_OF(X, float) \
+  BV_CONV2D_INSTANCES_OF(X, half)
+BV_EXTERN_INSTANCES(BV_CONV2D_INSTANCES)
 
 }  // namespace bv::kernels

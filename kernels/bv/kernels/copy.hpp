@@ -1,6 +1,7 @@
 // Copy: the first kernel to write. out[i] = x[i] for i < n, BLOCK per program.
 #pragma once
 #include "bv/bv.hpp"
+#include "bv/kernels/instances.hpp"
 #include "bv/launch_config.hpp"
 
 namespace bv::kernels {
@@ -27,5 +28,14 @@ launch_result copy(const tensor<T>& x, tensor<T>& out) {
     return launch<copy_kernel<T, k.block, k.waves>>(grid(cdiv(n, k.block)), x, out, n);
   });
 }
+
+// Built once for the interpreter (bv/kernels/instances.hpp).
+#define BV_COPY_INSTANCES_OF(X, T) X(launch_result copy(const tensor<T>&, tensor<T>&))
+#define BV_COPY_INSTANCES(X)        \
+  BV_COPY_INSTANCES_OF(X, float)    \
+  BV_COPY_INSTANCES_OF(X, half)     \
+  BV_COPY_INSTANCES_OF(X, bfloat16) \
+  BV_COPY_INSTANCES_OF(X, int32_t)
+BV_EXTERN_INSTANCES(BV_COPY_INSTANCES)
 
 }  // namespace bv::kernels

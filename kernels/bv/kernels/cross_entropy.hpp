@@ -6,6 +6,7 @@
 // gives loss 0 and a zero gradient row.
 #pragma once
 #include "bv/bv.hpp"
+#include "bv/kernels/instances.hpp"
 #include "bv/kernels/launch_util.hpp"
 
 namespace bv::kernels {
@@ -85,5 +86,17 @@ launch_result cross_entropy_bwd(const tensor<T>& x, const tensor<int32_t>& targe
         grid(m), x, target, lse, dloss, dx, detail::i32(x.stride(0)), detail::i32(dx.stride(0)), v);
   });
 }
+
+// Built once for the interpreter (bv/kernels/instances.hpp).
+#define BV_CROSS_ENTROPY_INSTANCES_OF(X, T)                                                   \
+  X(launch_result cross_entropy_fwd(const tensor<T>&, const tensor<int32_t>&, tensor<float>&, \
+                                    tensor<float>&))                                          \
+  X(launch_result cross_entropy_bwd(const tensor<T>&, const tensor<int32_t>&,                 \
+                                    const tensor<float>&, const tensor<float>&, tensor<T>&))
+#define BV_CROSS_ENTROPY_INSTANCES(X)     \
+  BV_CROSS_ENTROPY_INSTANCES_OF(X, float) \
+  BV_CROSS_ENTROPY_INSTANCES_OF(X, half)  \
+  BV_CROSS_ENTROPY_INSTANCES_OF(X, bfloat16)
+BV_EXTERN_INSTANCES(BV_CROSS_ENTROPY_INSTANCES)
 
 }  // namespace bv::kernels

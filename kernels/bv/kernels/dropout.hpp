@@ -9,6 +9,7 @@
 // wrap-around would need an unsigned block type the language does not have.
 #pragma once
 #include "bv/bv.hpp"
+#include "bv/kernels/instances.hpp"
 #include "bv/kernels/launch_util.hpp"
 
 namespace bv::kernels {
@@ -68,5 +69,14 @@ template <class T>
 launch_result dropout_bwd(const tensor<T>& dy, tensor<T>& dx, float p, int seed) {
   return dropout(dy, dx, p, seed);
 }
+
+// Built once for the interpreter (bv/kernels/instances.hpp).
+#define BV_DROPOUT_INSTANCES_OF(X, T) \
+  X(launch_result dropout(const tensor<T>&, tensor<T>&, float, int))
+#define BV_DROPOUT_INSTANCES(X)     \
+  BV_DROPOUT_INSTANCES_OF(X, float) \
+  BV_DROPOUT_INSTANCES_OF(X, half)  \
+  BV_DROPOUT_INSTANCES_OF(X, bfloat16)
+BV_EXTERN_INSTANCES(BV_DROPOUT_INSTANCES)
 
 }  // namespace bv::kernels

@@ -10,6 +10,7 @@
 #pragma once
 #include "bv/bv.hpp"
 #include "bv/kernels/col_sum.hpp"
+#include "bv/kernels/instances.hpp"
 #include "bv/kernels/launch_util.hpp"
 
 namespace bv::kernels {
@@ -187,5 +188,18 @@ std::vector<launch_result> layernorm_bwd(const tensor<T>& dy, const tensor<T>& x
   out.push_back(col_sum(db_partial, db));
   return out;
 }
+
+// Built once for the interpreter (bv/kernels/instances.hpp).
+#define BV_LAYERNORM_INSTANCES_OF(X, T)                                                            \
+  X(launch_result layernorm_fwd(const tensor<T>&, const tensor<T>&, const tensor<T>&, tensor<T>&,  \
+                                tensor<float>&, tensor<float>&, float))                            \
+  X(std::vector<launch_result> layernorm_bwd(const tensor<T>&, const tensor<T>&, const tensor<T>&, \
+                                             const tensor<float>&, const tensor<float>&,           \
+                                             tensor<T>&, tensor<T>&, tensor<T>&, reduction))
+#define BV_LAYERNORM_INSTANCES(X)     \
+  BV_LAYERNORM_INSTANCES_OF(X, float) \
+  BV_LAYERNORM_INSTANCES_OF(X, half)  \
+  BV_LAYERNORM_INSTANCES_OF(X, bfloat16)
+BV_EXTERN_INSTANCES(BV_LAYERNORM_INSTANCES)
 
 }  // namespace bv::kernels

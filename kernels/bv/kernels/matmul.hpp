@@ -2,6 +2,7 @@
 // B columns they read, for L2 reuse), masked ragged edges and fp32 accumulation.
 #pragma once
 #include "bv/bv.hpp"
+#include "bv/kernels/instances.hpp"
 #include "bv/launch_config.hpp"
 
 namespace bv::kernels {
@@ -103,5 +104,16 @@ launch_result matmul(const tensor<T>& a, const tensor<T>& b, tensor<O>& c) {
     return matmul<k.bm, k.bn, k.bk, k.group_m, k.waves, k.stages, k.min_programs>(a, b, c);
   });
 }
+
+// Built once for the interpreter (bv/kernels/instances.hpp).
+#define BV_MATMUL_INSTANCES_OF(X, T, O) \
+  X(launch_result matmul(const tensor<T>&, const tensor<T>&, tensor<O>&))
+#define BV_MATMUL_INSTANCES(X)               \
+  BV_MATMUL_INSTANCES_OF(X, float, float)    \
+  BV_MATMUL_INSTANCES_OF(X, half, float)     \
+  BV_MATMUL_INSTANCES_OF(X, half, half)      \
+  BV_MATMUL_INSTANCES_OF(X, bfloat16, float) \
+  BV_MATMUL_INSTANCES_OF(X, bfloat16, bfloat16)
+BV_EXTERN_INSTANCES(BV_MATMUL_INSTANCES)
 
 }  // namespace bv::kernels

@@ -8,6 +8,7 @@
 #pragma once
 #include "bv/bv.hpp"
 #include "bv/kernels/act_mul.hpp"
+#include "bv/kernels/instances.hpp"
 #include "bv/kernels/launch_util.hpp"
 #include "bv/kernels/matmul.hpp"
 
@@ -139,5 +140,17 @@ std::vector<launch_result> matmul_splitk(const tensor<T>& a, const tensor<T>& b,
   }));
   return out;
 }
+
+// Built once for the interpreter (bv/kernels/instances.hpp).
+#define BV_MATMUL_FUSED_INSTANCES_OF(X, T)                                                       \
+  X(std::vector<launch_result> matmul_splitk(const tensor<T>&, const tensor<T>&, tensor<float>&, \
+                                             int))                                               \
+  X(launch_result matmul_bias_act<epilogue::gelu_tanh>(const tensor<T>&, const tensor<T>&,       \
+                                                       const tensor<T>&, tensor<T>&))
+#define BV_MATMUL_FUSED_INSTANCES(X)     \
+  BV_MATMUL_FUSED_INSTANCES_OF(X, float) \
+  BV_MATMUL_FUSED_INSTANCES_OF(X, half)  \
+  BV_MATMUL_FUSED_INSTANCES_OF(X, bfloat16)
+BV_EXTERN_INSTANCES(BV_MATMUL_FUSED_INSTANCES)
 
 }  // namespace bv::kernels

@@ -5,6 +5,7 @@
 #pragma once
 #include "bv/bv.hpp"
 #include "bv/kernels/col_sum.hpp"
+#include "bv/kernels/instances.hpp"
 #include "bv/kernels/launch_util.hpp"
 
 namespace bv::kernels {
@@ -155,5 +156,19 @@ std::vector<launch_result> rmsnorm_bwd(const tensor<T>& dy, const tensor<T>& x, 
   out.push_back(col_sum(partial, dw));
   return out;
 }
+
+// Built once for the interpreter (bv/kernels/instances.hpp).
+#define BV_RMSNORM_INSTANCES_OF(X, T)                                                            \
+  X(launch_result rmsnorm_fwd(const tensor<T>&, const tensor<T>&, tensor<T>&, tensor<float>&,    \
+                              float))                                                            \
+  X(launch_result add_rmsnorm_fwd(const tensor<T>&, const tensor<T>&, const tensor<T>&,          \
+                                  tensor<T>&, tensor<T>&, tensor<float>&, float))                \
+  X(std::vector<launch_result> rmsnorm_bwd(const tensor<T>&, const tensor<T>&, const tensor<T>&, \
+                                           const tensor<float>&, tensor<T>&, tensor<T>&))
+#define BV_RMSNORM_INSTANCES(X)     \
+  BV_RMSNORM_INSTANCES_OF(X, float) \
+  BV_RMSNORM_INSTANCES_OF(X, half)  \
+  BV_RMSNORM_INSTANCES_OF(X, bfloat16)
+BV_EXTERN_INSTANCES(BV_RMSNORM_INSTANCES)
 
 }  // namespace bv::kernels

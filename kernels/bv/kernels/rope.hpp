@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bv/bv.hpp"
+#include "bv/kernels/instances.hpp"
 #include "bv/kernels/launch_util.hpp"
 
 namespace bv::kernels {
@@ -105,5 +106,18 @@ launch_result rope_merge(const tensor<T>& src, tensor<T>& dst, int64_t col0, con
         grid(s, h), src, dst, t.cos, t.sin, s, detail::i32(dst.stride(0)), detail::i32(col0), sign);
   });
 }
+
+// Built once for the interpreter (bv/kernels/instances.hpp).
+#define BV_ROPE_INSTANCES_OF(X, D, T)                                                              \
+  X(launch_result rope_split<D>(const tensor<T>&, int64_t, tensor<T>&, const rope_tables&, float)) \
+  X(launch_result rope_merge<D>(const tensor<T>&, tensor<T>&, int64_t, const rope_tables&, float))
+#define BV_ROPE_INSTANCES(X)            \
+  BV_ROPE_INSTANCES_OF(X, 64, float)    \
+  BV_ROPE_INSTANCES_OF(X, 64, half)     \
+  BV_ROPE_INSTANCES_OF(X, 64, bfloat16) \
+  BV_ROPE_INSTANCES_OF(X, 128, float)   \
+  BV_ROPE_INSTANCES_OF(X, 128, half)    \
+  BV_ROPE_INSTANCES_OF(X, 128, bfloat16)
+BV_EXTERN_INSTANCES(BV_ROPE_INSTANCES)
 
 }  // namespace bv::kernels

@@ -2,6 +2,7 @@
 // rows take two passes with an online max and sum.
 #pragma once
 #include "bv/bv.hpp"
+#include "bv/kernels/instances.hpp"
 #include "bv/launch_config.hpp"
 
 namespace bv::kernels {
@@ -73,5 +74,12 @@ launch_result softmax(const tensor<T>& x, tensor<T>& out) {
       return launch<softmax_kernel<T, k.block, k.waves>>(grid(rows), x, out, sx, so, cols);
   });
 }
+
+// Built once for the interpreter (bv/kernels/instances.hpp).
+#define BV_SOFTMAX_INSTANCES_OF(X, T) X(launch_result softmax(const tensor<T>&, tensor<T>&))
+#define BV_SOFTMAX_INSTANCES(X)     \
+  BV_SOFTMAX_INSTANCES_OF(X, float) \
+  BV_SOFTMAX_INSTANCES_OF(X, half)
+BV_EXTERN_INSTANCES(BV_SOFTMAX_INSTANCES)
 
 }  // namespace bv::kernels

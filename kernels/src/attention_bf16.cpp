@@ -1,0 +1,7 @@
+// attention.hpp's launchers for bfloat16, built once for the interpreter (bv/kernels/instances.hpp);
+// one file per element type, so that they build in parallel.
+#include "bv/kernels/attention.hpp"
+
+namespace bv::kernels {
+BV_ATTENTION_INSTANCES_OF(BV_DEFINE_INSTANCE, bfloat16)
+}  // namespace bv::kernels
