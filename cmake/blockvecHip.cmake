@@ -11,7 +11,8 @@
 #       architecture (OUT_VAR gets the object's path, for add_library/add_executable).
 #
 # Settings (cache variables):
-#   BLOCKVEC_HIP_ARCHS  the architectures (default gfx90a;gfx940;gfx942: MI200, MI300A/X)
+#   BLOCKVEC_HIP_ARCHS  the architectures (default gfx90a;gfx942: MI200, and MI300A, MI300X and
+#                       MI325X; gfx940, an early MI300 that LLVM no longer supports, on request)
 #   BV_HIPCC            hipcc: the host pass and every architecture it knows
 #   BV_CLANG19          clang++-19: the architectures hipcc does not know (Debian 12's hipcc is HIP
 #                       5.2 with clang 15, which predates gfx942; ROCm 6's hipcc knows it)
@@ -34,8 +35,8 @@
 # next to links to the installed files, and clang-19 reads that directory.
 include_guard(GLOBAL)
 
-set(BLOCKVEC_HIP_ARCHS "gfx90a;gfx940;gfx942" CACHE STRING
-    "AMD GPU architectures of a HIP build (gfx90a: MI200; gfx940/gfx942: MI300A/MI300X, MI325X)")
+set(BLOCKVEC_HIP_ARCHS "gfx90a;gfx942" CACHE STRING
+    "AMD GPU architectures of a HIP build (gfx90a: MI200; gfx942: MI300A, MI300X, MI325X)")
 find_program(BV_HIPCC hipcc HINTS /opt/rocm/bin)
 find_program(BV_CLANG19 clang++-19)
 

@@ -19,7 +19,7 @@ B=${1:?usage: hip_build_check.sh BUILD_DIR}
 HIPCC=${BV_HIPCC:-$(command -v hipcc || true)}
 CLANG19=${BV_CLANG19:-$(command -v clang++-19 || true)}
 if [ -z "$HIPCC" ]; then echo "hipcc not found: no HIP build to check"; exit 77; fi
-ARCHS="gfx90a;gfx940;gfx942"
+ARCHS="gfx90a;gfx942"  # the default BLOCKVEC_HIP_ARCHS
 start=$(date +%s)
 if [ ! -f "$B/CMakeCache.txt" ]; then
   LAUNCHER=()

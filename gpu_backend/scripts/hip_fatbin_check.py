@@ -10,7 +10,7 @@ the HIP runtime finds a kernel only by the mangled name the host code registers.
   - the host object registers each of them by name.
 A mismatch would only show on a GPU, as hipErrorInvalidDeviceFunction at the first launch.
 
-usage: hip_fatbin_check.py --bundler PATH --nm PATH --archs gfx90a,gfx940,gfx942 BUILD_DIR
+usage: hip_fatbin_check.py --bundler PATH --nm PATH --archs gfx90a,gfx942 BUILD_DIR
 """
 import argparse
 import pathlib
