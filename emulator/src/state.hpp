@@ -15,7 +15,7 @@
 #include "bv/diagnostic.hpp"
 #include "bv/emu/device.hpp"
 #include "bv/emu/runtime.hpp"
-#include "fiber.hpp"
+#include "fiber.hpp"  // interpreter/src: lanes run on the interpreter's fibers
 
 namespace bv::emu::detail {
 
@@ -39,7 +39,7 @@ struct access_rec {
 };
 
 struct lane {
-  fiber_slot* fiber = nullptr;
+  bv::detail::fiber_slot* fiber = nullptr;
   unsigned tid = 0;
   bool done = false;
   wait at = wait::none;

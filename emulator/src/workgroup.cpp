@@ -18,7 +18,6 @@
 #include "bv/emu/device.hpp"
 #include "bv/emu/mfma.hpp"
 #include "bv/emu/runtime.hpp"
-#include "fiber.hpp"
 #include "state.hpp"
 
 namespace bv::emu {
@@ -62,7 +61,7 @@ void wait_at(lane& l, wait w, uintptr_t pc) {
   l.at = w;
   l.wait_pc = pc;
   for (;;) {
-    detail::fiber_yield(l.fiber);
+    bv::detail::fiber_yield(l.fiber);
     if (!l.want_where) return;
     // The scheduler asks where this lane waits, for a report: found on the lane's own stack.
     l.where = where_here();
@@ -89,7 +88,7 @@ const source_where& where_of(lane& l) {
   if (!l.done && l.at != wait::none && l.where.file.empty()) {
     l.want_where = true;
     t_lane = &l;
-    detail::fiber_resume(l.fiber);
+    bv::detail::fiber_resume(l.fiber);
     t_lane = nullptr;
     l.want_where = false;
   }
@@ -243,12 +242,36 @@ void report_stuck(workgroup& wg) {
 void discard_all(workgroup& wg) {
   for (auto& l : wg.lanes)
     if (l.fiber && !l.done) {
-      detail::fiber_discard(l.fiber);
+      bv::detail::fiber_discard(l.fiber);
       l.fiber = nullptr;
     }
 }
 
+// Called from the overflow guard's signal handler (the interpreter's fibers) on the overflowing
+// thread: async-signal-safe code only.
+void report_lane_overflow(std::size_t stack_bytes) {
+  bv::detail::signal_text t;
+  t << "\nblockvec emulator: ";
+  if (t_wg && t_lane) {
+    t << "lane " << t_lane->tid << " of workgroup (" << t_wg->id[0] << "," << t_wg->id[1] << ","
+      << t_wg->id[2] << ")";
+    if (t_wg->launch) t << " of " << t_wg->launch->desc.kernel;
+  } else {
+    t << "a lane";
+  }
+  const unsigned long long kib = stack_bytes >> 10, most = 65536;  // BV_EMU_STACK's bound
+  t << " overflowed its stack of " << kib
+    << " KiB.\n  A lane's registers and blocks live on its fiber stack, and this one's do not "
+       "fit. Run it again with a larger stack: BV_EMU_STACK="
+    << (kib * 4 < most ? kib * 4 : most) << " (KiB; at most 65536).\n";
+  t.write_stderr();
+}
+// Lanes' fibers: a workgroup's worth parked per thread (each workgroup would otherwise build and
+// tear down up to 1024 fibers); an overflow names the lane and BV_EMU_STACK.
+constexpr bv::detail::fiber_use lane_fibers{.park = 1024, .overflow = report_lane_overflow};
+
 void run_workgroup(workgroup& wg, std::size_t stack_bytes) {
+  bv::detail::fiber_guard_overflow();
   t_wg = &wg;
   const int n = static_cast<int>(wg.lanes.size());
   for (int i = 0; i < n; ++i) {
@@ -260,7 +283,7 @@ void run_workgroup(workgroup& wg, std::size_t stack_bytes) {
     l.where = {};
     l.log.clear();
     l.tid = static_cast<unsigned>(i);
-    l.fiber = detail::fiber_create(stack_bytes, lane_main, &l);
+    l.fiber = bv::detail::fiber_create(stack_bytes, lane_main, &l, lane_fibers);
   }
   wg.ended = false;
   struct guard {
@@ -275,7 +298,7 @@ void run_workgroup(workgroup& wg, std::size_t stack_bytes) {
     for (auto& l : wg.lanes) {
       if (l.done || l.at != wait::none) continue;
       t_lane = &l;
-      if (detail::fiber_resume(l.fiber)) l.fiber = nullptr;  // finished (the fiber is parked)
+      if (bv::detail::fiber_resume(l.fiber)) l.fiber = nullptr;  // finished (the fiber is parked)
       t_lane = nullptr;
       if (wg.failure) std::rethrow_exception(wg.failure);
       if (wg.ended) return;

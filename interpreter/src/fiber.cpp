@@ -202,6 +202,7 @@ struct fiber_slot {
   void* arg = nullptr;
   bool finished = false;
   std::size_t stack_bytes = 0;
+  fiber_use use{};
   ctx::stack_context stack{};  // [sp - size, sp), the guard region right below
 #ifdef BV_ASAN_FIBERS
   const void* caller_bottom = nullptr;  // the scheduler's stack, to switch back to
@@ -274,10 +275,10 @@ void destroy(fiber_slot* f) {
 
 // Fibers whose program finished stay parked on their stack and take the thread's next program:
 // a launch of a thousand short programs would otherwise build and tear down a thousand fibers
-// (an allocation, a stack from the pool, two extra jumps each). A few per thread suffice: a
-// program that waits keeps its own fiber, and only finished ones park here.
+// (an allocation, a stack from the pool, two extra jumps each). How many a thread keeps is the
+// use's `park`: a few for programs (one that waits keeps its own fiber, and only finished ones
+// park here), a workgroup's worth for the emulator's lanes.
 struct parked_fibers {
-  static constexpr size_t k_max = 4;
   std::vector<fiber_slot*> idle;
   ~parked_fibers() {
     for (auto* f : idle) destroy(f);
@@ -289,7 +290,8 @@ parked_fibers& parked() {
 }
 }  // namespace
 
-fiber_slot* fiber_create(std::size_t stack_bytes, void (*main)(void*), void* arg) {
+fiber_slot* fiber_create(std::size_t stack_bytes, void (*main)(void*), void* arg,
+                         const fiber_use& use) {
   auto& idle = parked().idle;
   for (size_t i = idle.size(); i-- > 0;)
     if (idle[i]->stack_bytes == stack_bytes) {
@@ -297,12 +299,14 @@ fiber_slot* fiber_create(std::size_t stack_bytes, void (*main)(void*), void* arg
       idle.erase(idle.begin() + static_cast<long>(i));
       f->main = main;
       f->arg = arg;
+      f->use = use;
       f->finished = false;
       return f;
     }
   auto* f = new fiber_slot;
   f->main = main;
   f->arg = arg;
+  f->use = use;
   f->stack_bytes = stack_bytes;
   // Creating a fiber already jumps onto its stack and back (Boost's entry takes its record);
   // that runs only this file's code, with no instrumented locals: no sanitizer needs to know.
@@ -337,7 +341,7 @@ bool fiber_resume(fiber_slot* f) {
   back_in_scheduler(f);
   if (!f->finished) return false;
   auto& idle = parked().idle;
-  if (idle.size() < parked_fibers::k_max)
+  if (idle.size() < f->use.park)
     idle.push_back(f);
   else
     destroy(f);
@@ -367,7 +371,6 @@ const void* fiber_saved_context(const fiber_slot* f) {
 // debugger's handler). Sanitizer builds keep their own handlers, which report it themselves.
 namespace {
 
-void (*g_overflow_report)(std::size_t) = nullptr;
 struct sigaction g_old_segv, g_old_bus;
 std::atomic<bool> g_overflow_reported{false};
 
@@ -391,9 +394,9 @@ bool is_overflow(const fiber_slot* f, const void* addr, const void* uctx) {
 
 void on_fault(int sig, siginfo_t* info, void* uctx) {
   const fiber_slot* f = t_running;
-  if (f && is_overflow(f, info->si_addr, uctx) && !g_overflow_reported.exchange(true) &&
-      g_overflow_report)
-    g_overflow_report(f->stack.size);
+  if (f && f->use.overflow && is_overflow(f, info->si_addr, uctx) &&
+      !g_overflow_reported.exchange(true))
+    f->use.overflow(f->stack.size);
   // Returning runs the faulting instruction again, under the action there was before.
   sigaction(sig, sig == SIGSEGV ? &g_old_segv : &g_old_bus, nullptr);
 }
@@ -423,13 +426,10 @@ struct alt_stack {
 
 }  // namespace
 
-void fiber_guard_overflow(void (*report)(std::size_t stack_bytes)) {
-#if defined(BV_ASAN_FIBERS) || defined(BV_TSAN_FIBERS)
-  (void)report;
-#else
+void fiber_guard_overflow() {
+#if !defined(BV_ASAN_FIBERS) && !defined(BV_TSAN_FIBERS)
   static std::once_flag installed;
-  std::call_once(installed, [report] {
-    g_overflow_report = report;
+  std::call_once(installed, [] {
     struct sigaction sa {};
     sa.sa_sigaction = on_fault;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
@@ -440,6 +440,26 @@ void fiber_guard_overflow(void (*report)(std::size_t stack_bytes)) {
   thread_local alt_stack alt;
   (void)alt;
 #endif
+}
+
+signal_text& signal_text::operator<<(const char* s) {
+  while (*s && n_ < sizeof buf_) buf_[n_++] = *s++;
+  return *this;
+}
+signal_text& signal_text::operator<<(unsigned long long v) {
+  char d[24];
+  int k = 0;
+  do d[k++] = static_cast<char>('0' + v % 10);
+  while ((v /= 10) && k < 24);
+  while (k && n_ < sizeof buf_) buf_[n_++] = d[--k];
+  return *this;
+}
+void signal_text::write_stderr() const {
+  for (std::size_t off = 0; off < n_;) {
+    const ssize_t w = ::write(STDERR_FILENO, buf_ + off, n_ - off);
+    if (w <= 0) break;
+    off += static_cast<std::size_t>(w);
+  }
 }
 
 }  // namespace bv::detail

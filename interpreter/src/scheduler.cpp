@@ -132,8 +132,13 @@ void program_main(void* arg) {
   }
 }
 
+void report_stack_overflow(std::size_t stack_bytes);
+// Programs' fibers: a few finished ones parked per thread (a program that waits keeps its own);
+// an overflow names the program and BV_STACK.
+constexpr fiber_use program_fibers{.park = 4, .overflow = report_stack_overflow};
+
 void start(program_state& s, std::size_t stack_bytes) {
-  s.fiber = fiber_create(stack_bytes, program_main, &s);
+  s.fiber = fiber_create(stack_bytes, program_main, &s, program_fibers);
 }
 
 // Runs the program until it finishes or yields; true when it finished.
@@ -199,54 +204,30 @@ void report_deadlock(launch_state& L, const std::vector<program_state*>& waiting
 // Called from the overflow guard's signal handler (src/fiber.cpp) on the overflowing thread:
 // writes with write(2) from a buffer of its own, no allocation, no stdio.
 void report_stack_overflow(std::size_t stack_bytes) {
-  char buf[768];
-  std::size_t n = 0;
-  auto put = [&](const char* s) {
-    while (*s && n < sizeof buf - 1) buf[n++] = *s++;
-  };
-  auto put_num = [&](unsigned long long v) {
-    char d[24];
-    int k = 0;
-    do d[k++] = static_cast<char>('0' + v % 10);
-    while ((v /= 10) && k < 24);
-    while (k && n < sizeof buf - 1) buf[n++] = d[--k];
-  };
+  signal_text t;
   const program_state* s = t_current;
-  put("\nblockvec: ");
+  t << "\nblockvec: ";
   if (s) {
-    put("program (");
-    put_num(static_cast<unsigned>(s->pid[0])), put(",");
-    put_num(static_cast<unsigned>(s->pid[1])), put(",");
-    put_num(static_cast<unsigned>(s->pid[2])), put(")");
-    if (s->launch && s->launch->desc) put(" of "), put(s->launch->desc->name.c_str());
+    t << "program (" << s->pid[0] << "," << s->pid[1] << "," << s->pid[2] << ")";
+    if (s->launch && s->launch->desc) t << " of " << s->launch->desc->name.c_str();
   } else {
-    put("a program");
+    t << "a program";
   }
-  put(" overflowed its stack of ");
-  put_num(stack_bytes >> 10);
-  put(" KiB");
-  if (s && s->last_loc) {
-    put(" (its last access: ");
-    put(s->last_loc->file_name()), put(":"), put_num(s->last_loc->line()), put(")");
-  }
-  put(".\n  A program's blocks live on its fiber stack, and this one's do not fit. Run it again "
-      "with a larger stack: BV_STACK=");
+  t << " overflowed its stack of " << (stack_bytes >> 10) << " KiB";
+  if (s && s->last_loc)
+    t << " (its last access: " << s->last_loc->file_name() << ":" << s->last_loc->line() << ")";
   const unsigned long long kib = stack_bytes >> 10, most = 1ull << 20;  // BV_STACK's bound
-  put_num(kib * 4 < most ? kib * 4 : most);
-  put(" (KiB; at most 1048576).\n");
-  buf[n] = 0;
-  for (std::size_t off = 0; off < n;) {
-    const ssize_t w = ::write(STDERR_FILENO, buf + off, n - off);
-    if (w <= 0) break;
-    off += static_cast<std::size_t>(w);
-  }
+  t << ".\n  A program's blocks live on its fiber stack, and this one's do not fit. Run it again "
+       "with a larger stack: BV_STACK="
+    << (kib * 4 < most ? kib * 4 : most) << " (KiB; at most 1048576).\n";
+  t.write_stderr();
 }
 
 // One worker: starts programs in L.order, keeps those that wait, and resumes them once memory
 // changed. Fibers stay on the thread that started them.
 void worker(launch_state& L, int home, std::size_t stack_bytes, bool show_progress,
             bool preemptive) {
-  fiber_guard_overflow(report_stack_overflow);
+  fiber_guard_overflow();
   std::atomic<uint64_t>* const outer_epoch = t_epoch;
   launch_state::epoch_slot& slot = L.epochs[static_cast<size_t>(L.epoch_slots_taken.fetch_add(1))];
   t_epoch = &slot.v;
