@@ -7,9 +7,9 @@
 // a list of declarations handed to a macro), and:
 //  - a translation unit compiled with BV_KERNEL_INSTANCES=1 (CMake: link
 //    blockvec::kernel_instances) declares them `extern template` and calls the ones built in
-//    libblockvec_kernel_instances (kernels/src/, one file per header);
-//  - any other translation unit, a GPU or emulated one included, instantiates what it calls, as
-//    before: the lists change nothing there.
+//    libblockvec_kernel_instances (kernels/src/);
+//  - any other translation unit, a GPU or emulated one included, instantiates what it calls: the
+//    lists change nothing there.
 // A launcher with explicit tiles, or for a type not listed, is instantiated where it is called.
 #pragma once
 #include "bv/config.hpp"
