@@ -1,54 +1,13 @@
 // The conformance suite on the interpreter: every case of conformance/cases.hpp, on fresh random
-// inputs at ragged sizes, under each schedule and each target. A GPU build runs the same cases
-// from conformance_gpu.cu.
-#include <doctest/doctest.h>
+// inputs at ragged sizes, under each schedule and each target (the ring and accumulator cases in
+// test_conformance_rings.cpp). A GPU build runs the same cases from conformance_gpu.cu.
+#include "conformance/cpu_backend.hpp"
 
-#include <bv/testing.hpp>
-
-#include "conformance/cases.hpp"
-
-namespace {
-
-struct cpu_backend {
-  template <class T>
-  using tensor = bv::tensor<T>;
-  template <class T>
-  static bv::tensor<T> make(const char* name, std::vector<int64_t> shape, const std::vector<T>& v) {
-    auto t = bv::tensor<T>::zeros(name, std::move(shape));
-    for (int64_t i = 0; i < t.numel(); ++i) t.flat(i) = v[static_cast<size_t>(i)];
-    return t;
-  }
-  template <class T>
-  static std::vector<T> read(const bv::tensor<T>& t) {
-    return t.values();
-  }
-  // (grid, args...) or (gpu_tuning, grid, args...), as bv::launch takes them.
-  template <auto K, class... A>
-  static bv::launch_result launch(A&&... args) {
-    return bv::launch<K>(std::forward<A>(args)...);
-  }
-};
-
-}  // namespace
-
-TEST_CASE("conformance: every case on the interpreter, every schedule and target") {
-  const uint64_t seed = bv::testing::fresh_seed();
-  INFO("seed " << seed);
-  const auto saved_sched = bv::config().sched;
-  const auto saved_target = bv::config().tgt;
-  for (bv::schedule s : {bv::schedule::sequential, bv::schedule::shuffled, bv::schedule::parallel})
-    for (bv::target t : bv::all_targets) {
-      bv::config().sched = s;
-      bv::set_target(t);
-      CAPTURE(bv::schedule_name(s));
-      CAPTURE(bv::target_name(t));
-      conformance::run_all<cpu_backend>(seed, [](const char* name, const conformance::outcome& o) {
-        CAPTURE(name);
-        CHECK_MESSAGE(o.ok, o.what);
-      });
-    }
-  bv::config().sched = saved_sched;
-  bv::set_target(saved_target);
+TEST_CASE(
+    "conformance: the element-wise, reduction and dot cases on the interpreter, every "
+    "schedule and target") {
+  conformance::check_everywhere(
+      [](uint64_t seed, auto&& f) { conformance::run_ops<conformance::cpu_backend>(seed, f); });
 }
 
 TEST_CASE("conformance: a launch reports its configuration and target") {

@@ -737,15 +737,18 @@ outcome run_math_cast(int n, uint64_t seed) {
   return o;
 }
 
-// Every case at one set of ragged sizes: f(name, outcome).
+// The element-wise, reduction, atomic and dot cases at one set of ragged sizes: f(name, outcome).
 template <class B, class F>
-void run_all(uint64_t seed, F&& f) {
+void run_ops(uint64_t seed, F&& f) {
   f("masked_add 1000", run_masked_add<B>(1000, seed));
   f("masked_add 1", run_masked_add<B>(1, seed + 1));
   f("outer_where 37x70", run_outer_where<B>(37, 70, seed + 2));
   f("row_stats 9x50", run_row_stats<B>(9, 50, seed + 3));
   f("tile_sums 35x77", run_tile_sums<B>(35, 77, seed + 4));
   f("matmul_f16 70x90x45", run_matmul_f16<B>(70, 90, 45, seed + 5));
+  f("histogram 3001", run_histogram<B>(3001, seed + 6));
+  f("shift_cols 33x100", run_shift_cols<B>(33, 100, seed + 7));
+  f("math_cast 777", run_math_cast<B>(777, seed + 8));
   // dot's tile shapes: M x K x N tiles on W waves, b as it is and transposed, ragged inside.
   f("dot 128x64x64 w8", run_dot_tile<128, 64, 64, 8, false, B>(120, 61, 59, seed + 9));
   f("dot 128x64x64 w8 trans", run_dot_tile<128, 64, 64, 8, true, B>(127, 50, 64, seed + 10));
@@ -763,9 +766,11 @@ void run_all(uint64_t seed, F&& f) {
   f("dot trans(a) 32x32x32 w4", run_dot_tile_at<32, 32, 32, 4, B>(30, 32, 17, seed + 44));
   f("dot chain 128x64 w8", run_dot_chain<128, 64, 64, 8, B>(128, 150, seed + 17));
   f("dot chain 64x128 w4", run_dot_chain<64, 128, 64, 4, B>(61, 190, seed + 18));
-  f("histogram 3001", run_histogram<B>(3001, seed + 6));
-  f("shift_cols 33x100", run_shift_cols<B>(33, 100, seed + 7));
-  f("math_cast 777", run_math_cast<B>(777, seed + 8));
+}
+
+// The block-pointer ring and accumulator cases at one set of ragged sizes: f(name, outcome).
+template <class B, class F>
+void run_rings(uint64_t seed, F&& f) {
   f("ring_reuse 64x64 lda 72", run_ring_reuse<64, B>(72, 0, seed + 19));
   f("ring_reuse 64x128 lda 72", run_ring_reuse<128, B>(72, 0, seed + 20));
   f("ring_reuse 64x128 lda 66 col 1", run_ring_reuse<128, B>(66, 1, seed + 21));
@@ -785,6 +790,14 @@ void run_all(uint64_t seed, F&& f) {
   f("ring_chain 64x64x64 w4 s3", run_ring_chain<64, 64, 64, 4, 3, B>(61, 190, seed + 29));
   f("ring_chain 128x64x64 w8 s0", run_ring_chain<128, 64, 64, 8, 0, B>(77, 100, seed + 30));
   f("ring_stop 1277x1912, k 128 of 200", run_ring_stop<B>(1277, 1912, 200, 128, seed + 32));
+}
+
+// Every case (the interpreter's tests run the two parts from two files, which compile in
+// parallel).
+template <class B, class F>
+void run_all(uint64_t seed, F&& f) {
+  run_ops<B>(seed, f);
+  run_rings<B>(seed, f);
 }
 
 }  // namespace conformance
