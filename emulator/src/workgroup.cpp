@@ -259,12 +259,9 @@ void report_lane_overflow(std::size_t stack_bytes) {
   } else {
     t << "a lane";
   }
-  const unsigned long long kib = stack_bytes >> 10, most = 65536;  // BV_EMU_STACK's bound
-  t << " overflowed its stack of " << kib
-    << " KiB.\n  A lane's registers and blocks live on its fiber stack, and this one's do not "
-       "fit. Run it again with a larger stack: BV_EMU_STACK="
-    << (kib * 4 < most ? kib * 4 : most) << " (KiB; at most 65536).\n";
-  t.write_stderr();
+  t << " overflowed its stack of " << (stack_bytes >> 10)
+    << " KiB.\n  A lane's registers and blocks live on its fiber stack,";
+  t.larger_stack("BV_EMU_STACK", stack_bytes >> 10, 65536).write_stderr();  // BV_EMU_STACK's bound
 }
 // Lanes' fibers: a workgroup's worth parked per thread (each workgroup would otherwise build and
 // tear down up to 1024 fibers); an overflow names the lane and BV_EMU_STACK.

@@ -454,6 +454,11 @@ signal_text& signal_text::operator<<(unsigned long long v) {
   while (k && n_ < sizeof buf_) buf_[n_++] = d[--k];
   return *this;
 }
+signal_text& signal_text::larger_stack(const char* var, unsigned long long kib,
+                                       unsigned long long most) {
+  return *this << " and this one's do not fit. Run it again with a larger stack: " << var << "="
+               << (kib * 4 < most ? kib * 4 : most) << " (KiB; at most " << most << ").\n";
+}
 void signal_text::write_stderr() const {
   for (std::size_t off = 0; off < n_;) {
     const ssize_t w = ::write(STDERR_FILENO, buf_ + off, n_ - off);

@@ -40,6 +40,9 @@ class signal_text {
  public:
   signal_text& operator<<(const char* s);
   signal_text& operator<<(unsigned long long v);
+  // The advice both reports end with: "and this one's do not fit", then `var` (KiB) to run with,
+  // four times `kib` up to `most`.
+  signal_text& larger_stack(const char* var, unsigned long long kib, unsigned long long most);
   void write_stderr() const;
 
  private:

@@ -216,11 +216,8 @@ void report_stack_overflow(std::size_t stack_bytes) {
   t << " overflowed its stack of " << (stack_bytes >> 10) << " KiB";
   if (s && s->last_loc)
     t << " (its last access: " << s->last_loc->file_name() << ":" << s->last_loc->line() << ")";
-  const unsigned long long kib = stack_bytes >> 10, most = 1ull << 20;  // BV_STACK's bound
-  t << ".\n  A program's blocks live on its fiber stack, and this one's do not fit. Run it again "
-       "with a larger stack: BV_STACK="
-    << (kib * 4 < most ? kib * 4 : most) << " (KiB; at most 1048576).\n";
-  t.write_stderr();
+  t << ".\n  A program's blocks live on its fiber stack,";
+  t.larger_stack("BV_STACK", stack_bytes >> 10, 1ull << 20).write_stderr();  // BV_STACK's bound
 }
 
 // One worker: starts programs in L.order, keeps those that wait, and resumes them once memory
