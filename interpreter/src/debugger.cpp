@@ -24,7 +24,8 @@
 asm(".pushsection \".debug_gdb_scripts\", \"MS\",@progbits,1\n"
     ".byte 4\n"
     ".ascii \"blockvec_gdb.py\\n\"\n"
-    ".incbin \"" BV_GDB_SCRIPT "\"\n"
+    ".incbin \"" BV_GDB_SCRIPT
+    "\"\n"
     ".byte 0\n"
     ".popsection\n");
 #endif
@@ -784,6 +785,17 @@ void debug_assert_failed(program_state& s, const std::source_location& loc, cons
   d.headline = std::string("device_assert failed: ") + msg + " (" + std::to_string(lanes_failed) +
                " lane(s), first lane " + std::to_string(first_lane) + ")";
   d.lanes = {first_lane};
+  complete(d, &loc);
+  d.pid = s.pid;
+  report(std::move(d));
+}
+
+void bad_loop_step(program_state& s, int lo, int hi, int step, const std::source_location& loc) {
+  diagnostic d;
+  d.kind = "loop-step";
+  d.headline = "for_range(" + std::to_string(lo) + ", " + std::to_string(hi) + ") with step " +
+               std::to_string(step) + " never reaches its end";
+  d.hint = "the step must be positive; the loop did not run (on a GPU the kernel traps here)";
   complete(d, &loc);
   d.pid = s.pid;
   report(std::move(d));

@@ -39,6 +39,7 @@ const std::map<std::string, rule_info>& rules() {
       {"masked", {"masked", "A use of masked-off lanes of a load without `other`."}},
       {"deadlock", {"deadlock", "Every program waiting on another."}},
       {"device-assert", {"deadlock", "A device_assert that failed."}},
+      {"loop-step", {"deadlock", "A for_range whose step would never reach its end."}},
       {"uncoalesced", {"coalescing", "Wavefront accesses touching far more segments than needed."}},
       {"low-utilisation", {"coalescing", "Most (lane, register) slots of a program idle."}},
       {"wave-divergence", {"amd-emu", "A wave collective or MFMA reached by part of a wave."}},

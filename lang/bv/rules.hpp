@@ -53,6 +53,15 @@ constexpr bool math_float() {
   return true;
 }
 
+// Loops.
+template <class Result, class Carried>
+constexpr bool for_range_body() {
+  static_assert(std::is_convertible_v<Result, Carried>,
+                "for_range's body returns the carried value, of the type it is given (or one "
+                "that converts to it): write it as [&](int k, auto acc) { ...; return acc; }.");
+  return true;
+}
+
 // Reductions.
 template <int Axis, int Rank>
 constexpr bool reduction_axis() {

@@ -121,6 +121,16 @@ void assert_positive(program<4> p, ptr<const float> x) {
   device_assert(p, v > 0.0f, "inputs must be positive");  // @assert
 }
 
+// Sums the row's blocks with for_range and a step from the host: 0 would never end.
+template <int B>
+void row_sum_blocks(program<4> p, ptr<const float> x, ptr<float> out, int n, int step) {
+  auto r = arange<B>(p);
+  auto acc = for_range(p, 0, n, step, zeros<float, B>(p), [&](int k, auto acc) {  // @step
+    return acc + load(x + p.id(0) * n + k + r, k + r < n, 0.0f);
+  });
+  store(out + p.id(0), sum(acc));
+}
+
 // Reads a column block of a row-major matrix: every lane in its own segment.
 template <int B>
 void column_read(program<4> p, ptr<const float> x, ptr<float> out, int ld) {
@@ -230,6 +240,23 @@ BV_DIAG_CASE(device_assert_fails) {
   auto x = tensor<float>::full("x", {512}, 1.0f);
   x(300) = -1.0f;
   launch<assert_positive<256>>(grid(2), x);
+}
+
+BV_DIAG_CASE(loop_step_zero) {
+  auto x = tensor<float>::randn("x", {2, 300}, 11);
+  auto out = tensor<float>::zeros("out", {2});
+  launch<row_sum_blocks<128>>(grid(2), x, out, 300, 0);
+}
+
+BV_DIAG_CASE(clean_loop_step) {
+  auto x = tensor<float>::randn("x", {2, 300}, 11);
+  auto out = tensor<float>::zeros("out", {2});
+  launch<row_sum_blocks<128>>(grid(2), x, out, 300, 128);
+  for (int i = 0; i < 2; ++i) {
+    double want = 0;
+    for (int j = 0; j < 300; ++j) want += x(i, j);
+    CHECK(out(i) == doctest::Approx(want).epsilon(1e-5));
+  }
 }
 
 BV_DIAG_CASE_ALL(uncoalesced_column_read) {

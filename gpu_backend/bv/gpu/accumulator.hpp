@@ -16,13 +16,36 @@
 // puts it in the layout's order once, with a 4 x 4 transpose of pairs among the lanes of each
 // quad. Where wgmma cannot update it (AMD, sm_80, other dtypes or shapes), accumulator() is
 // zeros(): a basic_block.
+//
+// for_range(p, lo, hi, step, acc, body) carries an acc_block through its loop as one whose last
+// wgmma group may still be in flight (InFlight): a dot into it from two rings waits for the group
+// before its own and leaves its own running, so the next step's loads and wgmma issue overlap it
+// (the rings keep their prefetch off the slots it reads: block_ptr.hpp's ring_state::inflight).
+// Anything that reads such a block waits for the group first, and the loop waits for it on every
+// exit, before the path that skips the loop joins it: written as a plain for, ptxas sees the
+// skipping path's zeros meet the group in flight and serialises every wgmma (C7515).
 #pragma once
 #include "bv/gpu/block_ptr.hpp"
 
 namespace bv {
 inline namespace gpu_lang {
 
+// The statement's calls inlined first, before the callee is optimised alone (clang 18 and
+// later): a for_range body left to the ordinary inliner was optimised without the kernel's block
+// pointers around it and cost gfx942's 128x256 matmul an SGPR spill.
+#if defined(__clang__) && __clang_major__ >= 18
+#define BV_INLINE_CALLS [[clang::always_inline]]
+#else
+#define BV_INLINE_CALLS
+#endif
+
 namespace detail {
+// Every wgmma group this warp issued, done (nothing to wait for where there is no wgmma).
+BV_DI void wgmma_settle() {
+#if BV_NVIDIA
+  gpu::prim::wgmma_wait0();
+#endif
+}
 // Accumulators that wgmma updates from two rings: f32, whole warpgroups over 64-row blocks (the
 // rows wg_a_tile gives a warpgroup), 128k columns (wg_b_tile).
 template <class T, int R, int C, int W>
@@ -73,19 +96,25 @@ BV_DI void quad_transpose(const T* in, T* out) {
 }
 }  // namespace detail
 
-template <class T, int R, int C, int W>
+template <class T, int R, int C, int W, bool InFlight = false>
 struct acc_block {
   using value_type = T;
   using shape_type = shape<R, C>;
   using block_type = basic_block<T, shape<R, C>, W>;
   static constexpr int waves = W;
   static constexpr int NR = block_type::NR, NC = block_type::NC;
+  static constexpr bool in_flight = InFlight;
   static_assert(NC % 8 == 0, "internal: acc_block needs 32-column groups (detail::mma_acc)");
 
   T v[NR * NC];
 
+  // The wgmma group still writing v, if any, done.
+  BV_DI void settle() const {
+    if constexpr (InFlight) detail::wgmma_settle();
+  }
   // The block, in the layout's order.
   BV_DI block_type get() const {
+    settle();
     block_type b;
     detail::quad_transpose<T, NR, NC>(v, b.v);
     return b;
@@ -101,6 +130,7 @@ struct acc_block {
   // word where f32 pairs take two.
   template <class U>
   BV_DI basic_block<U, shape<R, C>, W> to(dtype<U>) const {
+    settle();
     acc_block<U, R, C, W> n;
 #pragma unroll
     for (int i = 0; i < NR * NC; ++i) n.v[i] = cvt<U>(v[i]);
@@ -119,8 +149,8 @@ struct acc_block {
 #undef BV_ACC_COMPOUND
 };
 
-template <class T, int R, int C, int W>
-inline constexpr bool is_view<acc_block<T, R, C, W>> = true;
+template <class T, int R, int C, int W, bool F>
+inline constexpr bool is_view<acc_block<T, R, C, W, F>> = true;
 
 // accumulator<T, M, N>(p): an M x N block of zeros for dot to accumulate into.
 template <class T, int... D, int W>
@@ -141,8 +171,8 @@ BV_DI auto accumulator(const program<W>& p) {
 // dot(a, b, acc) into an acc_block: from two rings with no conversion (a's slot in fmt_a, b's in
 // fmt_bn, each copied again first if refilled since or in another format; b's ring then issues
 // fmt_bn from its next load on), anything else through the layout's order.
-template <class X, class Y, class C, int M, int N, int W>
-BV_DI acc_block<C, M, N, W> dot(const X& x, const Y& y, const acc_block<C, M, N, W>& acc) {
+template <class X, class Y, class C, int M, int N, int W, bool F>
+BV_DI acc_block<C, M, N, W, F> dot(const X& x, const Y& y, const acc_block<C, M, N, W, F>& acc) {
   constexpr int K = detail::dot_k<X, Y, M, N>();
 #if BV_NVIDIA
   if constexpr (is_bp_tile<X> && is_bp_tile<Y>) {
@@ -152,14 +182,65 @@ BV_DI acc_block<C, M, N, W> dot(const X& x, const Y& y, const acc_block<C, M, N,
     if constexpr (std::is_same_v<AX, BY> && detail::use_tensor_cores<AX, BY, C, M, N, K, W>() &&
                   detail::wg_b_tile<K, N, W>()) {
       if (detail::in_two_rings(x, y)) {
-        acc_block<C, M, N, W> out = acc;
-        detail::ring_dot<detail::fmt_bn, M, K, N, W>(x, y, out);
+        acc_block<C, M, N, W, F> out = acc;
+        detail::ring_dot<detail::fmt_bn, M, K, N, W, F>(x, y, out);
         return out;
       }
     }
   }
 #endif
-  return acc_block<C, M, N, W>::of(dot(x, y, acc.get()));
+  return acc_block<C, M, N, W, F>::of(dot(x, y, acc.get()));
+}
+
+namespace detail {
+template <class X>
+struct in_flight_of {  // for_range's carried value: an acc_block in flight, anything else as is
+  using type = X;
+};
+template <class T, int R, int C, int W>
+struct in_flight_of<acc_block<T, R, C, W>> {
+  using type = acc_block<T, R, C, W, true>;
+};
+template <class To, class From>
+BV_DI To retag(const From& x) {
+  if constexpr (std::is_same_v<To, From>) {
+    return x;
+  } else {
+    To y;
+#pragma unroll
+    for (int i = 0; i < From::NR * From::NC; ++i) y.v[i] = x.v[i];
+    return y;
+  }
+}
+}  // namespace detail
+
+// for_range(p, lo, hi, step, init, body): acc = init; for (k = lo; k < hi; k += step)
+// acc = body(k, acc); the result is acc (the interpreter's definition). On sm_90a an
+// accumulator() carried through it keeps each step's wgmma in flight into the next (above).
+template <int W, class Acc, class Body>
+BV_DI Acc for_range(const program<W>&, int lo, int hi, int step, const Acc& init, Body&& body) {
+  using Carry = typename detail::in_flight_of<Acc>::type;
+  static_assert(rules::for_range_body<std::invoke_result_t<Body&, int, const Carry&>, Carry>());
+  // A step that would never reach hi: the interpreter reports it (loop-step); here a trap, not a
+  // printf, which would make ptxas serialise every wgmma of the kernel.
+  if (lo < hi && step <= 0) gpu::prim::trap();
+  if constexpr (std::is_same_v<Carry, Acc>) {
+    // Nothing in flight: the plain loop.
+    Acc acc = init;
+    for (int k = lo; k < hi; k += step) BV_INLINE_CALLS acc = body(k, static_cast<const Acc&>(acc));
+    return acc;
+  } else {
+    Carry acc = detail::retag<Carry>(init);
+    if (lo < hi) {
+      int k = lo;
+      do {
+        BV_INLINE_CALLS acc = body(k, static_cast<const Carry&>(acc));
+        k += step;
+      } while (k < hi);
+      detail::wgmma_settle();
+    }
+    return detail::retag<Acc>(acc);
+  }
 }
 
 }  // namespace gpu_lang

@@ -79,7 +79,7 @@ struct ring_regs {
   int last0 = 0, last1 = 0;  // offsets of the previous load (the creation offsets at first)
 };
 constexpr int ring_bytes_for(int tile_bytes, int stages, int waves) {
-  const int b = stages * tile_bytes + 8 * stages + 8 * waves;
+  const int b = stages * tile_bytes + 8 * stages + 16 * waves;
   return (b + 127) / 128 * 128;
 }
 
@@ -135,11 +135,22 @@ constexpr int first_fmt() {
 }
 #endif
 
-// The per-wave bookkeeping of a ring in LDS (see ring_bytes_for): read together, one 8-byte load.
-struct ring_state {
+// The per-wave bookkeeping of a ring in LDS (see ring_bytes_for).
+struct alignas(8) ring_state {
   int count;  // tiles issued
   int fmt;    // the format loads issue unless they step along columns (fmt_for_step)
+  // The tile of this ring that this wave's last wgmma group left in flight read (a dot inside
+  // for_range, accumulator.hpp), or -1. No copy may refill its slot before that group is waited
+  // for. A group waited for since may leave its number here: the next load that would refill
+  // the slot waits (nothing is in flight, but it costs a second barrier) and clears it.
+  int inflight;
+  int unused;
 };
+// The lowest tile number that may not be issued into the ring yet: issuing tile j refills the
+// slot of tile j - stages.
+BV_DI int inflight_bound(const ring_state& st, int stages) {
+  return st.inflight < 0 ? INT_MAX : st.inflight + stages;
+}
 
 // Where a ring is and what it copies from: the part of a block pointer that a view keeps too.
 template <class T, int R, int C, int W>
@@ -160,6 +171,8 @@ struct ring_ref {
   BV_DI ring_state* state() const {
     return reinterpret_cast<ring_state*>(meta + 8 * stages) + gpu::prim::wave_id();
   }
+  // A wgmma group reading tile t of this ring is left in flight (ring_state::inflight).
+  BV_DI void set_inflight(int t) const { state()->inflight = t; }
   BV_DI int* count() const { return &state()->count; }
 #if BV_NVIDIA
   BV_DI uint32_t bar(int slot) const { return gpu::prim::lds_addr(meta + 8 * slot); }
@@ -608,8 +621,6 @@ BV_DI int ring_load(const ring_ref<T, R, C, W>& r, ring_regs& rs, int o0, int o1
   int* cp = r.count();
   const ring_state st = *r.state();  // this wave's own copy: no other wave writes it
   const int n_lds = st.count;
-  // Every wave is past its use of the tiles it read: a slot may be refilled below.
-  gpu::prim::barrier();
   const int s0 = o0 - rs.last0, s1 = o1 - rs.last1;
   const int fmt = fmt_for_step(s0, s1, st.fmt);
   fmt_out = fmt;
@@ -629,12 +640,25 @@ BV_DI int ring_load(const ring_ref<T, R, C, W>& r, ring_regs& rs, int o0, int o1
     rs.ps0 = s0;
     rs.ps1 = s1;
   }
+  // Every wave is past its use of the tiles it read: a slot may be refilled below.
+  gpu::prim::barrier();
+  // But not a slot a wgmma group in flight reads: the prefetch stops short of it, and a miss whose
+  // own tile goes there first waits for the group, every wave its own, and meets the others at a
+  // second barrier. (The test comes after the first barrier, so that the state's load is not
+  // waited for before it; every wave's copy of the state is the same, so all take one branch.)
+  int bound = inflight_bound(st, S);
+  if (t >= bound) {
+    gpu::prim::wgmma_wait0();
+    gpu::prim::barrier();
+    r.state()->inflight = -1;  // nothing in flight now: later loads prefetch in full again
+    bound = INT_MAX;
+  }
   // A miss's own tile first, then the prefetch: keep stages - 1 tiles ahead, into slots older
   // than this tile's; never past the tensor. Tile j is at (o0, o1) + (j - t) * step. (A miss
   // waited for nothing after t yet: those slots' old tiles are waited first.) One call site, so
   // that the copy code is inlined once.
 #pragma unroll 1
-  for (int j = rs.n; j - t < S; ++j) {
+  for (int j = rs.n; j - t < S && j < bound; ++j) {
     const int q0 = o0 + (j - t) * s0, q1 = o1 + (j - t) * s1;
     if (j > t &&
         ((s0 == 0 && s1 == 0) || q0 >= r.shape0 || q1 >= r.shape1 || q0 + R <= 0 || q1 + C <= 0))
@@ -654,9 +678,14 @@ BV_DI int ring_load(const ring_ref<T, R, C, W>& r, ring_regs& rs, int o0, int o1
 // their next load, in the format asked for here (a dot's operand keeps its role).
 template <class T, int R, int C, int W>
 BV_DI int ring_refetch(const ring_ref<T, R, C, W>& r, int o0, int o1, int fmt) {
-  gpu::prim::barrier();
   ring_state* sp = r.state();
   const int t = sp->count;
+  gpu::prim::barrier();
+  if (t >= inflight_bound(*sp, r.stages)) {  // as in ring_load
+    gpu::prim::wgmma_wait0();
+    gpu::prim::barrier();
+    sp->inflight = -1;
+  }
   ring_issue(r, t, true, o0, o1, fmt);
   sp->count = t + 1;
   sp->fmt = fmt;
@@ -733,7 +762,7 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
       b.rs.last0 = offsets.d0;
       b.rs.last1 = offsets.d1;
       *(reinterpret_cast<detail::ring_state*>(b.meta + 8 * S) + gpu::prim::wave_id()) = {
-          0, detail::first_fmt<R, C, W>()};
+          0, detail::first_fmt<R, C, W>(), -1, 0};
       if (gpu::prim::thread_id() == 0)
         for (int s = 0; s < S; ++s)
           gpu::prim::mbar_init(gpu::prim::lds_addr(b.meta + 8 * s), W * gpu::prim::wave_size);
@@ -904,8 +933,9 @@ BV_DI auto dot_zeros() {
 // images are wgmma's (sm_90a), else by ldmatrix (a) and ldmatrix .trans (b) and mma.sync, each
 // image read in its own layout (a mixed pair: one operand's tile shape fits wgmma, the other's
 // does not). A tile whose slot was refilled, or holds another format, is copied again first (its
-// own ring only, so the other stays).
-template <int BF, int M, int K, int N, int W, class X, class Y, class Acc>
+// own ring only, so the other stays). Keep: wgmma's group is left in flight, and each ring
+// records the tile it reads (ring_state::inflight), so that no copy refills those slots first.
+template <int BF, int M, int K, int N, int W, bool Keep = false, class X, class Y, class Acc>
 BV_DI void ring_dot(const X& x, const Y& y, Acc& acc) {
   using AX = typename X::value_type;
   X xv = x;
@@ -916,9 +946,13 @@ BV_DI void ring_dot(const X& x, const Y& y, Acc& acc) {
   if (!xv.fresh_at(xn) | (xv.fmt != fmt_a)) xv.refetch(fmt_a);
   if (!yv.fresh_at(yn) | (yv.fmt != BF)) yv.refetch(BF);
   constexpr bool wb = wg_b_tile<K, N, W>();
-  if constexpr (wg_a_tile<M, K, W>() && wb)
-    wgmma_core<AX, M, K, N, W>(xv.src.slot_ptr(xv.t), yv.src.slot_ptr(yv.t), acc);
-  else
+  if constexpr (wg_a_tile<M, K, W>() && wb) {
+    wgmma_core<AX, M, K, N, W, Keep>(xv.src.slot_ptr(xv.t), yv.src.slot_ptr(yv.t), acc);
+    if constexpr (Keep) {
+      xv.src.set_inflight(xv.t);
+      yv.src.set_inflight(yv.t);
+    }
+  } else
     mma_core<false, AX, float, M, K, N, W, wb>(a_image<AX, M, K, W>{xv.src.slot_ptr(xv.t)},
                                                yv.src.slot_ptr(yv.t), acc);
 }

@@ -338,8 +338,10 @@ struct wg_acc {
 // wg_a_tile / wg_b_tile images): warpgroup wg takes the 64-row blocks wg * NB .. wg * NB + NB - 1
 // of a's image (its waves' rows), the whole of b, K / 16 steps of one wgmma per 64-row block and
 // 128 columns; the accumulator registers are the 2-D layout's (register pair q of row register
-// 2 b + h is mma n-tile q of half h of block b: the same pairing as mma_core's).
-template <class A, int M, int K, int N, int W, class Acc>
+// 2 b + h is mma n-tile q of half h of block b: the same pairing as mma_core's). Keep: the group
+// is left in flight (waited for down to the one before it), for a caller that waits for it
+// before anything else reads acc (accumulator.hpp's for_range).
+template <class A, int M, int K, int N, int W, bool Keep = false, class Acc>
 BV_DI void wgmma_core(const A* As, const A* Bs, Acc& acc) {
   using O = basic_block<float, shape<M, N>, W>;
   static_assert(Acc::NR == O::NR && Acc::NC == O::NC, "internal: an accumulator of M x N");
@@ -362,7 +364,10 @@ BV_DI void wgmma_core(const A* As, const A* Bs, Acc& acc) {
         gpu::prim::wgmma_64x128x16<A>(d.d[b][nh], da + (8192u * b + 32u * ks),
                                       db + (2048u * ks + 256u * K * nh));
   gpu::prim::wgmma_commit();
-  gpu::prim::wgmma_wait0();
+  if constexpr (Keep)
+    gpu::prim::wgmma_wait1();
+  else
+    gpu::prim::wgmma_wait0();
   d.store(acc);
 }
 

@@ -362,6 +362,12 @@ BV_DI void wgmma_wait0() {
   asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
 #endif
 }
+// All but the newest group: that one may still run (for_range keeps a dot's group in flight).
+BV_DI void wgmma_wait1() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+#endif
+}
 // One asm statement per element type (the type is part of the instruction's name). Their
 // accumulator operands, d[0 .. 31] or d[0 .. 63] as %0 .. %31 or %0 .. %63, are listed once:
 // BV_WGMMA_D32 / BV_WGMMA_D64 and the register lists BV_WGMMA_R32 / BV_WGMMA_R64.
@@ -594,6 +600,13 @@ BV_DI void mfma_32x32x2_f32(f32x16& c, float a, float b) {
 inline constexpr bool has_mma = true;
 #endif
 
-BV_DI void trap() { __builtin_trap(); }
+// nvcc takes __builtin_trap for a host function in device code; its device trap is __trap.
+BV_DI void trap() {
+#if BV_NVIDIA
+  __trap();
+#else
+  __builtin_trap();
+#endif
+}
 
 }  // namespace bv::gpu::prim

@@ -1,6 +1,9 @@
 // The program handle a kernel receives: which program it is, how many there are, and (at compile
 // time) how many wavefronts it spans. Block constructors take it, so every block knows its waves.
 #pragma once
+#include <source_location>
+#include <type_traits>
+
 #include "bv/cpu/block.hpp"
 #include "bv/cpu/runtime.hpp"
 
@@ -49,6 +52,25 @@ basic_block<T, shape<D...>, W> accumulator(const program<W>& p) {
   static_assert(sizeof...(D) == 2,
                 "accumulator<T, M, N>(p) is dot's M x N accumulator: give it two dimensions.");
   return zeros<T, D...>(p);
+}
+// for_range(p, lo, hi, step, init, body): the loop acc = init; for (k = lo; k < hi; k += step)
+// acc = body(k, acc), whose result is acc; body is [&](int k, auto acc) { ...; return acc; }.
+// What it adds to a plain for is for the GPU: an accumulator() carried through it may keep one
+// step's matrix instructions running into the next (Triton's tl.range pipelines its loop the same
+// way); here it is that loop. step must be positive when the loop runs (a loop-step error).
+namespace detail {
+void bad_loop_step(program_state& s, int lo, int hi, int step, const std::source_location& loc);
+}
+template <int W, class Acc, class Body>
+Acc for_range(const program<W>& p, int lo, int hi, int step, Acc acc, Body&& body,
+              std::source_location loc = std::source_location::current()) {
+  static_assert(rules::for_range_body<std::invoke_result_t<Body&, int, const Acc&>, Acc>());
+  if (lo < hi && step <= 0) {
+    detail::bad_loop_step(*p.s, lo, hi, step, loc);
+    return acc;
+  }
+  for (int k = lo; k < hi; k += step) acc = body(k, static_cast<const Acc&>(acc));
+  return acc;
 }
 template <class T, class S, int W>
 basic_block<T, S, W> zeros_like(const basic_block<T, S, W>&) {

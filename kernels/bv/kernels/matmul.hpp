@@ -24,7 +24,8 @@ BV_HD constexpr tile_index grouped_tile(int pid, int M, int N, int BM, int BN, i
 // boundary_check): the interpreter loads each tile as a masked pointer block; on NVIDIA GPUs the
 // loads become a cp.async pipeline into LDS, the next tiles' copies in flight during this dot
 // (gpu_backend/bv/gpu/block_ptr.hpp). The accumulator is an accumulator(): zeros that, on
-// sm_90a, stay in wgmma's register order through the loop (gpu_backend/bv/gpu/accumulator.hpp).
+// sm_90a, stay in wgmma's register order through the loop (gpu_backend/bv/gpu/accumulator.hpp);
+// for_range lets each step's wgmma run on while the next step's loads are issued.
 template <class T, class O, int BM, int BN, int BK, int GROUP_M, int W = 4>
 BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O> c, int M, int N,
                              int K, int sam, int sak, int sbk, int sbn, int scm, int scn) {
@@ -33,22 +34,24 @@ BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O
 
   auto a_bp = make_block_ptr<BM, BK>(p, a, {M, K}, {sam, sak}, {pid_m * BM, 0});
   auto b_bp = make_block_ptr<BK, BN>(p, b, {K, N}, {sbk, sbn}, {0, pid_n * BN});
-  auto acc = accumulator<float, BM, BN>(p);
-  for (int k = 0; k < K; k += BK) {
+  auto acc = for_range(p, 0, K, BK, accumulator<float, BM, BN>(p), [&](int, auto acc) {
     acc = dot(load(a_bp, boundary_check(0, 1)), load(b_bp, boundary_check(0, 1)), acc);
     a_bp = advance(a_bp, {0, BK});
     b_bp = advance(b_bp, {BK, 0});
-  }
+    return acc;
+  });
   auto rm = pid_m * BM + arange<BM>(p);
   auto rn = pid_n * BN + arange<BN>(p);
   store(c + (rm.col() * scm + rn.row() * scn), acc, (rm.col() < M) & (rn.row() < N));
 }
 
 // Launch configurations (bv/launch_config.hpp), by the inputs' element size. 16-bit inputs on
-// sm_90: one warpgroup (4 warps) over 128x128x64 tiles, a and b through block-pointer rings of 2
-// stages copied by the TMA, wgmma on sm_90a (2.33 ms at 8192^3 on an H200; 3 stages 2.39,
-// 128x128x64 on 8 warps 2.73, 256x128x64 and 128x256x64 on 8 warps with 3 stages 2.87:
-// bench/gpu/matmul_dev.cu). AMD (gfx942, gfx90a;
+// sm_90: one warpgroup (4 warps) over 128x128x64 tiles, a and b through block-pointer rings of 3
+// stages copied by the TMA, wgmma on sm_90a, each step's group in flight into the next
+// (for_range: its slots are kept from the prefetch, so 3 stages prefetch one tile as 2 did
+// before; 2.31 ms at 8192^3 on an H200 where 2 stages and a plain for take 2.34; with a plain
+// for, 3 stages 2.39, 128x128x64 on 8 warps 2.73, 256x128x64 and 128x256x64 on 8 warps with 3
+// stages 2.87: bench/gpu/matmul_dev.cu). AMD (gfx942, gfx90a;
 // no block-pointer rings there, so no stages), 16-bit inputs: 8 waves, 2 a SIMD, over 128x256x64
 // tiles, the most MFMA work per global byte without spills on both (docs/PERFORMANCE.md, AMD matmul
 // tile): the 32-row b block of a 32-deep K step is loaded 4 times over by the layout's 128 rows of
@@ -64,7 +67,7 @@ struct matmul_configs {
   // clang-format off
   static constexpr launch_config table[] = {
       // targets                        bytes up to  waves       BM          BN          BK         GROUP_M        stages
-      {.targets = only(target::sm_90), .up_to = 2, .waves = 4, .bm = 128, .bn = 128, .bk = 64, .group_m = 8, .stages = 2},
+      {.targets = only(target::sm_90), .up_to = 2, .waves = 4, .bm = 128, .bn = 128, .bk = 64, .group_m = 8, .stages = 3},
       {.targets = only(target::sm_90), .up_to = 4, .waves = 4, .bm = 128, .bn = 64,  .bk = 32, .group_m = 8},
       {.targets = amd_targets,         .up_to = 2, .waves = 8, .bm = 128, .bn = 256, .bk = 64, .group_m = 8},
       {                                             .waves = 4, .bm = 64,  .bn = 64,  .bk = 32, .group_m = 8, .stages = 3},

@@ -232,10 +232,13 @@ BV_KERNEL void ring_reuse(program<W> p, ptr<const T> a, ptr<const T> b, ptr<floa
 // kept in the tensor cores' order while only dot updates it), read afterwards every way a kernel
 // may: stored as f32 and as f16, added twice into c2 (zeroed) by atomics, reduced along each axis
 // (rows [grid n, M]: the row sums of |c|; cols [grid m, N]: twice the column maxima over the rows
-// inside the tensor), through where, maximum, abs and operators, and named in a print_if that
-// never fires. The loop's dots read both operands from block-pointer rings when the launch gives
-// stages; the last one takes b from registers (the other paths of dot).
-template <int BM, int BN, int BK, int W>
+// inside the tensor), through where, maximum, abs and operators, and (but for Range) named in a
+// print_if that never fires. The loop's dots read both operands from block-pointer rings when the
+// launch gives stages; the last one takes b from registers (the other paths of dot). Range: the
+// loop is a for_range (on sm_90a each step's wgmma then runs on into the next step), whose steps
+// also reload the tile they read through two more copies of a's block pointer when Reload (ring
+// misses that refill slots while a group may be in flight), adding a @ b three more times.
+template <int BM, int BN, int BK, int W, bool Range = false, bool Reload = false>
 BV_KERNEL void acc_dot(program<W> p, ptr<const half> a, ptr<const half> b, ptr<float> c,
                        ptr<half> c16, ptr<float> c2, ptr<float> rows, ptr<float> cols, int M, int N,
                        int K) {
@@ -244,11 +247,25 @@ BV_KERNEL void acc_dot(program<W> p, ptr<const half> a, ptr<const half> b, ptr<f
   auto b_bp = make_block_ptr<BK, BN>(p, b, {K, N}, {N, 1}, {0, n0});
   auto a0 = a_bp;
   auto b0 = b_bp;
-  auto acc = accumulator<float, BM, BN>(p);
-  for (int k = 0; k < K; k += BK) {
+  auto step = [&](auto acc) {
     acc = dot(load(a_bp, boundary_check(0, 1)), load(b_bp, boundary_check(0, 1)), acc);
+    if constexpr (Reload) {
+      auto a1 = a_bp, a2 = a_bp;
+      auto x1 = load(a1, boundary_check(0, 1));
+      auto x2 = load(a2, boundary_check(0, 1));
+      acc = dot(x1, load(b_bp, boundary_check(0, 1)), acc);
+      acc = dot(x2, load(b_bp, boundary_check(0, 1)), acc);
+      acc = dot(x1, load(b_bp, boundary_check(0, 1)), acc);
+    }
     a_bp = advance(a_bp, {0, BK});
     b_bp = advance(b_bp, {BK, 0});
+    return acc;
+  };
+  auto acc = accumulator<float, BM, BN>(p);
+  if constexpr (Range) {
+    acc = for_range(p, 0, K, BK, acc, [&](int, auto acc) { return step(acc); });
+  } else {
+    for (int k = 0; k < K; k += BK) acc = step(acc);
   }
   acc = dot(load(a0, boundary_check(0, 1)), (load(b0, boundary_check(0, 1)) * 0.5f).to(f16), acc);
   auto rm = m0 + arange<BM>(p);
@@ -258,7 +275,9 @@ BV_KERNEL void acc_dot(program<W> p, ptr<const half> a, ptr<const half> b, ptr<f
   store(c16 + (rm.col() * N + rn.row()), acc, in);
   atomic_add(c2 + (rm.col() * N + rn.row()), acc, in);
   atomic_add(c2 + (rm.col() * N + rn.row()), acc, in);
-  print_if(p, "=1000", "acc", acc);
+  // A printf in a kernel makes ptxas wait for every wgmma where it is issued (C7510): the
+  // for_range forms leave it out, so that their groups stay in flight on sm_90a.
+  if constexpr (!Range) print_if(p, "=1000", "acc", acc);
   store(rows + (p.id(1) * M + rm), sum<1>(maximum(acc, -acc) * 0.5f + abs(acc) * 0.5f), rm < M);
   store(cols + (p.id(0) * N + rn), max<0>(where(rm.col() < M, acc, -1e30f) * 2.0f), rn < N);
 }
@@ -648,7 +667,8 @@ outcome run_ring_reuse(int lda, int col0, uint64_t seed) {
 }
 
 // acc_dot on M x N x K, tiles BM x BN x BK on W waves, rings of Stages slots (0: none).
-template <int BM, int BN, int BK, int W, int Stages, class B>
+template <int BM, int BN, int BK, int W, int Stages, class B, bool Range = false,
+          bool Reload = false>
 outcome run_acc_dot(int M, int N, int K, uint64_t seed) {
   std::mt19937_64 rng(seed);
   const auto a = halves(randn(int64_t(M) * K, rng)), b = halves(randn(int64_t(K) * N, rng));
@@ -665,14 +685,16 @@ outcome run_acc_dot(int M, int N, int K, uint64_t seed) {
                          : 0;
   outcome o;
   expect_launch(
-      o, B::template launch<acc_dot<BM, BN, BK, W>>(gpu_tuning<Stages>{lds}, grid(gm, gn), ta, tb,
-                                                    tc, tc16, tc2, tr, tcl, M, N, K));
+      o, B::template launch<acc_dot<BM, BN, BK, W, Range, Reload>>(
+             gpu_tuning<Stages>{lds}, grid(gm, gn), ta, tb, tc, tc16, tc2, tr, tcl, M, N, K));
   auto f = [](const std::vector<half>& x, int64_t i) { return double(static_cast<float>(x[i])); };
   std::vector<double> want(int64_t(M) * N, 0.0);
   for (int i = 0; i < M; ++i)
     for (int k = 0; k < K; ++k) {
       const double av = f(a, int64_t(i) * K + k);
-      const double w = k < BK ? 1.5 : 1.0;  // the last dot adds a[:, :BK] @ (b[:BK, :] / 2)
+      // Each step adds a @ b once (four times with Reload); the last dot a[:, :BK] @ (b[:BK, :] /
+      // 2).
+      const double w = (Reload ? 4.0 : 1.0) + (k < BK ? 0.5 : 0.0);
       for (int j = 0; j < N; ++j) want[int64_t(i) * N + j] += w * av * f(b, int64_t(k) * N + j);
     }
   std::vector<double> rows(int64_t(gn) * M, 0.0), cols(int64_t(gm) * N, -1e300);
@@ -783,6 +805,23 @@ void run_rings(uint64_t seed, F&& f) {
   f("acc_dot 64x128x32 w4 s3", run_acc_dot<64, 128, 32, 4, 3, B>(130, 129, 95, seed + 23));
   f("acc_dot 128x256x64 w8 s2", run_acc_dot<128, 256, 64, 8, 2, B>(129, 300, 200, seed + 24));
   f("acc_dot 128x128x64 w4 s0", run_acc_dot<128, 128, 64, 4, 0, B>(150, 140, 70, seed + 25));
+  // The same loop as a for_range: 3 slots (each step's wgmma in flight while the next step's
+  // tiles are issued), 2 (no prefetch then), 8 waves, a mixed pair, no rings; and the reloads
+  // (a slot a group in flight reads, refilled only once it is done).
+  f("acc_dot range 128x128x64 w4 s3",
+    run_acc_dot<128, 128, 64, 4, 3, B, true>(200, 250, 330, seed + 33));
+  f("acc_dot range 128x128x64 w4 s2",
+    run_acc_dot<128, 128, 64, 4, 2, B, true>(129, 256, 150, seed + 34));
+  f("acc_dot range 128x256x64 w8 s3",
+    run_acc_dot<128, 256, 64, 8, 3, B, true>(140, 300, 200, seed + 35));
+  f("acc_dot range 64x128x32 w4 s3",
+    run_acc_dot<64, 128, 32, 4, 3, B, true>(70, 129, 95, seed + 36));
+  f("acc_dot range 128x128x64 w4 s0",
+    run_acc_dot<128, 128, 64, 4, 0, B, true>(90, 140, 70, seed + 37));
+  f("acc_dot range reload 128x128x64 w4 s2",
+    run_acc_dot<128, 128, 64, 4, 2, B, true, true>(130, 200, 260, seed + 38));
+  f("acc_dot range reload 128x128x64 w4 s3",
+    run_acc_dot<128, 128, 64, 4, 3, B, true, true>(128, 128, 192, seed + 39));
   // q from registers, k and v from rings (wgmma reads their slots on sm_90a): attention's tiles at
   // D = 64 and 128, 4 waves with 3 stages, and no rings.
   f("ring_chain 128x64x64 w8 s2", run_ring_chain<128, 64, 64, 8, 2, B>(100, 333, seed + 27));
