@@ -21,13 +21,15 @@
 // script from this section (an inline Python script) when it loads the program, if the program's
 // directory is a trusted auto-load path.
 #ifdef BV_GDB_SCRIPT
+// Kept as written: clang-format would split the .incbin line around the macro.
+// clang-format off
 asm(".pushsection \".debug_gdb_scripts\", \"MS\",@progbits,1\n"
     ".byte 4\n"
     ".ascii \"blockvec_gdb.py\\n\"\n"
-    ".incbin \"" BV_GDB_SCRIPT
-    "\"\n"
+    ".incbin \"" BV_GDB_SCRIPT "\"\n"
     ".byte 0\n"
     ".popsection\n");
+// clang-format on
 #endif
 
 // What the gdb extension reads and calls (plain C, so gdb needs no debug information for them).

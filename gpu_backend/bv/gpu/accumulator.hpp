@@ -103,7 +103,6 @@ struct acc_block {
   using block_type = basic_block<T, shape<R, C>, W>;
   static constexpr int waves = W;
   static constexpr int NR = block_type::NR, NC = block_type::NC;
-  static constexpr bool in_flight = InFlight;
   static_assert(NC % 8 == 0, "internal: acc_block needs 32-column groups (detail::mma_acc)");
 
   T v[NR * NC];
@@ -201,16 +200,13 @@ template <class T, int R, int C, int W>
 struct in_flight_of<acc_block<T, R, C, W>> {
   using type = acc_block<T, R, C, W, true>;
 };
+// The same registers under the other InFlight tag.
 template <class To, class From>
 BV_DI To retag(const From& x) {
-  if constexpr (std::is_same_v<To, From>) {
-    return x;
-  } else {
-    To y;
+  To y;
 #pragma unroll
-    for (int i = 0; i < From::NR * From::NC; ++i) y.v[i] = x.v[i];
-    return y;
-  }
+  for (int i = 0; i < From::NR * From::NC; ++i) y.v[i] = x.v[i];
+  return y;
 }
 }  // namespace detail
 

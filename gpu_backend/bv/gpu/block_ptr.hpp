@@ -78,8 +78,19 @@ struct ring_regs {
   int ps0 = 0, ps1 = 0;      // the step they were prefetched along
   int last0 = 0, last1 = 0;  // offsets of the previous load (the creation offsets at first)
 };
+// The per-wave bookkeeping of a ring in LDS (see ring_bytes_for).
+struct alignas(8) ring_state {
+  int count;  // tiles issued
+  int fmt;    // the format loads issue unless they step along columns (fmt_for_step)
+  // The tile of this ring that this wave's last wgmma group left in flight read (a dot inside
+  // for_range, accumulator.hpp), or -1. No copy may refill its slot before that group is waited
+  // for. A group waited for since may leave its number here: the next load that would refill
+  // the slot waits (nothing is in flight, but it costs a second barrier) and clears it.
+  int inflight;
+};
+// A ring's bytes: its slots, an mbarrier per slot, a ring_state per wave.
 constexpr int ring_bytes_for(int tile_bytes, int stages, int waves) {
-  const int b = stages * tile_bytes + 8 * stages + 16 * waves;
+  const int b = stages * tile_bytes + 8 * stages + static_cast<int>(sizeof(ring_state)) * waves;
   return (b + 127) / 128 * 128;
 }
 
@@ -134,23 +145,6 @@ constexpr int first_fmt() {
   return wg_a_tile<R, C, W>() ? fmt_a : wg_b_tile<R, C, W>() ? fmt_bn : fmt_b;
 }
 #endif
-
-// The per-wave bookkeeping of a ring in LDS (see ring_bytes_for).
-struct alignas(8) ring_state {
-  int count;  // tiles issued
-  int fmt;    // the format loads issue unless they step along columns (fmt_for_step)
-  // The tile of this ring that this wave's last wgmma group left in flight read (a dot inside
-  // for_range, accumulator.hpp), or -1. No copy may refill its slot before that group is waited
-  // for. A group waited for since may leave its number here: the next load that would refill
-  // the slot waits (nothing is in flight, but it costs a second barrier) and clears it.
-  int inflight;
-  int unused;
-};
-// The lowest tile number that may not be issued into the ring yet: issuing tile j refills the
-// slot of tile j - stages.
-BV_DI int inflight_bound(const ring_state& st, int stages) {
-  return st.inflight < 0 ? INT_MAX : st.inflight + stages;
-}
 
 // Where a ring is and what it copies from: the part of a block pointer that a view keeps too.
 template <class T, int R, int C, int W>
@@ -603,6 +597,21 @@ BV_DI void ring_issue(const ring_ref<T, R, C, W>& r, int n, bool wait_old, int o
       gpu::prim::lds_addr(r.ring() + slot * r.tile_bytes), bar, o0, o1,
       pairs_aligned(r.base, r.stride0, r.stride1, o1), fmt, r.tmap);
 }
+// After the barrier that precedes refilling slots, with this wave's state st as read before it:
+// the first tile number that may not be issued yet (issuing tile j refills the slot of tile
+// j - stages, and a wgmma group in flight may still read one: ring_state::inflight). If tile t,
+// which the caller issues next, would refill that slot, every wave waits for its own group and
+// meets the others at a second barrier (every wave's state is the same, so all take one branch);
+// then nothing is in flight and nothing bounds the issue.
+template <class T, int R, int C, int W>
+BV_DI int ring_issue_bound(const ring_ref<T, R, C, W>& r, const ring_state& st, int t) {
+  const int bound = st.inflight < 0 ? INT_MAX : st.inflight + r.stages;
+  if (t < bound) return bound;
+  gpu::prim::wgmma_wait0();
+  gpu::prim::barrier();
+  r.state()->inflight = -1;
+  return INT_MAX;
+}
 // Wait for tile t. Only t: cp.async copies land in order (each thread's arrive on t's mbarrier
 // fires after all its earlier copies), TMA copies do not, so a slot is refilled only once its own
 // tile was waited for (ring_load: by this load or an earlier one, or wait_old).
@@ -640,19 +649,12 @@ BV_DI int ring_load(const ring_ref<T, R, C, W>& r, ring_regs& rs, int o0, int o1
     rs.ps0 = s0;
     rs.ps1 = s1;
   }
-  // Every wave is past its use of the tiles it read: a slot may be refilled below.
+  // Every wave is past its use of the tiles it read: a slot may be refilled below, but not one
+  // a wgmma group in flight reads: the prefetch stops short of it (a miss whose own tile goes
+  // there waits first). The test comes after the barrier, so that the barrier does not wait for
+  // the state's load.
   gpu::prim::barrier();
-  // But not a slot a wgmma group in flight reads: the prefetch stops short of it, and a miss whose
-  // own tile goes there first waits for the group, every wave its own, and meets the others at a
-  // second barrier. (The test comes after the first barrier, so that the state's load is not
-  // waited for before it; every wave's copy of the state is the same, so all take one branch.)
-  int bound = inflight_bound(st, S);
-  if (t >= bound) {
-    gpu::prim::wgmma_wait0();
-    gpu::prim::barrier();
-    r.state()->inflight = -1;  // nothing in flight now: later loads prefetch in full again
-    bound = INT_MAX;
-  }
+  const int bound = ring_issue_bound(r, st, t);
   // A miss's own tile first, then the prefetch: keep stages - 1 tiles ahead, into slots older
   // than this tile's; never past the tensor. Tile j is at (o0, o1) + (j - t) * step. (A miss
   // waited for nothing after t yet: those slots' old tiles are waited first.) One call site, so
@@ -681,11 +683,7 @@ BV_DI int ring_refetch(const ring_ref<T, R, C, W>& r, int o0, int o1, int fmt) {
   ring_state* sp = r.state();
   const int t = sp->count;
   gpu::prim::barrier();
-  if (t >= inflight_bound(*sp, r.stages)) {  // as in ring_load
-    gpu::prim::wgmma_wait0();
-    gpu::prim::barrier();
-    sp->inflight = -1;
-  }
+  ring_issue_bound(r, *sp, t);
   ring_issue(r, t, true, o0, o1, fmt);
   sp->count = t + 1;
   sp->fmt = fmt;
@@ -762,7 +760,7 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
       b.rs.last0 = offsets.d0;
       b.rs.last1 = offsets.d1;
       *(reinterpret_cast<detail::ring_state*>(b.meta + 8 * S) + gpu::prim::wave_id()) = {
-          0, detail::first_fmt<R, C, W>(), -1, 0};
+          0, detail::first_fmt<R, C, W>(), -1};
       if (gpu::prim::thread_id() == 0)
         for (int s = 0; s < S; ++s)
           gpu::prim::mbar_init(gpu::prim::lds_addr(b.meta + 8 * s), W * gpu::prim::wave_size);
