@@ -73,14 +73,18 @@ TEST_CASE("attention forward f16 in every target's configuration") {
   }
 }
 
-// The launcher's tile overload, in the variant that reads k and v through block pointers with
-// rings of 2 slots (the rings are the GPU's; the interpreter computes the same values).
-TEST_CASE("attention forward f16 on the tiles given, k and v through block pointers") {
+// The launcher's tile overload, in the variants that read k and v (2), or q, k and v with o in an
+// accumulator (3), through block pointers with rings of 2 slots (the rings are the GPU's; the
+// interpreter computes the same values).
+TEST_CASE("attention forward f16 on the tiles given, through block pointers") {
   const uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);
-  const auto fwd = [](auto&... a) { return kernels::attention_fwd<64, 64, 4, 0, 2, 2>(a...); };
+  const auto fwd2 = [](auto&... a) { return kernels::attention_fwd<64, 64, 4, 0, 2, 2>(a...); };
+  const auto fwd3 = [](auto&... a) { return kernels::attention_fwd<64, 64, 4, 0, 3, 2>(a...); };
   for (bool causal : {false, true}) {
-    check_fwd<half>(1, 2, ragged(rng, 20, 150), 64, causal, seed, fwd);
-    check_fwd<half>(1, 1, ragged(rng, 20, 150), 128, causal, seed + 1, fwd);
+    check_fwd<half>(1, 2, ragged(rng, 20, 150), 64, causal, seed, fwd2);
+    check_fwd<half>(1, 1, ragged(rng, 20, 150), 128, causal, seed + 1, fwd2);
+    check_fwd<half>(1, 2, ragged(rng, 20, 150), 64, causal, seed + 2, fwd3);
+    check_fwd<half>(1, 1, ragged(rng, 20, 150), 128, causal, seed + 3, fwd3);
   }
 }

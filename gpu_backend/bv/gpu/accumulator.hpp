@@ -46,13 +46,17 @@ BV_DI void wgmma_settle() {
   gpu::prim::wgmma_wait0();
 #endif
 }
-// Accumulators that wgmma updates from two rings: f32, whole warpgroups over 64-row blocks (the
-// rows wg_a_tile gives a warpgroup), 128k columns (wg_b_tile).
-template <class T, int R, int C, int W>
+// Accumulators that wgmma updates in the tensor cores' order: f32, whole warpgroups over 64-row
+// blocks (the rows wg_a_tile gives a warpgroup), 128k columns (wg_b_tile: from two rings), or,
+// for dots of 16-bit operands (E), 64k columns (the N of wgmma with a from registers and b from a
+// ring's fmt_wm slot, as the attention forward's p v). Not for other operands: a dot of f32
+// operands (CUDA cores) would convert it to the layout's order and back at every call.
+template <class T, int R, int C, int W, class E = void>
 constexpr bool mma_acc() {
 #if BV_NVIDIA
   constexpr int NR = R / (8 * W);
-  return gpu::prim::has_wgmma && std::is_same_v<T, float> && C % 128 == 0 && (W == 4 || W == 8) &&
+  constexpr bool cols = C % 128 == 0 || (C % 64 == 0 && is_16bit_float<E>);
+  return gpu::prim::has_wgmma && std::is_same_v<T, float> && cols && (W == 4 || W == 8) &&
          R % (16 * W) == 0 && (NR & (NR - 1)) == 0 && gpu::layout2d<R, C, W>::WN == 1;
 #else
   return false;
@@ -148,16 +152,50 @@ struct acc_block {
 #undef BV_ACC_COMPOUND
 };
 
+namespace detail {
+// An operand the same in every column of an R-row block: a scalar, or an R x 1 block (x.col()).
+template <class Y, int R>
+concept col_constant = Scalar<Y> ||
+    (Block<Y>&& shape_of<Y>::rank == 2 && shape_of<Y>::rows == R && shape_of<Y>::cols == 1);
+// acc op y for y the same across each row (the attention forward's acc * alpha.col()): register
+// by register, in the tensor cores' order, since the rows are the layout's: no conversion.
+template <class T, int R, int C, int W, bool F, class Y, class Op>
+BV_DI acc_block<T, R, C, W, F> rowwise(const acc_block<T, R, C, W, F>& x, const Y& y, Op op) {
+  using A = acc_block<T, R, C, W, F>;
+  x.settle();
+  A out;
+#pragma unroll
+  for (int ri = 0; ri < A::NR; ++ri) {
+    const T yr = get<T>(y, part_2{}, ri, 0);
+#pragma unroll
+    for (int ci = 0; ci < A::NC; ++ci) out.v[ri * A::NC + ci] = op(x.v[ri * A::NC + ci], yr);
+  }
+  return out;
+}
+}  // namespace detail
+#define BV_ACC_ROWWISE(op)                                           \
+  template <class T, int R, int C, int W, bool F, class Y>           \
+  requires detail::col_constant<Y, R> BV_DI acc_block<T, R, C, W, F> \
+  operator op(const acc_block<T, R, C, W, F>& x, const Y& y) {       \
+    return detail::rowwise(x, y, [](T a, T b) { return a op b; });   \
+  }
+BV_ACC_ROWWISE(*)
+BV_ACC_ROWWISE(/)
+BV_ACC_ROWWISE(+)
+BV_ACC_ROWWISE(-)
+#undef BV_ACC_ROWWISE
+
 template <class T, int R, int C, int W, bool F>
 inline constexpr bool is_view<acc_block<T, R, C, W, F>> = true;
 
-// accumulator<T, M, N>(p): an M x N block of zeros for dot to accumulate into.
-template <class T, int... D, int W>
-BV_DI auto accumulator(const program<W>& p) {
+// accumulator<T, M, N>(p): an M x N block of zeros for dot to accumulate into;
+// accumulator<T, M, N>(p, dtype<E>{}): the same for dots of E operands.
+template <class T, int... D, int W, class E = void>
+BV_DI auto accumulator(const program<W>& p, dtype<E> = {}) {
   static_assert(sizeof...(D) == 2,
                 "accumulator<T, M, N>(p) is dot's M x N accumulator: give it two dimensions.");
   constexpr int dims[] = {D...};
-  if constexpr (detail::mma_acc<T, dims[0], dims[1], W>()) {
+  if constexpr (detail::mma_acc<T, dims[0], dims[1], W, E>()) {
     acc_block<T, dims[0], dims[1], W> a;
 #pragma unroll
     for (int i = 0; i < a.NR * a.NC; ++i) a.v[i] = T(0);
@@ -169,7 +207,8 @@ BV_DI auto accumulator(const program<W>& p) {
 
 // dot(a, b, acc) into an acc_block: from two rings with no conversion (a's slot in fmt_a, b's in
 // fmt_bn, each copied again first if refilled since or in another format; b's ring then issues
-// fmt_bn from its next load on), anything else through the layout's order.
+// fmt_bn from its next load on), or a from registers and b from a ring (its slot in fmt_wm, rows
+// in a's registers' k order, columns natural), anything else through the layout's order.
 template <class X, class Y, class C, int M, int N, int W, bool F>
 BV_DI acc_block<C, M, N, W, F> dot(const X& x, const Y& y, const acc_block<C, M, N, W, F>& acc) {
   constexpr int K = detail::dot_k<X, Y, M, N>();
@@ -183,6 +222,19 @@ BV_DI acc_block<C, M, N, W, F> dot(const X& x, const Y& y, const acc_block<C, M,
       if (detail::in_two_rings(x, y)) {
         acc_block<C, M, N, W, F> out = acc;
         detail::ring_dot<detail::fmt_bn, M, K, N, W, F>(x, y, out);
+        return out;
+      }
+    }
+  }
+  if constexpr (Block<X> && is_bp_tile<Y>) {
+    using AX = typename X::value_type;
+    using BY = typename Y::value_type;
+    if constexpr (std::is_same_v<AX, BY> && detail::use_tensor_cores<AX, BY, C, M, N, K, W>() &&
+                  std::is_same_v<C, float> && detail::wg_rs_dot<false, M, K, N, W>()) {
+      if (y.in_ring()) {
+        acc.settle();
+        acc_block<C, M, N, W, F> out = acc;
+        detail::ring_rs_dot<false, M, K, N, W, detail::fmt_wm>(x, y, out);
         return out;
       }
     }

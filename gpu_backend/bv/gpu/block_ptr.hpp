@@ -34,7 +34,8 @@
 // it (so a loop that runs to the end of K leaves no copy in flight when the program ends).
 //
 // On sm_90a the Tensor Memory Accelerator copies the tiles wgmma reads in place (fmt_a of an A
-// tile, fmt_bn of a B tile; ring_copy_tma): make_block_ptr builds a tensor map of the tensor in
+// tile, fmt_bn of a B tile, ring_copy_tma; fmt_wm of a tile that is neither, through a 5-D map
+// whose dimensions put its rows in mma order): make_block_ptr builds a tensor map of the tensor in
 // global memory the launch gives each program (runtime.hpp; a 16-byte aligned base, unit column
 // stride, rows a multiple of 16 bytes apart, at most tmap_rings rings a program), and a few
 // threads issue a tile's boxes where every thread issued its cp.async copies. The image is the
@@ -105,18 +106,26 @@ constexpr int ring_bytes_for(int tile_bytes, int stages, int waves) {
 //  - fmt_wr: the B operand of wgmma with a in registers (dot.hpp's wg_rs_dot), as the tile b
 //    itself (N-major) or as the N x K tile whose transpose b is (K-major): stage_wg's image, rows
 //    and columns in mma_order (k then lies as a's registers do, n as the accumulator's columns):
-//    pairs go by 4-byte cp.async.
+//    pairs go by 4-byte cp.async;
+//  - fmt_wm: stage_wg's image with rows in mma_order and columns in natural order: the B operand
+//    of wgmma as the N x K tile whose transpose b is (K-major) with a read from an fmt_a slot
+//    (k natural, n the accumulator's columns: dot(q, trans(k)) over two rings), or as the tile b
+//    itself (N-major) with a in registers (k as a's registers lie) into an accumulator in the
+//    tensor cores' order (n natural: accumulator.hpp): 16-byte cp.async, or the TMA, for the
+//    tiles wm_chunk_tile names (others element by element).
 // All swizzle the 16-byte chunks of a row (swz, or wgmma's 128-byte swizzle). A load issues fmt_a
 // when its block pointer steps along its columns (K for an A operand); otherwise the format the
 // ring's last copy-again asked for (a dot's, for its operand's role), and before any, the one the
 // tile's shape suggests (first_fmt). dot copies a tile again in the format its role needs when the
 // slot holds another.
-inline constexpr int fmt_b = 0, fmt_a = 1, fmt_bn = 2, fmt_wr = 3;
+inline constexpr int fmt_b = 0, fmt_a = 1, fmt_bn = 2, fmt_wr = 3, fmt_wm = 4;
 #if BV_NVIDIA
 template <int R, int C, int W>
 BV_DI int img_index(int fmt, int row, int col) {
-  if constexpr (C % 64 == 0)
+  if constexpr (C % 64 == 0) {
     if (fmt == fmt_wr) return wg_img<R, C>(mma_order(row), mma_order(col));
+    if (fmt == fmt_wm) return wg_img<R, C>(mma_order(row), col);
+  }
   if (fmt == fmt_a) {
     if constexpr (wg_a_tile<R, C, W>()) {
       const int P = wg_row<R, W>(row);
@@ -145,6 +154,22 @@ constexpr int first_fmt() {
   return wg_a_tile<R, C, W>() ? fmt_a : wg_b_tile<R, C, W>() ? fmt_bn : fmt_b;
 }
 #endif
+
+// Tiles whose fmt_wm images go by the TMA or 16-byte copies: on sm_90a, 64k columns, and neither a
+// wgmma A nor a wgmma B tile of a dot from two rings (wg_a_tile, wg_b_tile; the attention forward's
+// 64 x 64 k and v are neither). A tile that is one copies fmt_wm element by element (correct,
+// slow): the format of a ring is known only at run time, so a ring's load holds the code of every
+// format its tile can take, and for those tiles the 16-byte fmt_wm copies cost kernels that never
+// use them registers (the attention backward's dK/dV at head dimension 128 spilled 24 bytes more
+// and took 4% longer on an H200).
+template <int R, int C, int W>
+constexpr bool wm_chunk_tile() {
+#if BV_NVIDIA
+  return gpu::prim::has_wgmma && C % 64 == 0 && !wg_a_tile<R, C, W>() && !wg_b_tile<R, C, W>();
+#else
+  return false;
+#endif
+}
 
 // Where a ring is and what it copies from: the part of a block pointer that a view keeps too.
 template <class T, int R, int C, int W>
@@ -214,7 +239,7 @@ struct bp_tile {
   int off0, off1;
   bool check0, check1;
   int t;    // tile number in the ring (when src.stages > 0)
-  int fmt;  // the format of its slot's image (block_ptr.hpp's fmt_a / fmt_b)
+  int fmt;  // the format of its slot's image (block_ptr.hpp's fmt_a / fmt_b / ...)
 
   BV_DI bool in_ring() const { return src.stages > 0; }
   // Whether the slot still holds this tile (not refilled by a later load of the ring).
@@ -311,7 +336,9 @@ BV_DI auto tile_mask(int off0, int off1, int shape0, int shape1, bool check0, bo
 // RPS rows further per step a and LPR chunks further per step g; as above, the swizzled LDS
 // address of copy (a, g) is the lane's address XOR a constant plus an immediate. Chunks partly
 // outside the tensor copy their inside part and zero-fill the rest.
-template <class U, int R, int C, int W>
+// F: fmt_wm, or -1 for fmt_a and fmt_bn (fmt tells which): the fmt_wm copies are a second
+// instantiation, only for the tiles wm_chunk_tile names.
+template <class U, int R, int C, int W, int F>
 BV_DI void ring_copy16(const U* base, int shape0, int shape1, int stride0, uint32_t img,
                        uint32_t bar, int o0, int o1, int fmt) {
   constexpr int CPR = C / 8;                // chunks per row
@@ -325,6 +352,15 @@ BV_DI void ring_copy16(const U* base, int shape0, int shape1, int stride0, uint3
   const int lane = gpu::prim::lane_id(), w = gpu::prim::wave_id();
   const int rl = RPI * w + lane / LPR, ch = lane % LPR;
   auto dst = [&](int a, int g) -> uint32_t {
+    if constexpr (F == fmt_wm) {
+      // stage_wg's blocks with rows in mma_order: a bit permutation, so for RPS a power of two
+      // (rl < RPS) the row of copy a is mma_order(rl) | mma_order(RPS a), and its swizzle the
+      // lane's XOR a constant.
+      const int c = ch + LPR * g;
+      const int P =
+          (RPS & (RPS - 1)) == 0 ? (mma_order(rl) | mma_order(RPS * a)) : mma_order(rl + RPS * a);
+      return img + 2 * ((c >> 3) * R * 64 + P * 64) + 16 * ((c ^ P) & 7);
+    }
     if constexpr (wg_b_tile<R, C, W>()) {
       if (fmt == fmt_bn) {
         // 64-column blocks of R rows of 128 bytes, chunk c of row r at c ^ (r % 8) (where RPS
@@ -561,10 +597,29 @@ BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int str
       return;
     }
   }
-  if ((fmt == fmt_a || (wg_b_tile<R, C, W>() && fmt == fmt_bn)) && base_aligned && stride1 == 1 &&
-      stride0 % 8 == 0 && o1 % 8 == 0 && reinterpret_cast<uintptr_t>(base) % 16 == 0) {
-    ring_copy16<U, R, C, W>(base, shape0, shape1, stride0, img, bar, o0, o1, fmt);
+  if constexpr (gpu::prim::has_tma && wm_chunk_tile<R, C, W>()) {
+    // fmt_wm through its 5-D map (make_block_ptr): a box per 64-column block for a tile of whole
+    // 32-row groups inside the tensor's rows (the map's dimensions cannot bound a row past the
+    // end); others by 16-byte copies.
+    if (tmap != nullptr && fmt == fmt_wm && o1 % 8 == 0 && o0 % 32 == 0 && o0 >= 0 &&
+        o0 + R <= shape0) {
+      tma_boxes<C / 64, W>(bar, 128u * R, [&](int b) {
+        gpu::prim::tma_load<5>(img + b * R * 128, tmap, o1 + 64 * b, o0 / 32, bar);
+      });
+      return;
+    }
+  }
+  const bool chunks = base_aligned && stride1 == 1 && stride0 % 8 == 0 && o1 % 8 == 0 &&
+                      reinterpret_cast<uintptr_t>(base) % 16 == 0;
+  if ((fmt == fmt_a || (wg_b_tile<R, C, W>() && fmt == fmt_bn)) && chunks) {
+    ring_copy16<U, R, C, W, -1>(base, shape0, shape1, stride0, img, bar, o0, o1, fmt);
     return;
+  }
+  if constexpr (wm_chunk_tile<R, C, W>()) {
+    if (fmt == fmt_wm && chunks) {
+      ring_copy16<U, R, C, W, fmt_wm>(base, shape0, shape1, stride0, img, bar, o0, o1, fmt);
+      return;
+    }
   }
   if constexpr (C % 64 == 0 && gpu::prim::has_wgmma) {
     if (fmt == fmt_wr) {
@@ -765,7 +820,8 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
         for (int s = 0; s < S; ++s)
           gpu::prim::mbar_init(gpu::prim::lds_addr(b.meta + 8 * s), W * gpu::prim::wave_size);
       if constexpr (gpu::prim::has_tma &&
-                    (detail::wg_a_tile<R, C, W>() || detail::wg_b_tile<R, C, W>())) {
+                    (detail::wg_a_tile<R, C, W>() || detail::wg_b_tile<R, C, W>() ||
+                     detail::wm_chunk_tile<R, C, W>())) {
         // A tensor map where the TMA can copy the tiles (a 16-byte aligned base, unit column
         // stride, rows a multiple of 16 bytes apart), in the launch's global memory for this
         // program's maps, built by wave 0 in the first slot (not yet used).
@@ -773,15 +829,23 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
         const int pid = p.id(0) + p.num_programs(0) * (p.id(1) + p.num_programs(1) * p.id(2));
         if (p.tmaps != nullptr && p.tma_list != nullptr && i < p.tmap_rings &&
             pid < p.tmap_programs && strides.d1 == 1 && strides.d0 > 0 && strides.d0 % 8 == 0 &&
-            shape.d0 > 0 && shape.d1 > 0 && reinterpret_cast<uintptr_t>(base.p) % 16 == 0) {
+            shape.d0 >= (detail::wm_chunk_tile<R, C, W>() ? 32 : 1) && shape.d1 > 0 &&
+            reinterpret_cast<uintptr_t>(base.p) % 16 == 0) {
           unsigned char* map = p.tmaps + 256 * (pid * p.tmap_rings + i);
+          const uint64_t rb = 2ull * strides.d0;  // bytes a row
           if (gpu::prim::wave_id() == 0) {
-            gpu::prim::tmap_build(slots, map, base.p, shape.d1, shape.d0, 2ull * strides.d0, 64,
-                                  detail::tma_box_rows<R, C, W>());
-            if constexpr (detail::wg_a_tile<R, C, W>())  // and ring_copy_tma's 64-row boxes
-              gpu::prim::tmap_build(slots + 128, map + 128, base.p, shape.d1, shape.d0,
-                                    2ull * strides.d0, 64, 8, 2, 2ull * 8 * W * strides.d0, 4,
-                                    2ull * 8 * strides.d0);
+            if constexpr (detail::wm_chunk_tile<R, C, W>()) {
+              // fmt_wm's rows in mma_order (ring_copy_tma): a row r = 32 g + 8 l + 2 m + e at
+              // image row 32 g + 8 m + 2 l + e, as the dimensions (columns, e, l, m, g).
+              gpu::prim::tmap_build(slots, map, base.p, shape.d1, 2, rb, 64, 2, 4, 8 * rb, 4,
+                                    2 * rb, shape.d0 / 32, 32 * rb, R / 32);
+            } else {
+              gpu::prim::tmap_build(slots, map, base.p, shape.d1, shape.d0, rb, 64,
+                                    detail::tma_box_rows<R, C, W>());
+              if constexpr (detail::wg_a_tile<R, C, W>())  // and ring_copy_tma's 64-row boxes
+                gpu::prim::tmap_build(slots + 128, map + 128, base.p, shape.d1, shape.d0, rb, 64, 8,
+                                      2, 8 * W * rb, 4, 8 * rb);
+            }
             gpu::prim::fence_proxy_async();  // the slot's generic writes before the TMA's
           }
           p.tma_list->meta[i] = gpu::prim::lds_addr(b.meta);  // for the program's end
@@ -827,7 +891,7 @@ BV_DI typename bp_tile<T, R, C, W>::block_type bp_tile<T, R, C, W>::get() const 
 #if BV_NVIDIA
   if constexpr (detail::ring_tile<T, R, C, W>()) {
     if (in_ring()) {
-      // From the slot image (either format, swizzled): pairs are contiguous.
+      // From the slot image (any format, swizzled): pairs are contiguous.
       bp_tile v = *this;
       const U* img = v.slot();
       const int fmt = v.fmt;
@@ -924,6 +988,17 @@ BV_DI auto dot_zeros() {
   return acc;
 }
 
+// dot(x, trans(y)) of two tiles in two rings that wgmma reads in place: x an A tile (fmt_a), y
+// an N x K tile whose fmt_wm image is b K-major, its rows (n) in mma_order so that the
+// accumulator's columns are the layout's (the attention forward's q k^T).
+template <int M, int K, int N, int W>
+constexpr bool wg_kmajor_dot() {
+#if BV_NVIDIA
+  return wg_a_tile<M, K, W>() && K % 64 == 0 && N % 64 == 0 && N <= 256;
+#else
+  return false;
+#endif
+}
 #if BV_NVIDIA
 // acc += x @ y for two views in two different rings, read in place: x from its fmt_a slot, y
 // from its slot in format BF (fmt_b for an accumulator in the layout's order, fmt_bn for one in
@@ -933,7 +1008,10 @@ BV_DI auto dot_zeros() {
 // does not). A tile whose slot was refilled, or holds another format, is copied again first (its
 // own ring only, so the other stays). Keep: wgmma's group is left in flight, and each ring
 // records the tile it reads (ring_state::inflight), so that no copy refills those slots first.
-template <int BF, int M, int K, int N, int W, bool Keep = false, class X, class Y, class Acc>
+// BT: y is the N x K tile whose transpose is b (dot(x, trans(y))), read K-major by wgmma from its
+// fmt_wm slot (wg_kmajor_dot).
+template <int BF, int M, int K, int N, int W, bool Keep = false, bool BT = false, class X, class Y,
+          class Acc>
 BV_DI void ring_dot(const X& x, const Y& y, Acc& acc) {
   using AX = typename X::value_type;
   X xv = x;
@@ -943,9 +1021,10 @@ BV_DI void ring_dot(const X& x, const Y& y, Acc& acc) {
   const int xn = *xv.src.count(), yn = *yv.src.count();
   if (!xv.fresh_at(xn) | (xv.fmt != fmt_a)) xv.refetch(fmt_a);
   if (!yv.fresh_at(yn) | (yv.fmt != BF)) yv.refetch(BF);
-  constexpr bool wb = wg_b_tile<K, N, W>();
+  constexpr bool wb = BT || wg_b_tile<K, N, W>();
+  static_assert(!BT || wg_kmajor_dot<M, K, N, W>(), "internal: see wg_kmajor_dot");
   if constexpr (wg_a_tile<M, K, W>() && wb) {
-    wgmma_core<AX, M, K, N, W, Keep>(xv.src.slot_ptr(xv.t), yv.src.slot_ptr(yv.t), acc);
+    wgmma_core<AX, M, K, N, W, Keep, BT>(xv.src.slot_ptr(xv.t), yv.src.slot_ptr(yv.t), acc);
     if constexpr (Keep) {
       xv.src.set_inflight(xv.t);
       yv.src.set_inflight(yv.t);
@@ -955,14 +1034,15 @@ BV_DI void ring_dot(const X& x, const Y& y, Acc& acc) {
                                                yv.src.slot_ptr(yv.t), acc);
 }
 // acc += a @ b, a in registers, b (BT false) or b's transpose (BT true) the tile view y in a
-// ring, read in place by wgmma (wgmma_rs_core) from y's slot in fmt_wr; a slot refilled since, or
-// holding another format, is copied again first (and the ring then issues fmt_wr from its next
-// load on).
-template <bool BT, int M, int K, int N, int W, class A, class Y>
-BV_DI void ring_rs_dot(const basic_block<A, shape<M, K>, W>& a, const Y& y,
-                       basic_block<float, shape<M, N>, W>& acc) {
+// ring, read in place by wgmma (wgmma_rs_core) from y's slot in format F: fmt_wr for an
+// accumulator in the layout's order, fmt_wm (N-major only) for one in the tensor cores' order
+// (accumulator.hpp). A slot refilled since, or holding another format, is copied again first (and
+// the ring then issues F from its next load on).
+template <bool BT, int M, int K, int N, int W, int F = fmt_wr, class A, class Y, class Acc>
+BV_DI void ring_rs_dot(const basic_block<A, shape<M, K>, W>& a, const Y& y, Acc& acc) {
+  static_assert(F == fmt_wr || !BT, "internal: fmt_wm feeds a K-major b only from an fmt_a slot");
   Y yv = y;
-  if (!yv.fresh() | (yv.fmt != fmt_wr)) yv.refetch(fmt_wr);
+  if (!yv.fresh() | (yv.fmt != F)) yv.refetch(F);
   gpu::prim::fence_proxy_async();  // the copies, visible to wgmma's reads
   wgmma_rs_core<BT, A, M, K, N, W>(a_regs<A, M, K, W>{a}, yv.src.slot_ptr(yv.t), acc);
 }
@@ -1068,9 +1148,10 @@ BV_DI decltype(auto) dot_operand(const X& x) {
 }
 }  // namespace detail
 
-// dot with a transposed tile view (dot(q, trans(k)) over a ring of k). a in registers and the
-// tile in a ring, on sm_90a where wg_rs_dot allows: wgmma reads the tile's slot in place
-// (ring_rs_dot); anything else takes the lazy transpose of the materialised tile.
+// dot with a transposed tile view (dot(q, trans(k)) over a ring of k), on sm_90a: a in registers
+// and the tile in a ring, where wg_rs_dot allows, or a a tile too, in another ring, where
+// wg_kmajor_dot allows: wgmma reads the slots in place (ring_rs_dot, ring_dot); anything else
+// takes the lazy transpose of the materialised tile.
 template <class X, class Y, class C, int M, int N, int W>
 requires((is_bp_trans<X> || is_bp_trans<Y>)&&(View<X> || Block<X>)&&(View<Y> || Block<Y>)) BV_DI
     basic_block<C, shape<M, N>, W> dot(const X& x, const Y& y,
@@ -1079,6 +1160,18 @@ requires((is_bp_trans<X> || is_bp_trans<Y>)&&(View<X> || Block<X>)&&(View<Y> || 
   using AX = typename std::remove_cvref_t<X>::value_type;
   detail::check_dot_shapes<AX, M, K, N, W>();
 #if BV_NVIDIA
+  if constexpr (is_bp_tile<X> && is_bp_trans<Y>) {
+    using BY = typename Y::value_type;
+    if constexpr (std::is_same_v<AX, BY> && std::is_same_v<C, float> &&
+                  detail::use_tensor_cores<AX, BY, C, M, N, K, W>() &&
+                  detail::wg_kmajor_dot<M, K, N, W>()) {
+      if (detail::in_two_rings(x, y.src)) {
+        basic_block<C, shape<M, N>, W> out = acc;
+        detail::ring_dot<detail::fmt_wm, M, K, N, W, false, true>(x, y.src, out);
+        return out;
+      }
+    }
+  }
   if constexpr (Block<X> && is_bp_trans<Y>) {
     using BY = typename Y::value_type;
     if constexpr (std::is_same_v<AX, BY> && std::is_same_v<C, float> &&

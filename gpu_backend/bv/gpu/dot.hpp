@@ -334,24 +334,43 @@ struct wg_acc {
   }
 };
 
-// The wgmma product acc += a @ b (sm_90a) from two LDS images in wgmma's layouts (block_ptr.hpp's
-// wg_a_tile / wg_b_tile images): warpgroup wg takes the 64-row blocks wg * NB .. wg * NB + NB - 1
-// of a's image (its waves' rows), the whole of b, K / 16 steps of one wgmma per 64-row block and
-// 128 columns; the accumulator registers are the 2-D layout's (register pair q of row register
-// 2 b + h is mma n-tile q of half h of block b: the same pairing as mma_core's). Keep: the group
-// is left in flight (waited for down to the one before it), for a caller that waits for it
-// before anything else reads acc (accumulator.hpp's for_range).
-template <class A, int M, int K, int N, int W, bool Keep = false, class Acc>
+// Where wgmma reads b in LDS: K x N N-major (BT false: 64-column blocks of n, K rows each, the
+// leading byte offset between blocks; a k-step is 16 rows, 2048 bytes), or as the N x K block
+// whose transpose b is, K-major (BT true: rows n of 128 bytes of k, 8-row atoms 1024 bytes apart;
+// a k-step is 32 bytes along a row, 64 k a block of N rows). wg_b_desc is the descriptor of the
+// image at bs, wg_b_off the offset of k-step ks and chunk nh of NW columns of n.
+template <bool BT, int K>
+BV_DI gpu::prim::wgmma_desc wg_b_desc(uint32_t bs) {
+  return gpu::prim::wgmma_desc(bs, BT ? 16 : K * 128, 1024);
+}
+template <bool BT, int K, int N, int NW>
+BV_HD constexpr uint32_t wg_b_off(int ks, int nh) {
+  if constexpr (BT)
+    return (ks / 4) * N * 128 + (ks % 4) * 32 + nh * NW * 128;
+  else
+    return ks * 2048 + nh * (NW / 64) * K * 128;
+}
+// The wgmma product acc += a @ b (sm_90a) from two LDS images in wgmma's layouts: a's
+// (block_ptr.hpp's wg_a_tile image), b's N-major (BT false; wg_b_tile) or K-major (BT true: the
+// image of the N x K block whose transpose b is, rows in mma_order: block_ptr.hpp's fmt_wm).
+// Warpgroup wg takes the 64-row blocks wg * NB .. wg * NB + NB - 1 of a's image (its waves' rows),
+// the whole of b, K / 16 steps of one wgmma per 64-row block and 128 (or, for N = 64, 64) columns;
+// the accumulator registers are the 2-D layout's (register pair q of row register 2 b + h is mma
+// n-tile q of half h of block b: the same pairing as mma_core's). Keep: the group is left in flight
+// (waited for down to the one before it), for a caller that waits for it before anything else reads
+// acc (accumulator.hpp's for_range).
+template <class A, int M, int K, int N, int W, bool Keep = false, bool BT = false, class Acc>
 BV_DI void wgmma_core(const A* As, const A* Bs, Acc& acc) {
   using O = basic_block<float, shape<M, N>, W>;
   static_assert(Acc::NR == O::NR && Acc::NC == O::NC, "internal: an accumulator of M x N");
-  constexpr int NR = O::NR, NC = O::NC, NB = NR / 2, NH = N / 128;
-  static_assert(NC == N / 4 && NR % 2 == 0 && N % 128 == 0 && K % 16 == 0,
+  constexpr int NR = O::NR, NC = O::NC, NB = NR / 2;
+  constexpr int NW = N % 128 == 0 ? 128 : 64, NH = N / NW;  // wgmma width, chunks of n
+  static_assert(NC == N / 4 && NR % 2 == 0 && N % 64 == 0 && K % 16 == 0,
                 "internal: wgmma tiles (block_ptr.hpp's wg_a_tile / wg_b_tile)");
   const int wg = gpu::prim::wave_id() / 4;
   const gpu::prim::wgmma_desc da(gpu::prim::lds_addr(As) + 8192u * (wg * NB), 16, 1024);
-  const gpu::prim::wgmma_desc db(gpu::prim::lds_addr(Bs), K * 128, 1024);
-  wg_acc<128, NB, NH> d;  // NB row blocks, NH halves of 128 columns
+  const gpu::prim::wgmma_desc db = wg_b_desc<BT, K>(gpu::prim::lds_addr(Bs));
+  wg_acc<NW, NB, NH> d;  // NB row blocks, NH chunks of NW columns
   d.load(acc);
   gpu::prim::fence_proxy_async();
   gpu::prim::wgmma_fence();
@@ -361,8 +380,8 @@ BV_DI void wgmma_core(const A* As, const A* Bs, Acc& acc) {
     for (int b = 0; b < NB; ++b)
 #pragma unroll
       for (int nh = 0; nh < NH; ++nh)
-        gpu::prim::wgmma_64x128x16<A>(d.d[b][nh], da + (8192u * b + 32u * ks),
-                                      db + (2048u * ks + 256u * K * nh));
+        gpu::prim::wgmma_ss_64xNx16<A, NW, BT ? 0 : 1>(d.d[b][nh], da + (8192u * b + 32u * ks),
+                                                       db + wg_b_off<BT, K, N, NW>(ks, nh));
   gpu::prim::wgmma_commit();
   if constexpr (Keep)
     gpu::prim::wgmma_wait1();
@@ -402,23 +421,14 @@ BV_DI void stage_wg(T* s, const basic_block<T, shape<R, C>, W>& x) {
 }
 // acc += a @ b by wgmma from a's registers and stage_wg's image Bs of b (BT false: b's K x N
 // block, N-major) or of the N x K block whose transpose b is (BT true, K-major).
-template <bool BT, class A, int M, int K, int N, int W, class ASrc>
-BV_DI void wgmma_rs_core(const ASrc& asrc, const A* Bs, basic_block<float, shape<M, N>, W>& acc) {
+template <bool BT, class A, int M, int K, int N, int W, class ASrc, class Acc>
+BV_DI void wgmma_rs_core(const ASrc& asrc, const A* Bs, Acc& acc) {
   using O = basic_block<float, shape<M, N>, W>;
+  static_assert(Acc::NR == O::NR && Acc::NC == O::NC, "internal: an accumulator of M x N");
   constexpr int NC = O::NC, NP = O::NR / 2;
   constexpr int NW = N % 128 == 0 ? 128 : 64, NH = N / NW;  // wgmma width, chunks of n
   static_assert(NC == N / 4 && O::NR % 2 == 0, "internal: wgmma rows come in pairs");
-  const uint32_t bs = gpu::prim::lds_addr(Bs);
-  // K-major (BT): rows n of 128 bytes of k, 8-row atoms 1024 bytes apart; a k-step is 32 bytes
-  // along a row, 64 k a block of N rows. N-major: a k-step is 16 rows (2048 bytes), a 64-column
-  // block of n K rows (the leading byte offset between a wgmma's two blocks at N = 128).
-  const gpu::prim::wgmma_desc db(bs, BT ? 16 : K * 128, 1024);
-  auto boff = [](int ks, int nh) -> uint32_t {
-    if constexpr (BT)
-      return (ks / 4) * N * 128 + (ks % 4) * 32 + nh * NW * 128;
-    else
-      return ks * 2048 + nh * (NW / 64) * K * 128;
-  };
+  const gpu::prim::wgmma_desc db = wg_b_desc<BT, K>(gpu::prim::lds_addr(Bs));
   // Every register wgmma reads (a's fragments, the accumulators) is defined before wgmma.fence
   // (the accumulators pinned, a's fragments made by own_reg's volatile asm): otherwise the
   // compiler may compute a's values (a conversion, a product) between the fence and the wgmma
@@ -452,7 +462,7 @@ BV_DI void wgmma_rs_core(const ASrc& asrc, const A* Bs, basic_block<float, shape
 #pragma unroll
         for (int nh = 0; nh < NH; ++nh)
           gpu::prim::wgmma_rs_64xNx16<A, NW, BT ? 0 : 1>(d.d[p][nh], af[ks][p],
-                                                         db + boff(k0 + ks, nh));
+                                                         db + wg_b_off<BT, K, N, NW>(k0 + ks, nh));
     gpu::prim::wgmma_commit();
     gpu::prim::wgmma_wait0();
   }

@@ -294,10 +294,11 @@ BV_DI void mbar_wait(uint32_t bar, int parity) {
 #endif
 }
 // wgmma (sm_90a: nvcc -arch=sm_90a): one warpgroup (4 consecutive warps) multiplies a 64 x 16
-// tile of A by a 16 x 128 tile of B, both read from LDS through matrix descriptors, into 64 f32
-// accumulators per thread (warp w4 of the group: rows 16 w4 + g and + 8, columns 8 j + 2 t + e in
-// d[4 j + 2 h + e]; g = lane / 4, t = lane % 4), as mma.sync's m16n8 tiles side by side. A is
-// K-major (its rows contiguous), B N-major (imm-trans-b), both in the 128-byte swizzle.
+// tile of A by a 16 x N tile of B (N = 64 or 128), both read from LDS through matrix descriptors,
+// into N / 2 f32 accumulators per thread (warp w4 of the group: rows 16 w4 + g and + 8, columns
+// 8 j + 2 t + e in d[4 j + 2 h + e]; g = lane / 4, t = lane % 4), as mma.sync's m16n8 tiles side
+// by side. A is K-major (its rows contiguous), B N-major (imm-trans-b) or K-major, both in the
+// 128-byte swizzle.
 // Asynchronous: wgmma_fence before, wgmma_commit and wgmma_wait0 after; LDS written by the
 // generic proxy (cp.async) is made visible to wgmma by fence_proxy_async.
 inline constexpr bool has_wgmma =
@@ -385,31 +386,50 @@ BV_DI void wgmma_wait1() {
   "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, "  \
   "%36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, "  \
   "%53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}"
-#define BV_WGMMA_F32_M64N128K16(ab)                                              \
+// Both operands from LDS (TransB 1: B N-major; 0: K-major, each of B's columns contiguous in k):
+// N = 64 or 128.
+#define BV_WGMMA_SS_F32_M64N64K16(ab)                                           \
+  asm volatile(                                                                 \
+      "{\n .reg .pred p;\n .reg .b64 da, db;\n setp.ne.b32 p, %36, 0;\n"        \
+      " mov.b64 da, {%32, %33};\n mov.b64 db, {%34, %35};\n"                    \
+      " wgmma.mma_async.sync.aligned.m64n64k16.f32." ab "." ab " " BV_WGMMA_R32 \
+      ", da, db, p, 1, 1, 0, %37;\n}\n"                                         \
+      : BV_WGMMA_D32                                                            \
+      : "r"(da.lo), "r"(da.hi), "r"(db.lo), "r"(db.hi), "r"(1), "n"(TransB))
+#define BV_WGMMA_SS_F32_M64N128K16(ab)                                           \
   asm volatile(                                                                  \
       "{\n .reg .pred p;\n .reg .b64 da, db;\n setp.ne.b32 p, %68, 0;\n"         \
       " mov.b64 da, {%64, %65};\n mov.b64 db, {%66, %67};\n"                     \
       " wgmma.mma_async.sync.aligned.m64n128k16.f32." ab "." ab " " BV_WGMMA_R64 \
-      ", da, db, p, 1, 1, 0, 1;\n}\n"                                            \
+      ", da, db, p, 1, 1, 0, %69;\n}\n"                                          \
       : BV_WGMMA_D64                                                             \
-      : "r"(da.lo), "r"(da.hi), "r"(db.lo), "r"(db.hi), "r"(1))
-template <class T>
-BV_DI void wgmma_64x128x16(float (&d)[64], wgmma_desc da, wgmma_desc db) {
+      : "r"(da.lo), "r"(da.hi), "r"(db.lo), "r"(db.hi), "r"(1), "n"(TransB))
+template <class T, int N, int TransB>
+BV_DI void wgmma_ss_64xNx16(float (&d)[N / 2], wgmma_desc da, wgmma_desc db) {
+  static_assert(N == 64 || N == 128, "internal: wgmma from LDS takes N = 64 or 128");
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  if constexpr (std::is_same_v<T, half>)
-    BV_WGMMA_F32_M64N128K16("f16");
-  else
-    BV_WGMMA_F32_M64N128K16("bf16");
+  if constexpr (N == 64) {
+    if constexpr (std::is_same_v<T, half>)
+      BV_WGMMA_SS_F32_M64N64K16("f16");
+    else
+      BV_WGMMA_SS_F32_M64N64K16("bf16");
+  } else {
+    if constexpr (std::is_same_v<T, half>)
+      BV_WGMMA_SS_F32_M64N128K16("f16");
+    else
+      BV_WGMMA_SS_F32_M64N128K16("bf16");
+  }
 #else
   (void)d, (void)da, (void)db;
   __trap();  // unreachable: dot only picks wgmma on sm_90a
 #endif
 }
-#undef BV_WGMMA_F32_M64N128K16
+#undef BV_WGMMA_SS_F32_M64N64K16
+#undef BV_WGMMA_SS_F32_M64N128K16
 // wgmma with A in registers: warp w4 of the warpgroup gives rows 16 w4 .. 16 w4 + 15 of the
 // 64 x 16 A as mma.sync's m16n8k16 A fragment (a[0..3]), B is read through a descriptor
 // (TransB 0: K-major, each of B's columns contiguous in k; 1: N-major), and the N / 2 accumulators
-// lie as in wgmma_64x128x16. Used by dot for an a in registers (dot.hpp, wg_rs_dot).
+// lie as in wgmma_ss_64xNx16. Used by dot for an a in registers (dot.hpp, wg_rs_dot).
 #define BV_WGMMA_RS_F32_M64N64K16(ab)                                           \
   asm volatile(                                                                 \
       "{\n .reg .pred p;\n .reg .b64 db;\n setp.ne.b32 p, %38, 0;\n"            \
@@ -477,10 +497,12 @@ BV_DI uint32_t dyn_lds_bytes() {
 // a barrier.
 inline constexpr bool has_tma = has_wgmma;
 // Two more dimensions (n2 > 1): n2 copies of the 2-D tensor, bytes2 apart, and n3 copies of
-// those, bytes3 apart, a box taking all of them (box rows, then the next copy's).
+// those, bytes3 apart, a box taking all of them (box rows, then the next copy's); a fifth (n4 >
+// 1): n4 copies of those, bytes4 apart, box4 of them a box.
 BV_DI void tmap_build(uint32_t lds, void* map, const void* base, uint32_t cols, uint32_t rows,
                       uint64_t row_bytes, uint32_t box_cols, uint32_t box_rows, uint32_t n2 = 1,
-                      uint64_t bytes2 = 0, uint32_t n3 = 1, uint64_t bytes3 = 0) {
+                      uint64_t bytes2 = 0, uint32_t n3 = 1, uint64_t bytes3 = 0, uint32_t n4 = 1,
+                      uint64_t bytes4 = 0, uint32_t box4 = 1) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   asm volatile("st.shared.u32 [%0], 0;" ::"r"(lds + 4 * lane_id()) : "memory");
   __syncwarp();
@@ -515,6 +537,15 @@ BV_DI void tmap_build(uint32_t lds, void* map, const void* base, uint32_t cols, 
           "tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%0], 3, 1;\n" ::"r"(lds),
           "r"(n2), "l"(bytes2), "r"(n3), "l"(bytes3)
           : "memory");
+    if (n4 > 1)
+      asm volatile(
+          "tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], 4;\n"
+          "tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 4, %1;\n"
+          "tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 4, %2;\n"
+          "tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], 3, %3;\n"
+          "tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%0], 4, 1;\n" ::"r"(lds),
+          "r"(box4), "r"(n4), "l"(bytes4)
+          : "memory");
   }
   __syncwarp();
   asm volatile(
@@ -525,16 +556,17 @@ BV_DI void tmap_build(uint32_t lds, void* map, const void* base, uint32_t cols, 
       : "memory");
 #else
   (void)lds, (void)map, (void)base, (void)cols, (void)rows, (void)row_bytes, (void)box_cols,
-      (void)box_rows, (void)n2, (void)bytes2, (void)n3, (void)bytes3;
+      (void)box_rows, (void)n2, (void)bytes2, (void)n3, (void)bytes3, (void)n4, (void)bytes4,
+      (void)box4;
   __trap();
 #endif
 }
 // Copy the box at (col, row) of the tensor `map` describes (a 2-D map, or the first box of the
-// extra dimensions of a 4-D one: tmap_build's n2, n3) into LDS at dst; its bytes complete on the
-// mbarrier bar.
+// extra dimensions of a 4-D one: tmap_build's n2, n3; of a 5-D one, row is the fifth dimension's
+// index, the second's to fourth 0) into LDS at dst; its bytes complete on the mbarrier bar.
 template <int Rank>
 BV_DI void tma_load(uint32_t dst, const void* map, int col, int row, uint32_t bar) {
-  static_assert(Rank == 2 || Rank == 4, "internal: tensor maps of 2 or 4 dimensions");
+  static_assert(Rank == 2 || Rank == 4 || Rank == 5, "internal: tensor maps of 2, 4 or 5 dims");
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   if constexpr (Rank == 2)
     asm volatile(
@@ -542,11 +574,17 @@ BV_DI void tma_load(uint32_t dst, const void* map, int col, int row, uint32_t ba
         "[%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
         "l"(map), "r"(col), "r"(row), "r"(bar)
         : "memory");
-  else
+  else if constexpr (Rank == 4)
     asm volatile(
         "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
         "[%0], [%1, {%2, %3, %4, %4}], [%5];\n" ::"r"(dst),
         "l"(map), "r"(col), "r"(row), "r"(0), "r"(bar)
+        : "memory");
+  else
+    asm volatile(
+        "cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+        "[%0], [%1, {%2, %3, %3, %3, %4}], [%5];\n" ::"r"(dst),
+        "l"(map), "r"(col), "r"(0), "r"(row), "r"(bar)
         : "memory");
 #else
   (void)dst, (void)map, (void)col, (void)row, (void)bar;

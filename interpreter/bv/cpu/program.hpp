@@ -45,10 +45,11 @@ basic_block<T, shape<D...>, W> zeros(const program<W>& p) {
   return full<T, D...>(p, 0);
 }
 // accumulator<T, M, N>(p): an M x N block of zeros for dot to accumulate into
-// (acc = dot(a, b, acc)). Here it is zeros(); a GPU may keep it in its matrix instructions' own
-// register order until something other than dot reads it (gpu_backend/bv/gpu/accumulator.hpp).
-template <class T, int... D, int W>
-basic_block<T, shape<D...>, W> accumulator(const program<W>& p) {
+// (acc = dot(a, b, acc)); accumulator<T, M, N>(p, dtype<E>{}): the same for dots of E operands.
+// Here it is zeros(); a GPU may keep it in its matrix instructions' own register order until
+// something other than dot reads it (gpu_backend/bv/gpu/accumulator.hpp).
+template <class T, int... D, int W, class E = void>
+basic_block<T, shape<D...>, W> accumulator(const program<W>& p, dtype<E> = {}) {
   static_assert(sizeof...(D) == 2,
                 "accumulator<T, M, N>(p) is dot's M x N accumulator: give it two dimensions.");
   return zeros<T, D...>(p);

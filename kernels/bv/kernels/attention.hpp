@@ -125,6 +125,52 @@ BV_KERNEL void attention_fwd_bp_kernel(program<W> p, ptr<const T> q, ptr<const T
   store(lse + bh * s + rm, (m_i + log2(l_i)) * attention_ln2, rm < s);
 }
 
+// The forward with q, k and v through block pointers and o in an accumulator() (variant 3). On
+// sm_90a, launched with stages, q's tile stays in its ring slot through the loop: wgmma reads
+// q k^T from q's and k's slots and p v from p's registers and v's slot, into o kept in the tensor
+// cores' order (gpu_backend/bv/gpu/accumulator.hpp), so k's and v's images keep their columns in
+// natural order and are copied 16 bytes a lane (variant 2's, with q in registers, permute column
+// pairs: 4-byte copies). Elsewhere q's block pointer is a masked load and o a block of zeros.
+template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
+BV_KERNEL void attention_fwd_bpq_kernel(program<W> p, ptr<const T> q, ptr<const T> k,
+                                        ptr<const T> v, ptr<T> o, ptr<float> lse, int s,
+                                        float scale) {
+  const int start_m = p.id(0) * BM, bh = p.id(1);
+  const int base = bh * s * D;
+  const float qk_scale = scale * attention_log2e;
+  auto rm = start_m + arange<BM>(p);
+  auto rn = arange<BN>(p);
+  auto rd = arange<D>(p);
+  auto q_bp = make_block_ptr<BM, D>(p, q + base, {s, D}, {D, 1}, {start_m, 0});
+  auto k_bp = make_block_ptr<BN, D>(p, k + base, {s, D}, {D, 1}, {0, 0});
+  auto v_bp = make_block_ptr<BN, D>(p, v + base, {s, D}, {D, 1}, {0, 0});
+  auto qb = load(q_bp, boundary_check(0));
+  auto m_i = full<float, BM>(p, -INFINITY);
+  auto l_i = zeros<float, BM>(p);
+  auto acc = accumulator<float, BM, D>(p, dtype<T>{});
+  const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
+  for (int start_n = 0; start_n < end; start_n += BN) {
+    auto cols = start_n + rn;
+    auto kb = load(k_bp, boundary_check(0));
+    auto vb = load(v_bp, boundary_check(0));
+    auto qk = dot(qb, trans(kb));
+    if (start_n + BN > s || (CAUSAL && start_n + BN > start_m + 1)) {
+      auto valid = (cols.row() < s) & ((cols.row() <= rm.col()) | !CAUSAL);
+      qk = where(valid, qk, -INFINITY);
+    }
+    auto m_new = maximum(m_i, max<1>(qk) * qk_scale);
+    auto alpha = exp2(m_i - m_new);
+    auto pm = exp2(qk * qk_scale - m_new.col());
+    l_i = l_i * alpha + sum<1>(pm);
+    acc = dot(pm.to(dtype<T>{}), vb, acc * alpha.col());
+    m_i = m_new;
+    k_bp = advance(k_bp, {BN, 0});
+    v_bp = advance(v_bp, {BN, 0});
+  }
+  store(o + base + rm.col() * D + rd.row(), acc / l_i.col(), rm.col() < s);
+  store(lse + bh * s + rm, (m_i + log2(l_i)) * attention_ln2, rm < s);
+}
+
 template <class T, int D, int BM, int W = 4>
 BV_KERNEL void attention_bwd_preprocess_kernel(program<W> p, ptr<const T> o, ptr<const T> dout,
                                                ptr<float> delta, int s) {
@@ -307,12 +353,16 @@ template <class T, int D, int BM, int BN, bool CAUSAL, int W, int Variant>
 struct attention_fwd_variant
     : kernel_choice<attention_fwd_kernel<T, D, BM, BN, CAUSAL, W, Variant>, false> {
   static_assert(Variant == 0 || Variant == 1,
-                "attention_fwd's kernel is variant 0 (pointer loads), 1 (v loaded beside k) or 2 "
-                "(k and v through block pointers).");
+                "attention_fwd's kernel is variant 0 (pointer loads), 1 (v loaded beside k), 2 "
+                "(k and v through block pointers) or 3 (q, k and v through block pointers, o in "
+                "an accumulator).");
 };
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // k's and v's block pointers
 struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 2>
     : kernel_choice<attention_fwd_bp_kernel<T, D, BM, BN, CAUSAL, W>, true> {};
+template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // q's too, o an accumulator
+struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 3>
+    : kernel_choice<attention_fwd_bpq_kernel<T, D, BM, BN, CAUSAL, W>, true> {};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W, int Variant>
 struct attention_bwd_dkdv_variant
     : kernel_choice<attention_bwd_dkdv_kernel<T, D, BM, BN, CAUSAL, W>, false> {
@@ -342,7 +392,10 @@ struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 1>
 //
 // sm_90's 16-bit rows launch variant 1 at D = 64 (v loaded beside k: 1.324 against 1.364 ms at
 // 4x16x4096x64 f16 on an H200) and variant 2 at D = 128 (k and v in rings of 2 slots: 2.13 against
-// 2.38 ms for variant 1, 1.25 against 1.28 causal; at D = 64 the rings lose 4 to 6%). 16-bit, D =
+// 2.38 ms for variant 1, 1.25 against 1.28 causal; at D = 64 the rings lose 4 to 6%, and variant
+// 3, whose k and v images take 16-byte copies or the TMA, is 2 to 2.6% faster than variant 1 on
+// the full forward but 2.5% slower on the causal one, its programs costing more outside their key
+// steps: 1.28 and 0.77 ms against 1.31 and 0.75). 16-bit, D =
 // 64, sm_90 and gfx942: BM = 128 query rows x BN = 64 keys a step, 8 waves, registers capped for 2
 // programs per SM. Measured at 4x16x4096x64 f16 on an H100 (docs/PERFORMANCE.md): 128x64 with 8
 // warps 4.59 ms against 5.91 for 64x64 with 4, and 1.55-1.58 ms with 2 programs per SM against 2.40
@@ -547,9 +600,12 @@ launch_result attention_fwd_at(const tensor<T>& q, const tensor<T>& k, const ten
   const auto go = [&](auto c) {
     using K = attention_fwd_variant<T, D, BM, BN, decltype(c)::value, W, Variant>;
     static_assert(K::block_ptrs || Stages == 0,
-                  "Only attention_fwd's variant 2 has block pointers to give ring slots to.");
-    // k's and v's rings.
-    constexpr int lds = Stages ? 2 * block_ptr_lds_bytes<const T, BN, D, W>(Stages) : 0;
+                  "Only attention_fwd's variants 2 and 3 have block pointers to give ring slots "
+                  "to.");
+    // k's and v's rings, and q's (variant 3).
+    constexpr int kv = 2 * block_ptr_lds_bytes<const T, BN, D, W>(Stages);
+    constexpr int lds =
+        Stages ? kv + (Variant == 3 ? block_ptr_lds_bytes<const T, BM, D, W>(Stages) : 0) : 0;
     return launch_tuned<K::kernel, Stages, MinPrograms>(lds, grid(cdiv(s, BM), bh), q, k, v, o, lse,
                                                         s, scale);
   };
@@ -576,9 +632,9 @@ launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor
 }
 // The same on the tiles given here: BM query rows and BN keys a step on W waves; on a GPU,
 // MinPrograms > 0 leaves registers for that many programs per SM (bv/launch_tuning.hpp); Variant 1
-// loads v beside k, Variant 2 reads k and v through block pointers, with rings of Stages slots
-// where the GPU has them (Stages > 0 only for Variant 2). It instantiates the kernel for both head
-// dimensions, so the tiles must fit the target at D = 128.
+// loads v beside k, Variant 2 reads k and v through block pointers, Variant 3 q, k and v, with
+// rings of Stages slots where the GPU has them (Stages > 0 only for Variants 2 and 3). It
+// instantiates the kernel for both head dimensions, so the tiles must fit the target at D = 128.
 template <int BM, int BN, int W = 4, int MinPrograms = 0, int Variant = 0, int Stages = 0, class T>
 launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
                             tensor<T>& o, tensor<float>& lse, bool causal) {

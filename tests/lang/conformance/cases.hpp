@@ -177,6 +177,35 @@ BV_KERNEL void ring_chain(program<W> p, ptr<const half> q, ptr<const half> k, pt
   if constexpr (D == 64) store(kt + rd.col() * BN + rn.row(), trans(k0));
 }
 
+// ring_chain with q through a block pointer too (its view loaded once, kept through the loop) and
+// the output an accumulator for dots of f16 operands, rescaled by a per-row factor before each
+// key block's dot (the attention forward's acc * alpha.col(), variant 3). On sm_90a, launched with
+// stages: q k^T by wgmma from q's and k's slots (k's rows in mma order), p v from p's registers
+// and v's slot into the accumulator in the tensor cores' order; views loaded before the loop
+// (k0, v0: the rings' first loads, copied only at their first use) are read after it.
+template <int BM, int D, int BN, int W>
+BV_KERNEL void ring_chain_acc(program<W> p, ptr<const half> q, ptr<const half> k, ptr<const half> v,
+                              ptr<float> o, int m, int n) {
+  auto rm = arange<BM>(p);
+  auto rd = arange<D>(p);
+  auto q_bp = make_block_ptr<BM, D>(p, q, {m, D}, {D, 1}, {0, 0});
+  auto k_bp = make_block_ptr<BN, D>(p, k, {n, D}, {D, 1}, {0, 0});
+  auto v_bp = make_block_ptr<BN, D>(p, v, {n, D}, {D, 1}, {0, 0});
+  auto qb = load(q_bp, boundary_check(0));
+  auto k0 = load(k_bp, boundary_check(0));
+  auto v0 = load(v_bp, boundary_check(0));
+  auto alpha = where(rm % 3 == 0, 0.5f, 1.0f);
+  auto acc = accumulator<float, BM, D>(p, dtype<half>{});
+  for (int j = 0; j < n; j += BN) {
+    auto sc = dot(qb, trans(load(k_bp, boundary_check(0))));
+    acc = dot(sc.to(dtype<half>{}), load(v_bp, boundary_check(0)), acc * alpha.col());
+    k_bp = advance(k_bp, {BN, 0});
+    v_bp = advance(v_bp, {BN, 0});
+  }
+  acc = dot(dot(qb, trans(k0)).to(dtype<half>{}), v0, acc);
+  store(o + rm.col() * D + rd.row(), acc / alpha.col(), rm.col() < m);
+}
+
 // counts[v % 8] += 1 for every v of x: atomics from every program onto 8 counters.
 template <int BLOCK, int W>
 BV_KERNEL void histogram(program<W> p, ptr<const int32_t> x, ptr<int32_t> counts, int n) {
@@ -596,6 +625,43 @@ outcome run_ring_chain(int m, int n, uint64_t seed) {
   return o;
 }
 
+// ring_chain_acc on rings of Stages slots (0: none), on small_chain's inputs: every product and
+// sum is exact (the factors are powers of two), so the double reference is matched exactly.
+template <int BM, int D, int BN, int W, int Stages, class B>
+outcome run_ring_chain_acc(int m, int n, uint64_t seed) {
+  const chain_data x = small_chain(m, n, D, seed);
+  auto tq = B::template make<half>("q", {m, D}, x.q), tk = B::template make<half>("k", {n, D}, x.k);
+  auto tv = B::template make<half>("v", {n, D}, x.v);
+  auto to = B::template make<float>("o", {m, D}, std::vector<float>(int64_t(m) * D, nanf()));
+  const int lds = Stages ? block_ptr_lds_bytes<const half, BM, D, W>(Stages) +
+                               2 * block_ptr_lds_bytes<const half, BN, D, W>(Stages)
+                         : 0;
+  outcome o;
+  expect_launch(o, B::template launch<ring_chain_acc<BM, D, BN, W>>(gpu_tuning<Stages>{lds},
+                                                                    grid(1), tq, tk, tv, to, m, n));
+  std::vector<double> want(int64_t(m) * D, 0.0);
+  for (int i = 0; i < m; ++i) {
+    const double alpha = i % 3 == 0 ? 0.5 : 1.0;
+    double* wi = want.data() + int64_t(i) * D;
+    auto add_keys = [&](int j0, int j1) {
+      for (int j = j0; j < j1 && j < n; ++j) {
+        double sc = 0.0;
+        for (int c = 0; c < D; ++c)
+          sc += as_double(x.q, int64_t(i) * D + c) * as_double(x.k, int64_t(j) * D + c);
+        for (int c = 0; c < D; ++c) wi[c] += sc * as_double(x.v, int64_t(j) * D + c);
+      }
+    };
+    for (int j = 0; j < n; j += BN) {
+      for (int c = 0; c < D; ++c) wi[c] *= alpha;
+      add_keys(j, j + BN);
+    }
+    add_keys(0, BN);  // key block 0 once more, through the first loads' views
+    for (int c = 0; c < D; ++c) wi[c] /= alpha;
+  }
+  expect_near(o, "o", B::read(to), want, 0.0);
+  return o;
+}
+
 template <class B>
 outcome run_histogram(int n, uint64_t seed) {
   constexpr int BLOCK = 256;
@@ -828,6 +894,12 @@ void run_rings(uint64_t seed, F&& f) {
   f("ring_chain 64x128x64 w4 s2", run_ring_chain<64, 128, 64, 4, 2, B>(64, 150, seed + 28));
   f("ring_chain 64x64x64 w4 s3", run_ring_chain<64, 64, 64, 4, 3, B>(61, 190, seed + 29));
   f("ring_chain 128x64x64 w8 s0", run_ring_chain<128, 64, 64, 8, 0, B>(77, 100, seed + 30));
+  f("ring_chain_acc 128x64x64 w8 s2",
+    run_ring_chain_acc<128, 64, 64, 8, 2, B>(100, 333, seed + 45));
+  f("ring_chain_acc 128x64x64 w8 s3",
+    run_ring_chain_acc<128, 64, 64, 8, 3, B>(128, 190, seed + 46));
+  f("ring_chain_acc 64x64x64 w4 s2", run_ring_chain_acc<64, 64, 64, 4, 2, B>(61, 150, seed + 47));
+  f("ring_chain_acc 128x64x64 w8 s0", run_ring_chain_acc<128, 64, 64, 8, 0, B>(77, 100, seed + 48));
   f("ring_stop 1277x1912, k 128 of 200", run_ring_stop<B>(1277, 1912, 200, 128, seed + 32));
 }
 
