@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -182,7 +183,8 @@ void tile(bool causal) {
 // --overhead: what a program costs besides its key steps: the forward at D = 64 on 128x64 tiles
 // (8 warps, registers for 2 programs an SM) in variants 1 and 3 over B x H = 4096 heads of S = 128
 // keys (one query block, two key steps a program) and 512, and 4 x 16 heads of 4096 (ms, median
-// of 10; o checked against the library launcher's).
+// of 10; o checked against the library launcher's). `--overhead 128 4096` runs those key counts
+// only.
 template <int V, int St>
 void overhead(int seq, bool causal) {
   const int64_t b = seq < 4096 ? 64 : 4, h = seq < 4096 ? 64 : 16;
@@ -270,8 +272,11 @@ int main(int argc, char** argv) {
     return failures ? 1 : 0;
   }
   if (argc > 1 && std::string(argv[1]) == "--overhead") {
+    std::vector<int> seqs;  // the key counts given after --overhead, or all three
+    for (int i = 2; i < argc; ++i) seqs.push_back(std::atoi(argv[i]));
+    if (seqs.empty()) seqs = {128, 512, 4096};
     for (int round = 0; round < 2; ++round)
-      for (int seq : {128, 512, 4096})
+      for (int seq : seqs)
         for (bool c : {false, true}) {
           overhead<1, 0>(seq, c);
           overhead<3, 2>(seq, c);
