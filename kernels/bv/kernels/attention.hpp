@@ -87,7 +87,14 @@ BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k
 // the pointer loads of variants 0 and 1 make each step wait for its k. On AMD a block-pointer load
 // is a masked load with more registers than a pointer load (gfx942 at D = 64: 126 VGPRs to 141, 4
 // waves a SIMD to 3), so AMD's rows take variant 0.
-template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
+// QTile (variant 3): q through a block pointer too and o in an accumulator() for dots of T. On
+// sm_90a, launched with stages, q's tile stays in its ring slot through the loop: wgmma reads
+// q k^T from q's and k's slots and p v from p's registers and v's slot, into o kept in the tensor
+// cores' order (gpu_backend/bv/gpu/accumulator.hpp), so k's and v's images keep their columns in
+// natural order and go by the TMA or 16-byte copies (variant 2's, with q in registers, permute
+// column pairs: 4-byte copies). Elsewhere q's block pointer is a masked load and o a block of
+// zeros.
+template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4, bool QTile = false>
 BV_KERNEL void attention_fwd_bp_kernel(program<W> p, ptr<const T> q, ptr<const T> k, ptr<const T> v,
                                        ptr<T> o, ptr<float> lse, int s, float scale) {
   const int start_m = p.id(0) * BM, bh = p.id(1);
@@ -96,58 +103,23 @@ BV_KERNEL void attention_fwd_bp_kernel(program<W> p, ptr<const T> q, ptr<const T
   auto rm = start_m + arange<BM>(p);
   auto rn = arange<BN>(p);
   auto rd = arange<D>(p);
-  auto qb = load(q + base + rm.col() * D + rd.row(), rm.col() < s, 0.0f);
+  auto qb = [&] {
+    if constexpr (QTile)
+      return load(make_block_ptr<BM, D>(p, q + base, {s, D}, {D, 1}, {start_m, 0}),
+                  boundary_check(0));
+    else
+      return load(q + base + rm.col() * D + rd.row(), rm.col() < s, 0.0f);
+  }();
   auto k_bp = make_block_ptr<BN, D>(p, k + base, {s, D}, {D, 1}, {0, 0});
   auto v_bp = make_block_ptr<BN, D>(p, v + base, {s, D}, {D, 1}, {0, 0});
   auto m_i = full<float, BM>(p, -INFINITY);
   auto l_i = zeros<float, BM>(p);
-  auto acc = zeros<float, BM, D>(p);
-  const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
-  for (int start_n = 0; start_n < end; start_n += BN) {
-    auto cols = start_n + rn;
-    auto kb = load(k_bp, boundary_check(0));
-    auto vb = load(v_bp, boundary_check(0));
-    auto qk = dot(qb, trans(kb));
-    if (start_n + BN > s || (CAUSAL && start_n + BN > start_m + 1)) {
-      auto valid = (cols.row() < s) & ((cols.row() <= rm.col()) | !CAUSAL);
-      qk = where(valid, qk, -INFINITY);
-    }
-    auto m_new = maximum(m_i, max<1>(qk) * qk_scale);
-    auto alpha = exp2(m_i - m_new);
-    auto pm = exp2(qk * qk_scale - m_new.col());
-    l_i = l_i * alpha + sum<1>(pm);
-    acc = dot(pm.to(dtype<T>{}), vb, acc * alpha.col());
-    m_i = m_new;
-    k_bp = advance(k_bp, {BN, 0});
-    v_bp = advance(v_bp, {BN, 0});
-  }
-  store(o + base + rm.col() * D + rd.row(), acc / l_i.col(), rm.col() < s);
-  store(lse + bh * s + rm, (m_i + log2(l_i)) * attention_ln2, rm < s);
-}
-
-// The forward with q, k and v through block pointers and o in an accumulator() (variant 3). On
-// sm_90a, launched with stages, q's tile stays in its ring slot through the loop: wgmma reads
-// q k^T from q's and k's slots and p v from p's registers and v's slot, into o kept in the tensor
-// cores' order (gpu_backend/bv/gpu/accumulator.hpp), so k's and v's images keep their columns in
-// natural order and are copied 16 bytes a lane (variant 2's, with q in registers, permute column
-// pairs: 4-byte copies). Elsewhere q's block pointer is a masked load and o a block of zeros.
-template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
-BV_KERNEL void attention_fwd_bpq_kernel(program<W> p, ptr<const T> q, ptr<const T> k,
-                                        ptr<const T> v, ptr<T> o, ptr<float> lse, int s,
-                                        float scale) {
-  const int start_m = p.id(0) * BM, bh = p.id(1);
-  const int base = bh * s * D;
-  const float qk_scale = scale * attention_log2e;
-  auto rm = start_m + arange<BM>(p);
-  auto rn = arange<BN>(p);
-  auto rd = arange<D>(p);
-  auto q_bp = make_block_ptr<BM, D>(p, q + base, {s, D}, {D, 1}, {start_m, 0});
-  auto k_bp = make_block_ptr<BN, D>(p, k + base, {s, D}, {D, 1}, {0, 0});
-  auto v_bp = make_block_ptr<BN, D>(p, v + base, {s, D}, {D, 1}, {0, 0});
-  auto qb = load(q_bp, boundary_check(0));
-  auto m_i = full<float, BM>(p, -INFINITY);
-  auto l_i = zeros<float, BM>(p);
-  auto acc = accumulator<float, BM, D>(p, dtype<T>{});
+  auto acc = [&] {
+    if constexpr (QTile)
+      return accumulator<float, BM, D>(p, dtype<T>{});
+    else
+      return zeros<float, BM, D>(p);
+  }();
   const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
   for (int start_n = 0; start_n < end; start_n += BN) {
     auto cols = start_n + rn;
@@ -362,7 +334,7 @@ struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 2>
     : kernel_choice<attention_fwd_bp_kernel<T, D, BM, BN, CAUSAL, W>, true> {};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // q's too, o an accumulator
 struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 3>
-    : kernel_choice<attention_fwd_bpq_kernel<T, D, BM, BN, CAUSAL, W>, true> {};
+    : kernel_choice<attention_fwd_bp_kernel<T, D, BM, BN, CAUSAL, W, true>, true> {};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W, int Variant>
 struct attention_bwd_dkdv_variant
     : kernel_choice<attention_bwd_dkdv_kernel<T, D, BM, BN, CAUSAL, W>, false> {
