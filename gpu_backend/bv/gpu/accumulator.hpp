@@ -10,12 +10,14 @@
 // i % 2, that is mma_order of the layout's column for that register; rows are the layout's.
 //
 // dot(a, b, acc) updates it in that order: from two block-pointer rings (wgmma, or mma.sync for
-// a mixed pair of tile shapes) with no conversion; any other dot converts it to the layout's
-// order and back (correct, slower: a kernel that declares no stages). Anything else reads it as
-// the block it is: get() (or the implicit conversion, or an operator, store, trans, a reduction)
-// puts it in the layout's order once, with a 4 x 4 transpose of pairs among the lanes of each
-// quad. Where wgmma cannot update it (AMD, sm_80, other dtypes or shapes), accumulator() is
-// zeros(): a basic_block.
+// a mixed pair of tile shapes), or with a in registers and b from a ring (wgmma from b's fmt_wm
+// slot), with no conversion; any other dot converts it to the layout's order and back (correct,
+// slower: a kernel that declares no stages). acc op x for x the same along each row (a scalar,
+// or x.col()) stays in that order, register by register. Anything else reads it as the block it
+// is: get() (or the implicit conversion, or another operator, store, trans, a reduction) puts it
+// in the layout's order once, with a 4 x 4 transpose of pairs among the lanes of each quad. Where
+// wgmma cannot update it (AMD, sm_80, other dtypes or shapes), accumulator() is zeros(): a
+// basic_block.
 //
 // for_range(p, lo, hi, step, acc, body) carries an acc_block through its loop as one whose last
 // wgmma group may still be in flight (InFlight): a dot into it from two rings waits for the group
