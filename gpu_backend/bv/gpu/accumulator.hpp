@@ -157,8 +157,7 @@ struct acc_block {
 namespace detail {
 // An operand the same in every column of an R-row block: a scalar, or an R x 1 block (x.col()).
 template <class Y, int R>
-concept col_constant = Scalar<Y> ||
-    (Block<Y>&& shape_of<Y>::rank == 2 && shape_of<Y>::rows == R && shape_of<Y>::cols == 1);
+concept col_constant = Scalar<Y> ||(Block<Y>&& std::is_same_v<shape_of<Y>, shape<R, 1>>);
 // acc op y for y the same across each row (the attention forward's acc * alpha.col()): register
 // by register, in the tensor cores' order, since the rows are the layout's: no conversion.
 template <class T, int R, int C, int W, bool F, class Y, class Op>

@@ -988,13 +988,13 @@ BV_DI auto dot_zeros() {
   return acc;
 }
 
-// dot(x, trans(y)) of two tiles in two rings that wgmma reads in place: x an A tile (fmt_a), y
-// an N x K tile whose fmt_wm image is b K-major, its rows (n) in mma_order so that the
+// dot(x, trans(y)) of two tiles in two rings that wgmma reads in place: x an A tile (fmt_a, so
+// K = 64), y an N x K tile whose fmt_wm image is b K-major, its rows (n) in mma_order so that the
 // accumulator's columns are the layout's (the attention forward's q k^T).
 template <int M, int K, int N, int W>
 constexpr bool wg_kmajor_dot() {
 #if BV_NVIDIA
-  return wg_a_tile<M, K, W>() && K % 64 == 0 && N % 64 == 0 && N <= 256;
+  return wg_a_tile<M, K, W>() && N % 64 == 0 && N <= 256;
 #else
   return false;
 #endif

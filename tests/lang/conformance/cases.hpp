@@ -14,6 +14,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "bv/bv.hpp"
@@ -572,6 +573,14 @@ inline chain_data small_chain(int m, int n, int D, uint64_t seed) {
   x.v = ints(int64_t(n) * D);
   return x;
 }
+// small_chain's q, k and v as B's tensors, and their output o [m, D] poisoned with NaN.
+template <class B>
+auto chain_tensors(const chain_data& x, int m, int n, int D) {
+  return std::tuple{
+      B::template make<half>("q", {m, D}, x.q), B::template make<half>("k", {n, D}, x.k),
+      B::template make<half>("v", {n, D}, x.v),
+      B::template make<float>("o", {m, D}, std::vector<float>(int64_t(m) * D, nanf()))};
+}
 inline double as_double(const std::vector<half>& x, int64_t i) {
   return double(static_cast<float>(x[i]));
 }
@@ -595,9 +604,7 @@ inline std::vector<double> chain_reference(const chain_data& x, int m, int n, in
 template <int BM, int D, int BN, int W, class B>
 outcome run_dot_chain(int m, int n, uint64_t seed) {
   const chain_data x = small_chain(m, n, D, seed);
-  auto tq = B::template make<half>("q", {m, D}, x.q), tk = B::template make<half>("k", {n, D}, x.k);
-  auto tv = B::template make<half>("v", {n, D}, x.v);
-  auto to = B::template make<float>("o", {m, D}, std::vector<float>(int64_t(m) * D, nanf()));
+  auto [tq, tk, tv, to] = chain_tensors<B>(x, m, n, D);
   outcome o;
   expect_launch(o, B::template launch<dot_chain<BM, D, BN, W>>(grid(1), tq, tk, tv, to, m, n));
   expect_near(o, "o", B::read(to), chain_reference(x, m, n, D), 0.0);
@@ -608,9 +615,7 @@ outcome run_dot_chain(int m, int n, uint64_t seed) {
 template <int BM, int D, int BN, int W, int Stages, class B>
 outcome run_ring_chain(int m, int n, uint64_t seed) {
   const chain_data x = small_chain(m, n, D, seed);
-  auto tq = B::template make<half>("q", {m, D}, x.q), tk = B::template make<half>("k", {n, D}, x.k);
-  auto tv = B::template make<half>("v", {n, D}, x.v);
-  auto to = B::template make<float>("o", {m, D}, std::vector<float>(int64_t(m) * D, nanf()));
+  auto [tq, tk, tv, to] = chain_tensors<B>(x, m, n, D);
   auto tkt = B::template make<float>("kt", {D, BN}, std::vector<float>(D * BN, nanf()));
   const int lds = Stages ? 2 * block_ptr_lds_bytes<const half, BN, D, W>(Stages) : 0;
   outcome o;
@@ -630,9 +635,7 @@ outcome run_ring_chain(int m, int n, uint64_t seed) {
 template <int BM, int D, int BN, int W, int Stages, class B>
 outcome run_ring_chain_acc(int m, int n, uint64_t seed) {
   const chain_data x = small_chain(m, n, D, seed);
-  auto tq = B::template make<half>("q", {m, D}, x.q), tk = B::template make<half>("k", {n, D}, x.k);
-  auto tv = B::template make<half>("v", {n, D}, x.v);
-  auto to = B::template make<float>("o", {m, D}, std::vector<float>(int64_t(m) * D, nanf()));
+  auto [tq, tk, tv, to] = chain_tensors<B>(x, m, n, D);
   const int lds = Stages ? block_ptr_lds_bytes<const half, BM, D, W>(Stages) +
                                2 * block_ptr_lds_bytes<const half, BN, D, W>(Stages)
                          : 0;
