@@ -89,9 +89,10 @@ struct alignas(8) ring_state {
   // the slot waits (nothing is in flight, but it costs a second barrier) and clears it.
   int inflight;
 };
-// A ring's bytes: its slots, an mbarrier per slot, a ring_state per wave.
+// A ring's bytes: its slots, an mbarrier per slot, a ring_state per wave, and where the ring's
+// format hint is kept (program::fmt_hints; ring_hint).
 constexpr int ring_bytes_for(int tile_bytes, int stages, int waves) {
-  const int b = stages * tile_bytes + 8 * stages + static_cast<int>(sizeof(ring_state)) * waves;
+  const int b = stages * tile_bytes + 8 * stages + static_cast<int>(sizeof(ring_state)) * waves + 8;
   return (b + 127) / 128 * 128;
 }
 
@@ -116,8 +117,9 @@ constexpr int ring_bytes_for(int tile_bytes, int stages, int waves) {
 // All swizzle the 16-byte chunks of a row (swz, or wgmma's 128-byte swizzle). A load issues fmt_a
 // when its block pointer steps along its columns (K for an A operand); otherwise the format the
 // ring's last copy-again asked for (a dot's, for its operand's role), and before any, the one the
-// tile's shape suggests (first_fmt). dot copies a tile again in the format its role needs when the
-// slot holds another.
+// kernel's earlier programs' first dots asked for (program::fmt_hints), else the one the tile's
+// shape suggests (first_fmt). dot copies a tile again in the format its role needs when the slot
+// holds another.
 inline constexpr int fmt_b = 0, fmt_a = 1, fmt_bn = 2, fmt_wr = 3, fmt_wm = 4;
 #if BV_NVIDIA
 template <int R, int C, int W>
@@ -171,6 +173,13 @@ constexpr bool wm_chunk_tile() {
 #endif
 }
 
+// A format hint as program::fmt_hints keeps it: the tile's shape with the format, so that a
+// ring of another shape at the same index (made on another path) takes none.
+template <int R, int C, int W>
+constexpr int fmt_hint(int fmt) {
+  return (R << 18 | C << 8 | W << 4) + fmt + 1;
+}
+
 // Where a ring is and what it copies from: the part of a block pointer that a view keeps too.
 template <class T, int R, int C, int W>
 struct ring_ref {
@@ -189,6 +198,10 @@ struct ring_ref {
   // This wave's copy of the ring's state, and of the count of tiles issued in it.
   BV_DI ring_state* state() const {
     return reinterpret_cast<ring_state*>(meta + 8 * stages) + gpu::prim::wave_id();
+  }
+  // The global word holding the ring's format hint (nullptr: none), after the ring states.
+  BV_DI int** hint() const {
+    return reinterpret_cast<int**>(meta + 8 * stages + static_cast<int>(sizeof(ring_state)) * W);
   }
   // A wgmma group reading tile t of this ring is left in flight (ring_state::inflight).
   BV_DI void set_inflight(int t) const { state()->inflight = t; }
@@ -530,17 +543,14 @@ BV_DI void ring_copy_pairs(const U* base, int shape0, int shape1, int stride0, i
 // By the TMA (a ring with a tensor map; fmt_a of a wgmma A tile, fmt_bn of a B tile), in boxes of
 // 64 columns: fmt_bn's 64-column blocks of R rows are one box each; fmt_a's image permutes the
 // tile's rows in groups of 8 (wg_row), and a tile inside the tensor's rows goes in boxes of 64
-// image rows through a second map whose dimensions follow that permutation, a tile across the
-// rows' edge in 8-row boxes (one 1024-byte atom each: rows 8 j .. 8 j + 7 at image row
-// wg_row(8 j)). Lane 0 of wave w issues boxes w, w + W, ... and expects their bytes on the slot's
-// mbarrier; every other thread arrives, as after its cp.async copies. Fewer, larger boxes and more
-// waves issuing them are faster: the f16 matmul at 8192^3 took 2.74 ms with 8-row boxes for both
-// tiles, 2.50 with b's blocks whole, 2.31 with a's 64-row boxes, and 3.43 with every box from one
-// thread (docs/PERFORMANCE.md). Zero-filled outside the tensor, as the copies are.
-template <int R, int C, int W>
-constexpr int tma_box_rows() {
-  return wg_a_tile<R, C, W>() ? 8 : R;
-}
+// image rows through a map whose dimensions follow that permutation. Those dimensions cannot bound
+// the rows at the tensor's edge, so a tile across it goes by 16-byte copies: a second map for it
+// (8-row boxes) cost every program a build, which took the f16 matmul at 8192^3 from 2.21 to 2.27
+// ms. Lane 0 of wave w issues boxes w, w + W, ... and expects their bytes on the slot's mbarrier;
+// every other thread arrives, as after its cp.async copies. Fewer, larger boxes and more waves
+// issuing them are faster: the f16 matmul at 8192^3 took 2.74 ms with 8-row boxes for both tiles,
+// 2.50 with b's blocks whole, 2.31 with a's 64-row boxes, and 3.43 with every box from one thread
+// (docs/PERFORMANCE.md). Zero-filled outside the tensor, as the copies are.
 // A tile's NB boxes of box_bytes each, spread over the waves: lane 0 of wave w expects the bytes of
 // boxes w, w + W, ... on the slot's mbarrier and issues them (issue(b)); every other thread
 // arrives.
@@ -562,24 +572,16 @@ BV_DI void tma_boxes(uint32_t bar, uint32_t box_bytes, F&& issue) {
 template <int R, int C, int W>
 BV_DI void ring_copy_tma(const void* tmap, uint32_t img, uint32_t bar, int o0, int o1, int shape0) {
   if constexpr (wg_a_tile<R, C, W>()) {
-    // A tile inside the tensor's rows: boxes of 64 image rows through the ring's second map,
-    // whose dimensions split a row as the image orders it (wg_row): rows g of an 8-row group,
-    // then the group 8 W rows further (register ri + 1), then the groups of the warpgroup's 4
-    // waves (8 rows apart); box b starts at image row 64 b, tensor row 16 W rp + 32 wh for
-    // b = wh NR / 2 + rp. Across the rows' edge these dimensions cannot bound the rows, so
-    // 8-row boxes.
-    if (o0 >= 0 && o0 + R <= shape0) {
-      constexpr int NH = R / (16 * W);  // register pairs (NR / 2)
-      const void* map4 = static_cast<const unsigned char*>(tmap) + 128;
-      tma_boxes<R / 64, W>(bar, 8192u, [&](int b) {
-        gpu::prim::tma_load<4>(img + 8192 * b, map4, o1, o0 + 16 * W * (b % NH) + 32 * (b / NH),
-                               bar);
-      });
-    } else {
-      tma_boxes<R / 8, W>(bar, 1024u, [&](int b) {
-        gpu::prim::tma_load<2>(img + 128 * wg_row<R, W>(8 * b), tmap, o1, o0 + 8 * b, bar);
-      });
-    }
+    // A tile inside the tensor's rows (ring_copy: the others go by 16-byte copies): boxes of 64
+    // image rows through the ring's map, whose dimensions split a row as the image orders it
+    // (wg_row): rows g of an 8-row group, then the group 8 W rows further (register ri + 1), then
+    // the groups of the warpgroup's 4 waves (8 rows apart); box b starts at image row 64 b, tensor
+    // row 16 W rp + 32 wh for b = wh NR / 2 + rp.
+    (void)shape0;
+    constexpr int NH = R / (16 * W);  // register pairs (NR / 2)
+    tma_boxes<R / 64, W>(bar, 8192u, [&](int b) {
+      gpu::prim::tma_load<4>(img + 8192 * b, tmap, o1, o0 + 16 * W * (b % NH) + 32 * (b / NH), bar);
+    });
   } else {
     tma_boxes<C / 64, W>(bar, 128u * R, [&](int b) {
       gpu::prim::tma_load<2>(img + b * R * 128, tmap, o1 + 64 * b, o0, bar);
@@ -592,7 +594,8 @@ BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int str
                      uint32_t bar, int o0, int o1, bool base_aligned, int fmt, const void* tmap) {
   if constexpr (gpu::prim::has_tma && (wg_a_tile<R, C, W>() || wg_b_tile<R, C, W>())) {
     // A box's first column a multiple of 16 bytes (the TMA faults on others with this swizzle).
-    if (tmap != nullptr && o1 % 8 == 0 && fmt == (wg_a_tile<R, C, W>() ? fmt_a : fmt_bn)) {
+    if (tmap != nullptr && o1 % 8 == 0 && fmt == (wg_a_tile<R, C, W>() ? fmt_a : fmt_bn) &&
+        (!wg_a_tile<R, C, W>() || (o0 >= 0 && o0 + R <= shape0))) {
       ring_copy_tma<R, C, W>(tmap, img, bar, o0, o1, shape0);
       return;
     }
@@ -741,6 +744,12 @@ BV_DI int ring_refetch(const ring_ref<T, R, C, W>& r, int o0, int o1, int fmt) {
   ring_issue_bound(r, *sp, t);
   ring_issue(r, t, true, o0, o1, fmt);
   sp->count = t + 1;
+  // The ring's first tile copied again: the format the first dot wanted is the next programs'
+  // first (make_block_ptr).
+  if (t == 1 && sp->fmt != fmt && gpu::prim::thread_id() == 0) {
+    int* h = *r.hint();
+    if (h != nullptr) *reinterpret_cast<volatile int*>(h) = fmt_hint<R, C, W>(fmt);
+  }
   sp->fmt = fmt;
   ring_wait(r, t);
   return t;
@@ -814,8 +823,17 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
       }
       b.rs.last0 = offsets.d0;
       b.rs.last1 = offsets.d1;
+      // The first tile's format: what earlier programs' first dots copied it again in, else the
+      // one the tile's shape suggests. A hint only: every dot checks the format it reads.
+      const int ri = p.rings_taken++;
+      int* hint = p.fmt_hints != nullptr && ri < p.tmap_rings ? p.fmt_hints + ri : nullptr;
+      const int h = hint != nullptr ? *reinterpret_cast<volatile int*>(hint) : 0;
+      const int f = h - detail::fmt_hint<R, C, W>(0);
       *(reinterpret_cast<detail::ring_state*>(b.meta + 8 * S) + gpu::prim::wave_id()) = {
-          0, detail::first_fmt<R, C, W>(), -1};
+          0, f >= 0 && f <= detail::fmt_wm ? f : detail::first_fmt<R, C, W>(), -1};
+      if (gpu::prim::thread_id() == 0)
+        *reinterpret_cast<int**>(b.meta + 8 * S +
+                                 static_cast<int>(sizeof(detail::ring_state)) * W) = hint;
       if (gpu::prim::thread_id() == 0)
         for (int s = 0; s < S; ++s)
           gpu::prim::mbar_init(gpu::prim::lds_addr(b.meta + 8 * s), W * gpu::prim::wave_size);
@@ -831,7 +849,7 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
             pid < p.tmap_programs && strides.d1 == 1 && strides.d0 > 0 && strides.d0 % 8 == 0 &&
             shape.d0 >= (detail::wm_chunk_tile<R, C, W>() ? 32 : 1) && shape.d1 > 0 &&
             reinterpret_cast<uintptr_t>(base.p) % 16 == 0) {
-          unsigned char* map = p.tmaps + 256 * (pid * p.tmap_rings + i);
+          unsigned char* map = p.tmaps + 128 * (pid * p.tmap_rings + i);
           const uint64_t rb = 2ull * strides.d0;  // bytes a row
           if (gpu::prim::wave_id() == 0) {
             if constexpr (detail::wm_chunk_tile<R, C, W>()) {
@@ -840,12 +858,16 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
               gpu::prim::tmap_build(slots, map, base.p, shape.d1, 2, rb, 64, 2, 4, 8 * rb, 4,
                                     2 * rb, shape.d0 / 32, 32 * rb, R / 32);
             } else {
-              gpu::prim::tmap_build(slots, map, base.p, shape.d1, shape.d0, rb, 64,
-                                    detail::tma_box_rows<R, C, W>());
-              if constexpr (detail::wg_a_tile<R, C, W>())  // and ring_copy_tma's 64-row boxes
-                gpu::prim::tmap_build(slots + 128, map + 128, base.p, shape.d1, shape.d0, rb, 64, 8,
-                                      2, 8 * W * rb, 4, 8 * rb);
+              if constexpr (detail::wg_a_tile<R, C, W>())  // ring_copy_tma's 64-row boxes
+                gpu::prim::tmap_build(slots, map, base.p, shape.d1, shape.d0, rb, 64, 8, 2,
+                                      8 * W * rb, 4, 8 * rb);
+              else
+                gpu::prim::tmap_build(slots, map, base.p, shape.d1, shape.d0, rb, 64, R);
             }
+            // The map in the SM's descriptor cache before the first copy asks for it: 4% of what
+            // an attention program of two key steps costs (bench/gpu/attention_fwd_dev.cu
+            // --overhead).
+            if (gpu::prim::lane_id() == 0) gpu::prim::tmap_prefetch(map);
             gpu::prim::fence_proxy_async();  // the slot's generic writes before the TMA's
           }
           p.tma_list->meta[i] = gpu::prim::lds_addr(b.meta);  // for the program's end

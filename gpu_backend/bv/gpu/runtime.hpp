@@ -411,12 +411,17 @@ struct tmap_space {
   unsigned char* p = nullptr;
   int programs = 0;
 };
+// The formats a kernel's rings' first tiles were copied again in (program::fmt_hints): 0 none,
+// else the format + 1; kept across launches (a hint, checked by every dot).
+template <auto K>
+__device__ int ring_fmt_hints[tmap_rings];
 template <auto K, class U, int Stages, class... P, size_t... J>
 BV_DI void call_with_units(std::index_sequence<J...>, tmap_space tm, tma_ring_list* tl, P... args) {
   program<kernel_traits<K>::waves> p{Stages};
   p.tmaps = tm.p;
   p.tmap_programs = tm.programs;
   p.tma_list = tl;
+  p.fmt_hints = ring_fmt_hints<K>;
   K(p, unit_or<is_unit<U, static_cast<int>(J)>::value>(args)...);
 }
 // Programs per SM the registers must allow: MinPrograms, or the runtime's default when 0.
@@ -466,7 +471,7 @@ launch_result launch_tuned_impl(std::tuple<P...>*, grid g, int lds_bytes, A&&...
   size_t tm_bytes = 0;
   if (BV_NVIDIA && Stages > 0) {
     tm.programs = static_cast<int>(std::min<long long>(g.count(), tmap_programs_max));
-    tm_bytes = static_cast<size_t>(tm.programs) * program<>::tmap_rings * 256;  // 2 a ring
+    tm_bytes = static_cast<size_t>(tm.programs) * program<>::tmap_rings * 128;  // one a ring
     tm.p = static_cast<unsigned char*>(gpu::buffer_cache::get().acquire(
         tm_bytes, "hipMalloc of " + std::to_string(tm_bytes) + " bytes of tensor maps"));
   }

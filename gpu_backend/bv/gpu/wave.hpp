@@ -591,6 +591,14 @@ BV_DI void tma_load(uint32_t dst, const void* map, int col, int row, uint32_t ba
   __trap();
 #endif
 }
+// Starts fetching a tensor map into the descriptor cache.
+BV_DI void tmap_prefetch(const void* map) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(map) : "memory");
+#else
+  (void)map;
+#endif
+}
 // An arrive that also expects `bytes` more of asynchronous copies in the current phase.
 BV_DI void mbar_arrive_tx(uint32_t bar, uint32_t bytes) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)

@@ -362,24 +362,24 @@ struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 1>
 // not every tile sized for 16-bit inputs fits an AMD workgroup's 64 KiB in f32 (sm_90's 64x64 at
 // D = 128: 125440 bytes, attention_fwd_lds_bytes).
 //
-// sm_90's 16-bit rows launch variant 1 at D = 64 (v loaded beside k: 1.324 against 1.364 ms at
-// 4x16x4096x64 f16 on an H200) and variant 2 at D = 128 (k and v in rings of 2 slots: 2.13 against
-// 2.38 ms for variant 1, 1.25 against 1.28 causal; at D = 64 the rings lose 4 to 6%, and variant
-// 3, whose k and v images take 16-byte copies or the TMA, is 2 to 2.6% faster than variant 1 on
-// the full forward but 2.5% slower on the causal one, its programs costing more outside their key
-// steps: 1.28 and 0.77 ms against 1.31 and 0.75). 16-bit, D =
-// 64, sm_90 and gfx942: BM = 128 query rows x BN = 64 keys a step, 8 waves, registers capped for 2
-// programs per SM. Measured at 4x16x4096x64 f16 on an H100 (docs/PERFORMANCE.md): 128x64 with 8
-// warps 4.59 ms against 5.91 for 64x64 with 4, and 1.55-1.58 ms with 2 programs per SM against 2.40
-// with 1 (the loop is latency-bound). D = 128 on sm_90: 128 query rows x 128 keys on 8 warps, one
-// program an SM, 2.48 ms at 4x16x4096x128 on an H200 (1.36 causal) against 2.57 (1.47) for 128x64
-// with registers for 2 programs, which spills there, 2.96 (1.68) for 128x64 with one, and 3.10 for
-// 64x64 on 4 (bench/gpu/attention_fwd_dev.cu --tiles; q k^T by wgmma in two groups of 64 k). D =
-// 128 on AMD: 32x32, 30464 bytes of LDS, so two workgroups share a CU's 64 KiB; 64x64 takes 62976
-// (one workgroup a CU) and is not measured on AMD. Both run with no spills under clang-19 (gfx942)
-// and hipcc (gfx90a), as does 128x64 on 8 waves at D = 64 (28672 bytes) on gfx942. gfx90a at D =
-// 64: 64x64 on 4 waves (87 SGPRs, 126 VGPRs, no spills), since hipcc's causal 128x64 forward keeps
-// 104 SGPRs live across its key loop and spills 4 of them to VGPR lanes on 8 waves (24 on 4 waves).
+// sm_90's 16-bit rows launch variant 3 at D = 64 (q, k and v in rings of 2 slots, k and v by the
+// TMA in images that need no permuting, o in an accumulator: 1.234 to 1.238 ms at 4x16x4096x64
+// f16 on an H200 against 1.311 to 1.319 for variant 1, v loaded beside k, and 0.733 to 0.738
+// against 0.747 to 0.750 causal; variant 2's rings lose 4 to 6% there) and variant 2 at D = 128 (k
+// and v in rings of 2 slots: 2.13 against 2.38 ms for variant 1, 1.25 against 1.28 causal). 16-bit,
+// D = 64, sm_90 and gfx942: BM = 128 query rows x BN = 64 keys a step, 8 waves, registers capped
+// for 2 programs per SM. Measured at 4x16x4096x64 f16 on an H100 (docs/PERFORMANCE.md): 128x64 with
+// 8 warps 4.59 ms against 5.91 for 64x64 with 4, and 1.55-1.58 ms with 2 programs per SM
+// against 2.40 with 1 (the loop is latency-bound). D = 128 on sm_90: 128 query rows x 128 keys on 8
+// warps, one program an SM, 2.48 ms at 4x16x4096x128 on an H200 (1.36 causal) against 2.57 (1.47)
+// for 128x64 with registers for 2 programs, which spills there, 2.96 (1.68) for 128x64 with one,
+// and 3.10 for 64x64 on 4 (bench/gpu/attention_fwd_dev.cu --tiles; q k^T by wgmma in two groups of
+// 64 k). D = 128 on AMD: 32x32, 30464 bytes of LDS, so two workgroups share a CU's 64 KiB; 64x64
+// takes 62976 (one workgroup a CU) and is not measured on AMD. Both run with no spills under
+// clang-19 (gfx942) and hipcc (gfx90a), as does 128x64 on 8 waves at D = 64 (28672 bytes) on
+// gfx942. gfx90a at D = 64: 64x64 on 4 waves (87 SGPRs, 126 VGPRs, no spills), since hipcc's causal
+// 128x64 forward keeps 104 SGPRs live across its key loop and spills 4 of them to VGPR lanes on 8
+// waves (24 on 4 waves).
 template <int Bytes>
 struct attention_fwd_configs {
   static_assert(Bytes == 2 || Bytes == 4,
@@ -392,7 +392,7 @@ struct attention_fwd_configs<2> {
   static constexpr launch_config table[] = {
       // targets                        D up to        kernel         waves        BM          BN          ring slots    programs per SM (GPU)
       {.targets = only(target::gfx90a), .up_to = 64,                  .waves = 4,  .bm = 64,  .bn = 64},
-      {.targets = only(target::sm_90), .up_to = 64,   .variant = 1,  .waves = 8,  .bm = 128, .bn = 64,                .min_programs = 2},
+      {.targets = only(target::sm_90), .up_to = 64,   .variant = 3,  .waves = 8,  .bm = 128, .bn = 64,  .stages = 2, .min_programs = 2},
       {                                .up_to = 64,                  .waves = 8,  .bm = 128, .bn = 64,                .min_programs = 2},
       {.targets = only(target::sm_90), .up_to = 128,  .variant = 2,  .waves = 8,  .bm = 128, .bn = 128, .stages = 2, .min_programs = 1},
       {.targets = amd_targets,         .up_to = 128,  .waves = 4,  .bm = 32,  .bn = 32},

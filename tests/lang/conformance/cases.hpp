@@ -207,6 +207,35 @@ BV_KERNEL void ring_chain_acc(program<W> p, ptr<const half> q, ptr<const half> k
   store(o + rm.col() * D + rd.row(), acc / alpha.col(), rm.col() < m);
 }
 
+// One ring's first tile in two roles, in an order that depends on the program: even programs read
+// x's tile first as the transposed b of dot(y, trans(x)), odd ones first as the a of dot(x, w).
+// out [n, 64] (f32) = y_t x_t^T + 2 x_t w_t for each program's 64 rows t of x, y and w. On an
+// NVIDIA GPU launched with stages, a ring's first load copies in the format earlier programs'
+// first dots asked for (a hint per ring, kept across launches): here the hint is wrong for every
+// other program, and each dot must still read its operand in the format it needs.
+template <int W>
+BV_KERNEL void ring_roles(program<W> p, ptr<const half> x, ptr<const half> y, ptr<const half> w,
+                          ptr<float> out, int n) {
+  const int r0 = p.id(0) * 64;
+  auto r = arange<64>(p);
+  auto x_bp = make_block_ptr<64, 64>(p, x, {n, 64}, {64, 1}, {r0, 0});
+  auto y_bp = make_block_ptr<64, 64>(p, y, {n, 64}, {64, 1}, {r0, 0});
+  auto w_bp = make_block_ptr<64, 64>(p, w, {n, 64}, {64, 1}, {r0, 0});
+  auto xt = load(x_bp, boundary_check(0));
+  auto yt = load(y_bp, boundary_check(0));
+  auto wt = load(w_bp, boundary_check(0));
+  auto rows = (r0 + r).col();
+  if (p.id(0) % 2 == 0) {
+    auto c1 = dot(yt, trans(xt));
+    auto c2 = dot(xt, wt);
+    store(out + rows * 64 + r.row(), c1 + 2.0f * c2, rows < n);
+  } else {
+    auto c2 = dot(xt, wt);
+    auto c1 = dot(yt, trans(xt));
+    store(out + rows * 64 + r.row(), c1 + 2.0f * c2, rows < n);
+  }
+}
+
 // counts[v % 8] += 1 for every v of x: atomics from every program onto 8 counters.
 template <int BLOCK, int W>
 BV_KERNEL void histogram(program<W> p, ptr<const int32_t> x, ptr<int32_t> counts, int n) {
@@ -665,6 +694,34 @@ outcome run_ring_chain_acc(int m, int n, uint64_t seed) {
   return o;
 }
 
+// ring_roles on rings of Stages slots over n rows of small_chain's integers (q as y, k as x, v as
+// w): every product and sum is exact.
+template <int Stages, class B>
+outcome run_ring_roles(int n, uint64_t seed) {
+  const chain_data d = small_chain(n, n, 64, seed);
+  auto [ty, tx, tw, to] = chain_tensors<B>(d, n, n, 64);
+  const int lds = Stages ? 3 * block_ptr_lds_bytes<const half, 64, 64, 4>(Stages) : 0;
+  outcome o;
+  expect_launch(o, B::template launch<ring_roles<4>>(gpu_tuning<Stages>{lds}, grid(cdiv(n, 64)), tx,
+                                                     ty, tw, to, n));
+  std::vector<double> want(int64_t(n) * 64, 0.0);
+  for (int i = 0; i < n; ++i) {
+    const int r0 = i / 64 * 64;
+    for (int j = 0; j < 64; ++j) {
+      double c1 = 0.0, c2 = 0.0;
+      for (int c = 0; c < 64; ++c) {
+        if (r0 + j < n)
+          c1 += as_double(d.q, int64_t(i) * 64 + c) * as_double(d.k, int64_t(r0 + j) * 64 + c);
+        if (r0 + c < n)
+          c2 += as_double(d.k, int64_t(i) * 64 + c) * as_double(d.v, int64_t(r0 + c) * 64 + j);
+      }
+      want[int64_t(i) * 64 + j] = c1 + 2.0 * c2;
+    }
+  }
+  expect_near(o, "out", B::read(to), want, 0.0);
+  return o;
+}
+
 template <class B>
 outcome run_histogram(int n, uint64_t seed) {
   constexpr int BLOCK = 256;
@@ -903,6 +960,11 @@ void run_rings(uint64_t seed, F&& f) {
     run_ring_chain_acc<128, 64, 64, 8, 3, B>(128, 190, seed + 46));
   f("ring_chain_acc 64x64x64 w4 s2", run_ring_chain_acc<64, 64, 64, 4, 2, B>(61, 150, seed + 47));
   f("ring_chain_acc 128x64x64 w8 s0", run_ring_chain_acc<128, 64, 64, 8, 0, B>(77, 100, seed + 48));
+  // A ring's first tile in two roles, the first one alternating between programs; launched twice
+  // (the second launch starts from the first one's format hints), and without rings.
+  f("ring_roles 64x64 w4 s2", run_ring_roles<2, B>(64 * 13 - 19, seed + 49));
+  f("ring_roles 64x64 w4 s2 again", run_ring_roles<2, B>(64 * 16, seed + 50));
+  f("ring_roles 64x64 w4 s0", run_ring_roles<0, B>(64 * 3 - 5, seed + 51));
   f("ring_stop 1277x1912, k 128 of 200", run_ring_stop<B>(1277, 1912, 200, 128, seed + 32));
 }
 
