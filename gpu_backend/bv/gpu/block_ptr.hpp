@@ -25,6 +25,9 @@
 //    lives in LDS, one copy per wave, so copies of a block pointer share it consistently;
 //  - a prefetched tile is used only if its offsets are exactly those asked for; otherwise the
 //    load copies the tile it needs (a mispredicted prefetch costs time, never values);
+//  - a slot's format is checked by every dot that reads it, which copies the tile again in the
+//    format its operand needs: the format a ring's first load guesses (from earlier programs'
+//    first dots, program::fmt_hints, or from the tile's shape) costs time if wrong, never values;
 //  - a slot is refilled only after a barrier (no wave still reads it) and after its previous
 //    copies landed; a view remembers its tile number, and a view whose slot was refilled since
 //    (a tile kept across later loads of the same ring) reads its tile from global memory;
@@ -90,7 +93,7 @@ struct alignas(8) ring_state {
   int inflight;
 };
 // A ring's bytes: its slots, an mbarrier per slot, a ring_state per wave, and where the ring's
-// format hint is kept (program::fmt_hints; ring_hint).
+// format hint is kept (program::fmt_hints; ring_ref::hint).
 constexpr int ring_bytes_for(int tile_bytes, int stages, int waves) {
   const int b = stages * tile_bytes + 8 * stages + static_cast<int>(sizeof(ring_state)) * waves + 8;
   return (b + 127) / 128 * 128;
@@ -199,8 +202,9 @@ struct ring_ref {
   BV_DI ring_state* state() const {
     return reinterpret_cast<ring_state*>(meta + 8 * stages) + gpu::prim::wave_id();
   }
-  // The global word holding the ring's format hint (nullptr: none), after the ring states.
-  BV_DI int** hint() const {
+  // Where the ring keeps the address of its format hint (nullptr: none), after the ring states.
+  BV_DI int** hint() const { return hint_at(meta, stages); }
+  static BV_DI int** hint_at(unsigned char* meta, int stages) {
     return reinterpret_cast<int**>(meta + 8 * stages + static_cast<int>(sizeof(ring_state)) * W);
   }
   // A wgmma group reading tile t of this ring is left in flight (ring_state::inflight).
@@ -831,9 +835,7 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
       const int f = h - detail::fmt_hint<R, C, W>(0);
       *(reinterpret_cast<detail::ring_state*>(b.meta + 8 * S) + gpu::prim::wave_id()) = {
           0, f >= 0 && f <= detail::fmt_wm ? f : detail::first_fmt<R, C, W>(), -1};
-      if (gpu::prim::thread_id() == 0)
-        *reinterpret_cast<int**>(b.meta + 8 * S +
-                                 static_cast<int>(sizeof(detail::ring_state)) * W) = hint;
+      if (gpu::prim::thread_id() == 0) *detail::ring_ref<T, R, C, W>::hint_at(b.meta, S) = hint;
       if (gpu::prim::thread_id() == 0)
         for (int s = 0; s < S; ++s)
           gpu::prim::mbar_init(gpu::prim::lds_addr(b.meta + 8 * s), W * gpu::prim::wave_size);
