@@ -574,14 +574,13 @@ BV_DI void tma_boxes(uint32_t bar, uint32_t box_bytes, F&& issue) {
   }
 }
 template <int R, int C, int W>
-BV_DI void ring_copy_tma(const void* tmap, uint32_t img, uint32_t bar, int o0, int o1, int shape0) {
+BV_DI void ring_copy_tma(const void* tmap, uint32_t img, uint32_t bar, int o0, int o1) {
   if constexpr (wg_a_tile<R, C, W>()) {
     // A tile inside the tensor's rows (ring_copy: the others go by 16-byte copies): boxes of 64
     // image rows through the ring's map, whose dimensions split a row as the image orders it
     // (wg_row): rows g of an 8-row group, then the group 8 W rows further (register ri + 1), then
     // the groups of the warpgroup's 4 waves (8 rows apart); box b starts at image row 64 b, tensor
     // row 16 W rp + 32 wh for b = wh NR / 2 + rp.
-    (void)shape0;
     constexpr int NH = R / (16 * W);  // register pairs (NR / 2)
     tma_boxes<R / 64, W>(bar, 8192u, [&](int b) {
       gpu::prim::tma_load<4>(img + 8192 * b, tmap, o1, o0 + 16 * W * (b % NH) + 32 * (b / NH), bar);
@@ -600,7 +599,7 @@ BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int str
     // A box's first column a multiple of 16 bytes (the TMA faults on others with this swizzle).
     if (tmap != nullptr && o1 % 8 == 0 && fmt == (wg_a_tile<R, C, W>() ? fmt_a : fmt_bn) &&
         (!wg_a_tile<R, C, W>() || (o0 >= 0 && o0 + R <= shape0))) {
-      ring_copy_tma<R, C, W>(tmap, img, bar, o0, o1, shape0);
+      ring_copy_tma<R, C, W>(tmap, img, bar, o0, o1);
       return;
     }
   }

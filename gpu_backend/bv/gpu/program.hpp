@@ -37,8 +37,8 @@ struct program {
   mutable int tmaps_taken = 0;
   static constexpr int tmap_rings = detail::tmap_rings;
   detail::tma_ring_list* tma_list = nullptr;  // where make_block_ptr records them
-  // The format the first tiles of this kernel's rings were last copied again in, by ring (in
-  // creation order; block_ptr.hpp's first_fmt), from earlier programs: global memory of the
+  // The formats earlier programs' first dots copied the first tiles of this kernel's rings again
+  // in, by ring in creation order (block_ptr.hpp's first_fmt and fmt_hint): global memory of the
   // kernel's, for its first tmap_rings rings (nullptr: none); the rings this program made so far.
   int* fmt_hints = nullptr;
   mutable int rings_taken = 0;

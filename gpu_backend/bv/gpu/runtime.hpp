@@ -412,7 +412,8 @@ struct tmap_space {
   int programs = 0;
 };
 // The formats a kernel's rings' first tiles were copied again in (program::fmt_hints): 0 none,
-// else the format + 1; kept across launches (a hint, checked by every dot).
+// else the tile's shape and the format (block_ptr.hpp's fmt_hint); kept across launches (a hint,
+// checked by every dot).
 template <auto K>
 __device__ int ring_fmt_hints[tmap_rings];
 template <auto K, class U, int Stages, class... P, size_t... J>
