@@ -834,10 +834,11 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
       const int f = h - detail::fmt_hint<R, C, W>(0);
       *(reinterpret_cast<detail::ring_state*>(b.meta + 8 * S) + gpu::prim::wave_id()) = {
           0, f >= 0 && f <= detail::fmt_wm ? f : detail::first_fmt<R, C, W>(), -1};
-      if (gpu::prim::thread_id() == 0) *detail::ring_ref<T, R, C, W>::hint_at(b.meta, S) = hint;
-      if (gpu::prim::thread_id() == 0)
+      if (gpu::prim::thread_id() == 0) {
+        *detail::ring_ref<T, R, C, W>::hint_at(b.meta, S) = hint;
         for (int s = 0; s < S; ++s)
           gpu::prim::mbar_init(gpu::prim::lds_addr(b.meta + 8 * s), W * gpu::prim::wave_size);
+      }
       if constexpr (gpu::prim::has_tma &&
                     (detail::wg_a_tile<R, C, W>() || detail::wg_b_tile<R, C, W>() ||
                      detail::wm_chunk_tile<R, C, W>())) {
