@@ -3,6 +3,17 @@
 // a 1-D block holds its flat registers `f` and, for free broadcasting, its values at the places a
 // .row() (`r`) or a .col() (`c`) of it needs. Every op computes all three from its operands (a
 // load reloads them, an arange recomputes them); the compiler keeps only the ones a kernel uses.
+//
+// Lazy 1-D blocks: a row reduction whose rows each lie in one wave (reduce.hpp) has its values
+// where c wants them and nowhere else; moving them to f and r takes a trip through LDS between two
+// barriers. So its result is `lazy`: c holds the values, f and r are placeholders. Ops between
+// 1-D blocks compute all three sets as usual and pass the flag on (their c is right, f and r are
+// placeholders again), and .col() reads c; whatever reads f or r for real (a store, a load's
+// offsets or mask, .row(), a broadcast into a 2-D block, a reduction of the 1-D block, print_if)
+// settles the block first: c to LDS and back as f and r. The flag is the same in every thread,
+// and after inlining a constant except where a loop carries a lazy block: the attention forward's
+// row maximum and sum are lazy through the key loop and settled once, by the store of lse after
+// it, where they took four barriers a key step.
 #pragma once
 #include <concepts>
 #include <cstdint>
@@ -144,6 +155,8 @@ struct basic_block<T, shape<N>, W> {
   T f[NF];
   T r[NRow > 0 ? NRow : 1];
   T c[NCol > 0 ? NCol : 1];
+  // Only c holds the values (above; never without col_role).
+  bool lazy = false;
 
   template <class U>
   BV_DI basic_block<U, shape<N>, W> to(dtype<U>) const {
@@ -154,17 +167,39 @@ struct basic_block<T, shape<N>, W> {
     for (int i = 0; i < NRow; ++i) out.r[i] = cvt<U>(r[i]);
 #pragma unroll
     for (int i = 0; i < NCol; ++i) out.c[i] = cvt<U>(c[i]);
+    out.lazy = lazy;
     return out;
   }
 
-  // Triton's x[None, :] and x[:, None]: no data moves.
+  // The same values with f and r filled from c: each element written to LDS by the one thread
+  // that owns it in c's map, read back where f and r want it.
+  BV_DI basic_block settle() const {
+    basic_block out = *this;
+    if constexpr (col_role) {
+      T* s = gpu::prim::lds<T, N, 5>();
+      gpu::prim::barrier();
+#pragma unroll
+      for (int i = 0; i < NCol; ++i)
+        if (gpu::owner2d<N, 1, W>(i, 0)) s[gpu::row_of<N, 1, W>(i)] = c[i];
+      gpu::prim::barrier();
+#pragma unroll
+      for (int i = 0; i < NF; ++i) out.f[i] = s[gpu::flat_of<N, W>(i)];
+#pragma unroll
+      for (int i = 0; i < NRow; ++i) out.r[i] = s[gpu::col_of<1, N, W>(i)];
+    }
+    out.lazy = false;
+    return out;
+  }
+
+  // Triton's x[None, :] and x[:, None]: no data moves (but a lazy block settles for .row()).
   BV_DI basic_block<T, shape<1, N>, W> row() const {
     using O = basic_block<T, shape<1, N>, W>;
     O out;
     if constexpr (row_role) {
       static_assert(O::NR == 1 && O::NC == NRow, "row(): layout mismatch");
+      const basic_block x = lazy ? settle() : *this;
 #pragma unroll
-      for (int i = 0; i < NRow; ++i) out.v[i] = r[i];
+      for (int i = 0; i < NRow; ++i) out.v[i] = x.r[i];
     } else {
       const T* s = through_lds();
 #pragma unroll
@@ -192,11 +227,12 @@ struct basic_block<T, shape<N>, W> {
   }
   // The whole block in LDS (a layout conversion): valid until the next op that uses LDS.
   BV_DI const T* through_lds() const {
+    const basic_block x = lazy ? settle() : *this;
     T* s = gpu::prim::lds<T, N, 5>();
     gpu::prim::barrier();
 #pragma unroll
     for (int i = 0; i < NF; ++i)
-      if (gpu::owner1d<N, W>(i)) s[gpu::flat_of<N, W>(i)] = f[i];
+      if (gpu::owner1d<N, W>(i)) s[gpu::flat_of<N, W>(i)] = x.f[i];
     gpu::prim::barrier();
     return s;
   }
@@ -212,6 +248,38 @@ struct basic_block<T, shape<N>, W> {
 };
 
 namespace detail {
+template <class X>
+inline constexpr bool is_block1d = false;
+template <class T, int N, int W>
+inline constexpr bool is_block1d<basic_block<T, shape<N>, W>> = true;
+
+// Whether x is a lazy 1-D block (false for anything else).
+template <class X>
+BV_DI bool lazy_of(const X& x) {
+  if constexpr (is_block1d<X>)
+    return x.lazy;
+  else
+    return false;
+}
+// x with every register set holding its values (anything but a lazy 1-D block as is).
+template <class X>
+BV_DI X settled(const X& x) {
+  if constexpr (is_block1d<X>) {
+    if (x.lazy) return x.settle();
+  }
+  return x;
+}
+// An operand of an op whose result has shape S: a 1-D operand of a 2-D result gives its r
+// registers, so it settles; into a 1-D result it stays as it is, lazy or not (the result then
+// takes the flag: lazy_of).
+template <class S, class X>
+BV_DI X operand_for(const X& x) {
+  if constexpr (S::rank == 2)
+    return settled(x);
+  else
+    return x;
+}
+
 // Fill every register of `out` with f(part, i, j): (part_2, ri, ci) for 2-D blocks, (part_*, i,
 // 0) for the three register sets of 1-D blocks.
 template <class B, class F>
@@ -268,10 +336,13 @@ BV_DI auto zip(const X& x, const Y& y, F f) {
   constexpr int W = join_waves<X, Y>();
   using O = std::conditional_t<std::is_void_v<Out>, C, Out>;
   using CC = compute_t<C>;
+  const X xs = operand_for<S>(x);
+  const Y ys = operand_for<S>(y);
   basic_block<O, S, W> out;
   generate(out, [&](auto p, int a, int b) {
-    return cvt<O>(f(get<CC>(x, p, a, b), get<CC>(y, p, a, b)));
+    return cvt<O>(f(get<CC>(xs, p, a, b), get<CC>(ys, p, a, b)));
   });
+  if constexpr (S::rank == 1) out.lazy = lazy_of(x) || lazy_of(y);
   return out;
 }
 
@@ -279,6 +350,7 @@ template <class O, class T, class S, int W, class F>
 BV_DI basic_block<O, S, W> map(const basic_block<T, S, W>& x, F f) {
   basic_block<O, S, W> out;
   generate(out, [&](auto p, int a, int b) { return f(get<T>(x, p, a, b)); });
+  if constexpr (S::rank == 1) out.lazy = x.lazy;
   return out;
 }
 }  // namespace detail
@@ -326,12 +398,12 @@ inline constexpr bool two_d_result = shape_join<shape_of<X>, shape_of<Y>>::type:
 BV_COMPARE_OPS(BV_CMP)
 #undef BV_CMP
 
-#define BV_BITWISE(op, name)                                                                     \
-  template <class X, class Y>                                                                    \
-  requires detail::BinaryOperands<X, Y> BV_DI auto operator op(X x, Y y) {                       \
-    using C = typename detail::result_elem<X, Y>::type;                                          \
-    static_assert(rules::bitwise<C>());                                                          \
-    return detail::zip<void, C>(x, y, [](auto a, auto b) { return static_cast<C>(a op b); });    \
+#define BV_BITWISE(op, name)                                                                  \
+  template <class X, class Y>                                                                 \
+  requires detail::BinaryOperands<X, Y> BV_DI auto operator op(X x, Y y) {                    \
+    using C = typename detail::result_elem<X, Y>::type;                                       \
+    static_assert(rules::bitwise<C>());                                                       \
+    return detail::zip<void, C>(x, y, [](auto a, auto b) { return static_cast<C>(a op b); }); \
   }
 BV_BITWISE_OPS(BV_BITWISE)
 #undef BV_BITWISE
@@ -403,11 +475,16 @@ requires(Block<M> && (Block<X> || Scalar<X>)&&(Block<Y> || Scalar<Y>)) BV_DI
   using C = typename R::elem;
   using S = typename R::shape_type;
   constexpr int W = R::waves;
+  const M ms = detail::operand_for<S>(mask);
+  const X xs = detail::operand_for<S>(x);
+  const Y ys = detail::operand_for<S>(y);
   basic_block<C, S, W> out;
   detail::generate(out, [&](auto p, int a, int b) {
-    return detail::get<bool>(mask, p, a, b) ? detail::get<C>(x, p, a, b)
-                                            : detail::get<C>(y, p, a, b);
+    return detail::get<bool>(ms, p, a, b) ? detail::get<C>(xs, p, a, b)
+                                          : detail::get<C>(ys, p, a, b);
   });
+  if constexpr (S::rank == 1)
+    out.lazy = detail::lazy_of(mask) || detail::lazy_of(x) || detail::lazy_of(y);
   return out;
 }
 
@@ -447,8 +524,11 @@ BV_DI basic_block<T, shape<C, R>, W> transpose(const basic_block<T, shape<R, C>,
 template <int... D, class T, class S, int W>
 BV_DI basic_block<T, shape<D...>, W> broadcast_to(const basic_block<T, S, W>& x) {
   static_assert(rules::broadcast_to<(broadcasts_to<S, shape<D...>>)>());
-  basic_block<T, shape<D...>, W> out;
-  detail::generate(out, [&](auto p, int a, int b) { return detail::get<T>(x, p, a, b); });
+  using O = basic_block<T, shape<D...>, W>;
+  const basic_block<T, S, W> xs = detail::operand_for<shape<D...>>(x);
+  O out;
+  detail::generate(out, [&](auto p, int a, int b) { return detail::get<T>(xs, p, a, b); });
+  if constexpr (O::rank == 1) out.lazy = detail::lazy_of(x);
   return out;
 }
 

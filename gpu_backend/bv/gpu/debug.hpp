@@ -55,10 +55,11 @@ BV_DI void print_one(const X& x, int p0, int p1, int p2) {
     using B = std::remove_cvref_t<X>;
     // Each thread prints the elements it owns: one line per element, in no particular order.
     if constexpr (B::rank == 1) {
+      const B xs = settled(x);  // (every thread of the program is here: the condition is on ids)
       for (int i = 0; i < B::NF; ++i)
         if (gpu::owner1d<B::size, B::waves>(i)) {
           printf("[pid %d,%d,%d] [%d] = ", p0, p1, p2, gpu::flat_of<B::size, B::waves>(i));
-          print_value(x.f[i]);
+          print_value(xs.f[i]);
           printf("\n");
         }
     } else {
@@ -116,8 +117,9 @@ BV_DI void device_assert(const program<W>& p, const X& cond, const char* msg) {
   if constexpr (Block<X>) {
     using B = std::remove_cvref_t<X>;
     if constexpr (B::rank == 1) {
+      const B cs = detail::settled(cond);
 #pragma unroll
-      for (int i = 0; i < B::NF; ++i) ok = ok && cvt<bool>(cond.f[i]);
+      for (int i = 0; i < B::NF; ++i) ok = ok && cvt<bool>(cs.f[i]);
     } else {
 #pragma unroll
       for (int i = 0; i < B::NR * B::NC; ++i) ok = ok && cvt<bool>(cond.v[i]);

@@ -134,7 +134,8 @@ template <class U>
 #if BV_AMD_EMU
 __attribute__((no_sanitize_address, noipa))
 #endif
-BV_DI U role_load(const U* p) {
+BV_DI U
+role_load(const U* p) {
   return *p;
 }
 
@@ -259,9 +260,19 @@ BV_DI bool mask_at(const M& m, P p, int a, int b) {
     return get<bool>(m, p, a, b);
 }
 
+// A pointer block whose offsets hold their values in every register set (block.hpp's lazy
+// blocks); loads, stores and atomics read offsets, masks and values through f and r.
+template <class T, class S, int W, class I>
+BV_DI ptr_block<T, S, W, I> settled(const ptr_block<T, S, W, I>& pb) {
+  return {pb.p, settled(pb.off)};
+}
+
 template <class T, class S, int W, class I, class M, class O>
-BV_DI auto load_impl(const ptr_block<T, S, W, I>& pb, const M& mask, const O other) {
+BV_DI auto load_impl(const ptr_block<T, S, W, I>& pb0, const M& mask0, const O other0) {
+  const ptr_block<T, S, W, I> pb = settled(pb0);
+  const M mask = settled(mask0);
   // `other` by value: a scalar bound to a reference lives in scratch on some compilers.
+  const O other = settled(other0);
   using U = std::remove_const_t<T>;
   constexpr bool masked = !std::is_same_v<M, no_mask>;
   constexpr bool has_other = !std::is_same_v<O, no_other>;
@@ -368,7 +379,10 @@ BV_DI auto load_impl(const ptr_block<T, S, W, I>& pb, const M& mask, const O oth
 }
 
 template <class T, class S, int W, class I, class V, class M>
-BV_DI void store_impl(const ptr_block<T, S, W, I>& pb, const V& value, const M& mask) {
+BV_DI void store_impl(const ptr_block<T, S, W, I>& pb0, const V& value0, const M& mask0) {
+  const ptr_block<T, S, W, I> pb = settled(pb0);
+  const V value = settled(value0);
+  const M mask = settled(mask0);
   static_assert(rules::store_writable<T>());
   static_assert(rules::store_shape<(Scalar<V> || broadcasts_to<shape_of<V>, S>)>());
   check_mask<S, M>();
@@ -409,7 +423,7 @@ BV_DI void store_impl(const ptr_block<T, S, W, I>& pb, const V& value, const M& 
             m[j] = mask_at(mask, part_2{}, ri, cg + j);
             if constexpr (replicas) m[j] = m[j] && gpu::owner2d<S::rows, S::cols, W>(ri, cg + j);
           }
-          all_ok = all_ok & vector_ok<VW, masked || replicas>(pb.p, off, m);
+          all_ok = all_ok & vector_ok < VW, masked || replicas > (pb.p, off, m);
         }
       if (all_ok) {
 #pragma unroll
@@ -575,7 +589,10 @@ BV_DI T from_thread0(T x) {
 }
 
 template <class T, class S, int W, class I, class V, class M>
-BV_DI auto atomic_impl(rmw op, const ptr_block<T, S, W, I>& pb, const V& value, const M& mask) {
+BV_DI auto atomic_impl(rmw op, const ptr_block<T, S, W, I>& pb0, const V& value0, const M& mask0) {
+  const ptr_block<T, S, W, I> pb = settled(pb0);
+  const V value = settled(value0);
+  const M mask = settled(mask0);
   static_assert(rules::atomic_operand<T>());
   check_mask<S, M>();
   basic_block<T, S, W> old;

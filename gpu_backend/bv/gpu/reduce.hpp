@@ -121,7 +121,8 @@ BV_DI A program_fold(A a, Op op) {
 
 // Every element of x folded into one value (each thread gets it). f(value, flat index) -> A.
 template <class A, class Op, class T, class S, int W, class F>
-BV_DI A reduce_all(const basic_block<T, S, W>& x, A init, Op op, F make) {
+BV_DI A reduce_all(const basic_block<T, S, W>& x0, A init, Op op, F make) {
+  const basic_block<T, S, W> x = settled(x0);
   A acc = init;
   if constexpr (S::rank == 1) {
     using B = basic_block<T, S, W>;
@@ -171,6 +172,23 @@ BV_DI auto reduce_axis(const basic_block<T, shape<R, C>, W>& x, A init, Op op, F
       acc[k] = wave_fold<(Axis == 1 ? gpu::tile2d::tpw0 : gpu::tile2d::tpw1),
                          (Axis == 1 ? gpu::tile2d::tpw1 : gpu::tile2d::tpw0)>(acc[k], op);
   }
+  using O = decltype(out_of(init));
+  // Each row in one wave: every lane of it holds the row's value, where c wants it (a K x 1
+  // block's rows are the R x C block's), so the result is lazy (block.hpp) and nothing moves.
+  if constexpr (Axis == 1 && WX == 1 && basic_block<O, shape<K>, W>::col_role) {
+    basic_block<O, shape<K>, W> out;
+    static_assert(out.NCol == NK, "internal: a K x 1 block's rows are the K x C block's");
+#pragma unroll
+    for (int k = 0; k < NK; ++k) out.c[k] = out_of(acc[k]);
+      // f and r are placeholders until the block settles: values of this thread's own rows, so
+      // that what ops compute on them before then is computed on values the kernel's data holds.
+#pragma unroll
+    for (int i = 0; i < out.NF; ++i) out.f[i] = out.c[0];
+#pragma unroll
+    for (int i = 0; i < out.NRow; ++i) out.r[i] = out.c[0];
+    out.lazy = true;
+    return out;
+  }
   // waves along the reduced dimension meet in LDS: s[wave coordinate][kept index]
   A* s = gpu::prim::lds<A, WX * K, 2>();
   gpu::prim::barrier();
@@ -190,7 +208,6 @@ BV_DI auto reduce_axis(const basic_block<T, shape<R, C>, W>& x, A init, Op op, F
     for (int w = 1; w < WX; ++w) a = op(a, s[w * K + idx]);
     return out_of(a);
   };
-  using O = decltype(out_of(init));
   basic_block<O, shape<K>, W> out;
 #pragma unroll
   for (int i = 0; i < out.NF; ++i) out.f[i] = value(gpu::flat_of<K, W>(i));
@@ -244,7 +261,9 @@ struct sum2_result {
   R first, second;
 };
 template <class T1, class T2, class S, int W>
-BV_DI auto sum2(const basic_block<T1, S, W>& x, const basic_block<T2, S, W>& y) {
+BV_DI auto sum2(const basic_block<T1, S, W>& x0, const basic_block<T2, S, W>& y0) {
+  const basic_block<T1, S, W> x = detail::settled(x0);
+  const basic_block<T2, S, W> y = detail::settled(y0);
   using R = detail::acc_t<T1>;
   static_assert(std::is_same_v<R, detail::acc_t<T2>>,
                 "sum2 takes two blocks of the same accumulation type (f32 with f32, ...)");

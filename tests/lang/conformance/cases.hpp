@@ -9,6 +9,7 @@
 // Every output is poisoned first (NaN, or a sentinel integer), so an element a kernel does not
 // write fails its comparison.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -371,7 +372,70 @@ BV_KERNEL void math_cast(program<W> p, ptr<const float> x, ptr<half> y, int n) {
   store(y + offs, (sigmoid(v) * exp(-abs(v)) + sqrt(abs(v))).to(f16), mask);
 }
 
+// The attention forward's online softmax without its products, over rows of x [m, n] in column
+// blocks: each row's maximum mx and sum l of exp(x - mx) carried through the loop as 1-D blocks
+// of row reductions (on the GPU lazy blocks, block.hpp, wherever a row lies in one wave), then
+// read every way a 1-D block is read: out = exp(x - mx) / l (.col()), stats = mx, l and the row's
+// value at its first maximum (a store, and argmax<1>'s columns as a load's offsets), tot = the
+// program's sum of mx + l over its rows (a reduction of the 1-D block), d = mx[i] - mx[j] over its
+// rows (.col() against .row()).
+template <int BR, int BC, int W>
+BV_KERNEL void row_online(program<W> p, ptr<const float> x, ptr<float> out, ptr<float> stats,
+                          ptr<float> tot, ptr<float> d, int m, int n) {
+  auto r = p.id(0) * BR + arange<BR>(p);
+  auto c = arange<BC>(p);
+  auto rmask = r < m;
+  auto m_i = full<float, BR>(p, -INFINITY);
+  auto l_i = zeros<float, BR>(p);
+  auto at = zeros<int32_t, BR>(p);
+  for (int start = 0; start < n; start += BC) {
+    auto cols = start + c;
+    auto xv = load(x + r.col() * n + cols.row(), rmask.col() & (cols.row() < n), -INFINITY);
+    auto bm = max<1>(xv);
+    auto m_new = maximum(m_i, bm);
+    at = where(bm > m_i, start + argmax<1>(xv), at);
+    l_i = l_i * exp(m_i - m_new) + sum<1>(exp(xv - m_new.col()));
+    m_i = m_new;
+  }
+  for (int start = 0; start < n; start += BC) {
+    auto cols = start + c;
+    auto mask = rmask.col() & (cols.row() < n);
+    auto xv = load(x + r.col() * n + cols.row(), mask, 0.0f);
+    store(out + r.col() * n + cols.row(), exp(xv - m_i.col()) / l_i.col(), mask);
+  }
+  store(stats + r * 3, m_i, rmask);
+  store(stats + r * 3 + 1, l_i, rmask);
+  store(stats + r * 3 + 2, load(x + r * n + at, rmask, 0.0f), rmask);
+  store(tot + p.id(0), sum(where(rmask, m_i + l_i, 0.0f)));
+  auto rr = arange<BR>(p);
+  store(d + (p.id(0) * BR + rr.col()) * BR + rr.row(), m_i.col() - m_i.row(),
+        rmask.col() & rmask.row());
+}
+
 // ---- cases -----------------------------------------------------------------------------------
+
+// The backend of a translation unit whose bv::tensor and bv::launch are its language's own (the
+// interpreter's, test_conformance*.cpp; the emulator's, tests/emulator): inputs in zeroed tensors
+// (written before any read, as the interpreter's uninitialised-read check wants them).
+struct tensor_backend {
+  template <class T>
+  using tensor = bv::tensor<T>;
+  template <class T>
+  static bv::tensor<T> make(const char* name, std::vector<int64_t> shape, const std::vector<T>& v) {
+    auto t = bv::tensor<T>::zeros(name, std::move(shape));
+    std::copy(v.begin(), v.end(), t.data());
+    return t;
+  }
+  template <class T>
+  static std::vector<T> read(const bv::tensor<T>& t) {
+    return t.values();
+  }
+  // (grid, args...) or (gpu_tuning, grid, args...), as bv::launch takes them.
+  template <auto K, class... A>
+  static bv::launch_result launch(A&&... args) {
+    return bv::launch<K>(std::forward<A>(args)...);
+  }
+};
 
 struct outcome {
   bool ok = true;
@@ -885,6 +949,52 @@ outcome run_math_cast(int n, uint64_t seed) {
   return o;
 }
 
+template <int BR, int W, class B>
+outcome run_row_online(int m, int n, uint64_t seed) {
+  constexpr int BC = 32;
+  std::mt19937_64 rng(seed);
+  const auto x = randn(int64_t(m) * n, rng);
+  const int progs = static_cast<int>(cdiv(m, BR));
+  auto tx = B::template make<float>("x", {m, n}, x);
+  auto to = B::template make<float>("out", {m, n}, std::vector<float>(int64_t(m) * n, nanf()));
+  auto ts = B::template make<float>("stats", {m, 3}, std::vector<float>(int64_t(m) * 3, nanf()));
+  auto tt = B::template make<float>("tot", {progs}, std::vector<float>(progs, nanf()));
+  auto td = B::template make<float>("d", {progs * BR, BR},
+                                    std::vector<float>(int64_t(progs) * BR * BR, nanf()));
+  outcome o;
+  expect_launch(o,
+                B::template launch<row_online<BR, BC, W>>(grid(progs), tx, to, ts, tt, td, m, n));
+  std::vector<double> out(int64_t(m) * n), stats(int64_t(m) * 3), tot(progs, 0.0), mx(m);
+  for (int i = 0; i < m; ++i) {
+    const float* row = x.data() + int64_t(i) * n;
+    int am = 0;
+    for (int j = 1; j < n; ++j)
+      if (row[j] > row[am]) am = j;
+    double l = 0;
+    for (int j = 0; j < n; ++j) l += std::exp(double(row[j]) - row[am]);
+    for (int j = 0; j < n; ++j) out[int64_t(i) * n + j] = std::exp(double(row[j]) - row[am]) / l;
+    mx[i] = row[am];
+    stats[i * 3] = row[am];
+    stats[i * 3 + 1] = l;
+    stats[i * 3 + 2] = row[am];
+    tot[i / BR] += row[am] + l;
+  }
+  expect_near(o, "out", B::read(to), out, 1e-5);
+  expect_near(o, "stats", B::read(ts), stats, 1e-5);
+  expect_near(o, "tot", B::read(tt), tot, 1e-5);
+  // d where both rows exist (the rest stays poisoned).
+  std::vector<float> dgot;
+  std::vector<double> dwant;
+  const auto dall = B::read(td);
+  for (int i = 0; i < m; ++i)
+    for (int j = (i / BR) * BR; j < m && j < (i / BR + 1) * BR; ++j) {
+      dgot.push_back(dall[int64_t(i) * BR + j % BR]);
+      dwant.push_back(mx[i] - mx[j]);
+    }
+  expect_near(o, "d", dgot, dwant, 1e-6);
+  return o;
+}
+
 // The element-wise, reduction, atomic and dot cases at one set of ragged sizes: f(name, outcome).
 template <class B, class F>
 void run_ops(uint64_t seed, F&& f) {
@@ -897,6 +1007,12 @@ void run_ops(uint64_t seed, F&& f) {
   f("histogram 3001", run_histogram<B>(3001, seed + 6));
   f("shift_cols 33x100", run_shift_cols<B>(33, 100, seed + 7));
   f("math_cast 777", run_math_cast<B>(777, seed + 8));
+  // Row reductions carried through a loop and read every way, on 1, 2 and 4 waves (rows within
+  // one wave on every NVIDIA count and on AMD's 1 and 2).
+  f("row_online 77x100 64-row w1", run_row_online<64, 1, B>(77, 100, seed + 52));
+  f("row_online 77x100 64-row w2", run_row_online<64, 2, B>(77, 100, seed + 53));
+  f("row_online 64x33 32-row w4", run_row_online<32, 4, B>(64, 33, seed + 54));
+  f("row_online 5x1 32-row w4", run_row_online<32, 4, B>(5, 1, seed + 55));
   // dot's tile shapes: M x K x N tiles on W waves, b as it is and transposed, ragged inside.
   f("dot 128x64x64 w8", run_dot_tile<128, 64, 64, 8, false, B>(120, 61, 59, seed + 9));
   f("dot 128x64x64 w8 trans", run_dot_tile<128, 64, 64, 8, true, B>(127, 50, 64, seed + 10));

@@ -9,25 +9,7 @@
 
 namespace conformance {
 
-struct cpu_backend {
-  template <class T>
-  using tensor = bv::tensor<T>;
-  template <class T>
-  static bv::tensor<T> make(const char* name, std::vector<int64_t> shape, const std::vector<T>& v) {
-    auto t = bv::tensor<T>::zeros(name, std::move(shape));
-    for (int64_t i = 0; i < t.numel(); ++i) t.flat(i) = v[static_cast<size_t>(i)];
-    return t;
-  }
-  template <class T>
-  static std::vector<T> read(const bv::tensor<T>& t) {
-    return t.values();
-  }
-  // (grid, args...) or (gpu_tuning, grid, args...), as bv::launch takes them.
-  template <auto K, class... A>
-  static bv::launch_result launch(A&&... args) {
-    return bv::launch<K>(std::forward<A>(args)...);
-  }
-};
+struct cpu_backend : tensor_backend {};
 
 // part(seed, f) (run_ops<cpu_backend> or run_rings<cpu_backend>) on fresh inputs under every
 // schedule and target, each case a CHECK.
