@@ -284,6 +284,16 @@ int main(int argc, char** argv) {
     std::printf("%s\n", failures ? "CHECK FAILURES" : "all checks ok");
     return failures ? 1 : 0;
   }
+  if (argc > 1 && std::string(argv[1]) == "--tiles128") {
+    for (int round = 0; round < 2; ++round)
+      for (bool c : {false, true}) {
+        tile<128, 128, 128, 8, 1, 2, 2>(c);
+        tile<128, 128, 64, 8, 1, 3, 2>(c);
+        tile<128, 128, 128, 8, 1, 3, 2>(c);
+      }
+    std::printf("%s\n", failures ? "CHECK FAILURES" : "all checks ok");
+    return failures ? 1 : 0;
+  }
   if (argc > 1 && std::string(argv[1]) == "--tiles") {
     for (int round = 0; round < 2; ++round)
       for (bool c : {false, true}) {
