@@ -398,12 +398,12 @@ inline constexpr bool two_d_result = shape_join<shape_of<X>, shape_of<Y>>::type:
 BV_COMPARE_OPS(BV_CMP)
 #undef BV_CMP
 
-#define BV_BITWISE(op, name)                                                                  \
-  template <class X, class Y>                                                                 \
-  requires detail::BinaryOperands<X, Y> BV_DI auto operator op(X x, Y y) {                    \
-    using C = typename detail::result_elem<X, Y>::type;                                       \
-    static_assert(rules::bitwise<C>());                                                       \
-    return detail::zip<void, C>(x, y, [](auto a, auto b) { return static_cast<C>(a op b); }); \
+#define BV_BITWISE(op, name)                                                                     \
+  template <class X, class Y>                                                                    \
+  requires detail::BinaryOperands<X, Y> BV_DI auto operator op(X x, Y y) {                       \
+    using C = typename detail::result_elem<X, Y>::type;                                          \
+    static_assert(rules::bitwise<C>());                                                          \
+    return detail::zip<void, C>(x, y, [](auto a, auto b) { return static_cast<C>(a op b); });    \
   }
 BV_BITWISE_OPS(BV_BITWISE)
 #undef BV_BITWISE

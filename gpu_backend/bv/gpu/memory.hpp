@@ -134,8 +134,7 @@ template <class U>
 #if BV_AMD_EMU
 __attribute__((no_sanitize_address, noipa))
 #endif
-BV_DI U
-role_load(const U* p) {
+BV_DI U role_load(const U* p) {
   return *p;
 }
 
@@ -423,7 +422,7 @@ BV_DI void store_impl(const ptr_block<T, S, W, I>& pb0, const V& value0, const M
             m[j] = mask_at(mask, part_2{}, ri, cg + j);
             if constexpr (replicas) m[j] = m[j] && gpu::owner2d<S::rows, S::cols, W>(ri, cg + j);
           }
-          all_ok = all_ok & vector_ok < VW, masked || replicas > (pb.p, off, m);
+          all_ok = all_ok & vector_ok<VW, masked || replicas>(pb.p, off, m);
         }
       if (all_ok) {
 #pragma unroll
