@@ -171,17 +171,11 @@ struct basic_block<T, shape<N>, W> {
     return out;
   }
 
-  // The same values with f and r filled from c: each element written to LDS by the one thread
-  // that owns it in c's map, read back where f and r want it.
+  // The same values with f and r filled from c, through LDS (through_lds).
   BV_DI basic_block settle() const {
     basic_block out = *this;
     if constexpr (col_role) {
-      T* s = gpu::prim::lds<T, N, 5>();
-      gpu::prim::barrier();
-#pragma unroll
-      for (int i = 0; i < NCol; ++i)
-        if (gpu::owner2d<N, 1, W>(i, 0)) s[gpu::row_of<N, 1, W>(i)] = c[i];
-      gpu::prim::barrier();
+      const T* s = through_lds();
 #pragma unroll
       for (int i = 0; i < NF; ++i) out.f[i] = s[gpu::flat_of<N, W>(i)];
 #pragma unroll
@@ -225,14 +219,21 @@ struct basic_block<T, shape<N>, W> {
     }
     return out;
   }
-  // The whole block in LDS (a layout conversion): valid until the next op that uses LDS.
+  // The whole block in LDS (a layout conversion): valid until the next op that uses LDS. Each
+  // element is written by one thread: from f (its owner in the flat map), or for a lazy block
+  // from c (its owner in an N x 1 block's map), the only registers that hold it.
   BV_DI const T* through_lds() const {
-    const basic_block x = lazy ? settle() : *this;
     T* s = gpu::prim::lds<T, N, 5>();
     gpu::prim::barrier();
+    if (col_role && lazy) {
 #pragma unroll
-    for (int i = 0; i < NF; ++i)
-      if (gpu::owner1d<N, W>(i)) s[gpu::flat_of<N, W>(i)] = x.f[i];
+      for (int i = 0; i < NCol; ++i)
+        if (gpu::owner2d<N, 1, W>(i, 0)) s[gpu::row_of<N, 1, W>(i)] = c[i];
+    } else {
+#pragma unroll
+      for (int i = 0; i < NF; ++i)
+        if (gpu::owner1d<N, W>(i)) s[gpu::flat_of<N, W>(i)] = f[i];
+    }
     gpu::prim::barrier();
     return s;
   }
@@ -260,6 +261,11 @@ BV_DI bool lazy_of(const X& x) {
     return x.lazy;
   else
     return false;
+}
+// out, an op's result, lazy when it is 1-D and any of the op's operands is.
+template <class B, class... X>
+BV_DI void pass_lazy(B& out, const X&... xs) {
+  if constexpr (B::rank == 1) out.lazy = (lazy_of(xs) || ...);
 }
 // x with every register set holding its values (anything but a lazy 1-D block as is).
 template <class X>
@@ -342,7 +348,7 @@ BV_DI auto zip(const X& x, const Y& y, F f) {
   generate(out, [&](auto p, int a, int b) {
     return cvt<O>(f(get<CC>(xs, p, a, b), get<CC>(ys, p, a, b)));
   });
-  if constexpr (S::rank == 1) out.lazy = lazy_of(x) || lazy_of(y);
+  pass_lazy(out, x, y);
   return out;
 }
 
@@ -350,7 +356,7 @@ template <class O, class T, class S, int W, class F>
 BV_DI basic_block<O, S, W> map(const basic_block<T, S, W>& x, F f) {
   basic_block<O, S, W> out;
   generate(out, [&](auto p, int a, int b) { return f(get<T>(x, p, a, b)); });
-  if constexpr (S::rank == 1) out.lazy = x.lazy;
+  pass_lazy(out, x);
   return out;
 }
 }  // namespace detail
@@ -483,8 +489,7 @@ requires(Block<M> && (Block<X> || Scalar<X>)&&(Block<Y> || Scalar<Y>)) BV_DI
     return detail::get<bool>(ms, p, a, b) ? detail::get<C>(xs, p, a, b)
                                           : detail::get<C>(ys, p, a, b);
   });
-  if constexpr (S::rank == 1)
-    out.lazy = detail::lazy_of(mask) || detail::lazy_of(x) || detail::lazy_of(y);
+  detail::pass_lazy(out, mask, x, y);
   return out;
 }
 
@@ -528,7 +533,7 @@ BV_DI basic_block<T, shape<D...>, W> broadcast_to(const basic_block<T, S, W>& x)
   const basic_block<T, S, W> xs = detail::operand_for<shape<D...>>(x);
   O out;
   detail::generate(out, [&](auto p, int a, int b) { return detail::get<T>(xs, p, a, b); });
-  if constexpr (O::rank == 1) out.lazy = detail::lazy_of(x);
+  detail::pass_lazy(out, x);
   return out;
 }
 

@@ -128,7 +128,7 @@ BV_DI basic_block<T, S, W> fma(const basic_block<T, S, W>& a, const basic_block<
                                const basic_block<T, S, W>& c) {
   using C = compute_t<T>;
   basic_block<T, S, W> out;
-  if constexpr (S::rank == 1) out.lazy = a.lazy || b.lazy || c.lazy;
+  detail::pass_lazy(out, a, b, c);
   detail::generate(out, [&](auto p, int i, int j) {
     if constexpr (is_float<T>)
       return cvt<T>(detail::fm<C>::fma(detail::get<C>(a, p, i, j), detail::get<C>(b, p, i, j),
