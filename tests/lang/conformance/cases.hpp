@@ -1075,6 +1075,14 @@ void run_rings(uint64_t seed, F&& f) {
   f("ring_chain_acc 128x64x64 w8 s3",
     run_ring_chain_acc<128, 64, 64, 8, 3, B>(128, 190, seed + 46));
   f("ring_chain_acc 64x64x64 w4 s2", run_ring_chain_acc<64, 64, 64, 4, 2, B>(61, 150, seed + 47));
+  // k and v as wgmma A tiles (64 columns, 4 waves) and B tiles (128 columns) in the format of
+  // neither, their first copies in the format their shape suggests (the rings' first dots ask for
+  // another), then again: started from the first launch's format hints.
+  f("ring_chain_acc 64x64x64 w4 s2 again",
+    run_ring_chain_acc<64, 64, 64, 4, 2, B>(64, 201, seed + 56));
+  f("ring_chain_acc 64x128x64 w4 s2", run_ring_chain_acc<64, 128, 64, 4, 2, B>(64, 201, seed + 57));
+  f("ring_chain_acc 64x128x64 w4 s2 again",
+    run_ring_chain_acc<64, 128, 64, 4, 2, B>(50, 130, seed + 58));
   f("ring_chain_acc 128x64x64 w8 s0", run_ring_chain_acc<128, 64, 64, 8, 0, B>(77, 100, seed + 48));
   // A ring's first tile in two roles, the first one alternating between programs; launched twice
   // (the second launch starts from the first one's format hints), and without rings.
