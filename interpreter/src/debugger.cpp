@@ -803,6 +803,18 @@ void bad_loop_step(program_state& s, int lo, int hi, int step, const std::source
   report(std::move(d));
 }
 
+void streamed_load(program_state& s, const std::source_location& loc) {
+  diagnostic d;
+  d.kind = "stream-load";
+  d.headline = "load of a block pointer that the enclosing for_range streams (along)";
+  d.hint =
+      "read that tile through the body's argument for its stream; on a GPU the loop's pipeline "
+      "owns the block pointer's tiles and the kernel traps at the loop's end";
+  complete(d, &loc);
+  d.pid = s.pid;
+  report(std::move(d));
+}
+
 }  // namespace detail
 
 namespace debug {

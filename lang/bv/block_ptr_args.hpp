@@ -3,6 +3,9 @@
 // {row_stride, col_stride}, {row_offset, col_offset}); advance(bp, {d_rows, d_cols});
 // load(bp, boundary_check(0, 1)).
 #pragma once
+#include <source_location>
+#include <type_traits>
+
 #include "bv/config.hpp"
 
 namespace bv {
@@ -46,5 +49,44 @@ BV_HD constexpr BP advance(const BP& bp, index2 by) {
   out.off1 += by.d1;
   return out;
 }
+
+// along(bp, {d_rows, d_cols}, boundary_check(...)): the tiles a for_range streams from a block
+// pointer. Step i of for_range(p, lo, hi, step, init, along(bp, by, bc), ..., body) hands its body
+// load(advance(bp, {i * by.d0, i * by.d1}), bc), as Triton's tl.range pipelines a loop's loads of
+// block pointers: on the GPU the loop issues each tile's copy stages - 1 steps ahead and refills a
+// slot as soon as every wave is past the step that read it, with no bookkeeping in the step
+// (gpu_backend/bv/gpu/tile_loop.hpp). The stream owns the block pointer's tiles while the loop
+// runs: the body reads them only through its arguments, not by loading bp itself.
+// The interpreter reports a stream's loads (out of bounds, uncoalesced, ...) at its along().
+template <class BP>
+requires requires { typename BP::element_type; }
+struct tile_stream {
+  BP bp;
+  index2 by;
+  boundary_check bc;
+#if !BV_GPU
+  std::source_location loc;
+#endif
+};
+#if BV_GPU
+template <class BP>
+requires requires { typename BP::element_type; }
+BV_HD constexpr tile_stream<BP> along(const BP& bp, index2 by, boundary_check bc = {}) {
+  return {bp, by, bc};
+}
+#else
+template <class BP>
+requires requires { typename BP::element_type; }
+constexpr tile_stream<BP> along(const BP& bp, index2 by, boundary_check bc = {},
+                                std::source_location loc = std::source_location::current()) {
+  return {bp, by, bc, loc};
+}
+#endif
+template <class X>
+inline constexpr bool is_tile_stream = false;
+template <class BP>
+inline constexpr bool is_tile_stream<tile_stream<BP>> = true;
+template <class X>
+concept TileStream = is_tile_stream<std::remove_cvref_t<X>>;
 
 }  // namespace bv

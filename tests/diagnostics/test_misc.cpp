@@ -131,6 +131,21 @@ void row_sum_blocks(program<4> p, ptr<const float> x, ptr<float> out, int n, int
   store(out + p.id(0), sum(acc));
 }
 
+// Column sums of 32-column tiles of x [32, n], its tiles streamed by for_range; `bad` also loads
+// the streamed block pointer in the body (on a GPU that load would go into the ring the loop's
+// pipeline owns).
+void stream_tiles(program<4> p, ptr<const float> x, ptr<float> out, int n, bool bad) {
+  auto bp = make_block_ptr<32, 32>(p, x, {32, n}, {n, 1}, {0, 0});
+  auto other = make_block_ptr<32, 32>(p, x, {32, n}, {n, 1}, {0, 0});
+  auto acc = for_range(p, 0, n, 32, zeros<float, 32, 32>(p), along(bp, {0, 32}, boundary_check(1)),
+                       [&](int, const auto& t, auto acc) {
+                         if (bad) acc = acc + load(bp, boundary_check(1));  // @sload
+                         return acc + t + load(other, boundary_check(1));
+                       });
+  auto r = arange<32>(p);
+  store(out + ((p.id(0) * 32 + r.col()) * 32 + r.row()), acc);
+}
+
 // Reads a column block of a row-major matrix: every lane in its own segment.
 template <int B>
 void column_read(program<4> p, ptr<const float> x, ptr<float> out, int ld) {
@@ -257,6 +272,25 @@ BV_DIAG_CASE(clean_loop_step) {
     for (int j = 0; j < 300; ++j) want += x(i, j);
     CHECK(out(i) == doctest::Approx(want).epsilon(1e-5));
   }
+}
+
+BV_DIAG_CASE(stream_load_in_body) {
+  auto x = tensor<float>::randn("x", {32, 100}, 12);
+  auto out = tensor<float>::zeros("out", {64, 32});
+  launch<stream_tiles>(grid(2), x, out, 100, true);
+}
+
+// The same loop without the bad load: another block pointer over the same tensor may be loaded.
+BV_DIAG_CASE(clean_stream_tiles) {
+  auto x = tensor<float>::randn("x", {32, 100}, 12);
+  auto out = tensor<float>::zeros("out", {32, 32});
+  launch<stream_tiles>(grid(1), x, out, 100, false);
+  for (int i = 0; i < 32; ++i)
+    for (int j = 0; j < 32; ++j) {
+      double want = 4 * double(x(i, j));  // four steps add the first tile through `other`
+      for (int k = j; k < 100; k += 32) want += x(i, k);
+      CHECK(out(i, j) == doctest::Approx(want).epsilon(1e-5));
+    }
 }
 
 BV_DIAG_CASE_ALL(uncoalesced_column_read) {

@@ -220,7 +220,8 @@ BV_DI acc_block<C, M, N, W, F> dot(const X& x, const Y& y, const acc_block<C, M,
     detail::check_dot_shapes<AX, M, K, N, W>();
     if constexpr (std::is_same_v<AX, BY> && detail::use_tensor_cores<AX, BY, C, M, N, K, W>() &&
                   detail::wg_b_tile<K, N, W>()) {
-      if (detail::in_two_rings(x, y)) {
+      if (detail::in_two_rings(x, y) && detail::ring_ok(x, detail::fmt_a) &&
+          detail::ring_ok(y, detail::fmt_bn)) {
         acc_block<C, M, N, W, F> out = acc;
         detail::ring_dot<detail::fmt_bn, M, K, N, W, F>(x, y, out);
         return out;
@@ -232,7 +233,7 @@ BV_DI acc_block<C, M, N, W, F> dot(const X& x, const Y& y, const acc_block<C, M,
     using BY = typename Y::value_type;
     if constexpr (std::is_same_v<AX, BY> && detail::use_tensor_cores<AX, BY, C, M, N, K, W>() &&
                   std::is_same_v<C, float> && detail::wg_rs_dot<false, M, K, N, W>()) {
-      if (y.in_ring()) {
+      if (y.in_ring() && detail::ring_ok(y, detail::fmt_wm)) {
         acc.settle();
         acc_block<C, M, N, W, F> out = acc;
         detail::ring_rs_dot<false, M, K, N, W, detail::fmt_wm>(x, y, out);

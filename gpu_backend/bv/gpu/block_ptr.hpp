@@ -257,6 +257,10 @@ struct bp_tile {
   bool check0, check1;
   int t;    // tile number in the ring (when src.stages > 0)
   int fmt;  // the format of its slot's image (block_ptr.hpp's fmt_a / fmt_b / ...)
+  // A tile of a for_range over tile streams (tile_loop.hpp): fresh for the whole step and in
+  // the format its stream issues, which is never copied again (a use that needs another format
+  // reads it into registers: ring_ok). A constant of the inlined loop.
+  bool pinned = false;
 
   BV_DI bool in_ring() const { return src.stages > 0; }
   // Whether the slot still holds this tile (not refilled by a later load of the ring).
@@ -768,7 +772,7 @@ BV_DI void bp_tile<T, R, C, W>::refetch(int f) {
 }
 template <class T, int R, int C, int W>
 BV_DI const typename bp_tile<T, R, C, W>::U* bp_tile<T, R, C, W>::slot() {
-  if (!fresh()) refetch(fmt);
+  if (!pinned && !fresh()) refetch(fmt);
   return src.slot_ptr(t);
 }
 #endif
@@ -1041,17 +1045,21 @@ BV_DI void ring_dot(const X& x, const Y& y, Acc& acc) {
   X xv = x;
   Y yv = y;
   // Both counts read up front, not one after another's test: a refetch of one ring changes
-  // none of the other's.
-  const int xn = *xv.src.count(), yn = *yv.src.count();
-  if (!xv.fresh_at(xn) | (xv.fmt != fmt_a)) xv.refetch(fmt_a);
-  if (!yv.fresh_at(yn) | (yv.fmt != BF)) yv.refetch(BF);
+  // none of the other's. A pinned view is fresh and in its format (the caller checked ring_ok):
+  // nothing to read or copy, and its loop, not a record, keeps its slot from a refill.
+  const int xn = xv.pinned ? 0 : *xv.src.count(), yn = yv.pinned ? 0 : *yv.src.count();
+  if (!xv.pinned && (!xv.fresh_at(xn) | (xv.fmt != fmt_a))) xv.refetch(fmt_a);
+  if (!yv.pinned && (!yv.fresh_at(yn) | (yv.fmt != BF))) yv.refetch(BF);
   constexpr bool wb = BT || wg_b_tile<K, N, W>();
   static_assert(!BT || wg_kmajor_dot<M, K, N, W>(), "internal: see wg_kmajor_dot");
   if constexpr (wg_a_tile<M, K, W>() && wb) {
-    wgmma_core<AX, M, K, N, W, Keep, BT>(xv.src.slot_ptr(xv.t), yv.src.slot_ptr(yv.t), acc);
+    // Pinned slots were written by the TMA only (tile_loop.hpp), which wgmma's reads follow
+    // without a proxy fence.
+    wgmma_core<AX, M, K, N, W, Keep, BT>(xv.src.slot_ptr(xv.t), yv.src.slot_ptr(yv.t), acc,
+                                         !(xv.pinned && yv.pinned));
     if constexpr (Keep) {
-      xv.src.set_inflight(xv.t);
-      yv.src.set_inflight(yv.t);
+      if (!xv.pinned) xv.src.set_inflight(xv.t);
+      if (!yv.pinned) yv.src.set_inflight(yv.t);
     }
   } else
     mma_core<false, AX, float, M, K, N, W, wb>(a_image<AX, M, K, W>{xv.src.slot_ptr(xv.t)},
@@ -1066,7 +1074,7 @@ template <bool BT, int M, int K, int N, int W, int F = fmt_wr, class A, class Y,
 BV_DI void ring_rs_dot(const basic_block<A, shape<M, K>, W>& a, const Y& y, Acc& acc) {
   static_assert(F == fmt_wr || !BT, "internal: fmt_wm feeds a K-major b only from an fmt_a slot");
   Y yv = y;
-  if (!yv.fresh() | (yv.fmt != F)) yv.refetch(F);
+  if (!yv.pinned && (!yv.fresh() | (yv.fmt != F))) yv.refetch(F);
   gpu::prim::fence_proxy_async();  // the copies, visible to wgmma's reads
   wgmma_rs_core<BT, A, M, K, N, W>(a_regs<A, M, K, W>{a}, yv.src.slot_ptr(yv.t), acc);
 }
@@ -1076,6 +1084,13 @@ BV_DI void ring_rs_dot(const basic_block<A, shape<M, K>, W>& a, const Y& y, Acc&
 template <class X, class Y>
 BV_DI bool in_two_rings(const X& x, const Y& y) {
   return x.in_ring() && y.in_ring() && x.src.at != y.src.at;
+}
+// Whether a dot may read view v from its slot as format f: a pinned view only in its own format
+// (it is never copied again); otherwise the dot reads it into registers. Folds: pinned and fmt are
+// constants of the inlined loop.
+template <class V>
+BV_DI bool ring_ok(const V& v, int f) {
+  return !v.pinned || v.fmt == f;
 }
 #endif
 
@@ -1089,7 +1104,7 @@ BV_DI basic_block<C, shape<M, N>, W> dot_views(const X& x, const Y& y,
     if constexpr (is_bp_tile<X> && is_bp_tile<Y>) {
       // Both in rings (whether the launch gave stages is constant in a given kernel): in place.
       // Anything else (one operand in registers, both in one ring) goes through registers below.
-      if (in_two_rings(x, y)) {
+      if (in_two_rings(x, y) && ring_ok(x, fmt_a) && ring_ok(y, fmt_b)) {
         basic_block<C, shape<M, N>, W> out = acc;
         ring_dot<fmt_b, M, K, N, W>(x, y, out);
         return out;
@@ -1098,7 +1113,7 @@ BV_DI basic_block<C, shape<M, N>, W> dot_views(const X& x, const Y& y,
     // a in registers, b in a ring that wgmma reads with a from registers.
     if constexpr (!is_bp_tile<X> && is_bp_tile<Y> && std::is_same_v<C, float> &&
                   wg_rs_dot<false, M, K, N, W>()) {
-      if (y.in_ring()) {
+      if (y.in_ring() && ring_ok(y, fmt_wr)) {
         basic_block<C, shape<M, N>, W> out = acc;
         ring_rs_dot<false, M, K, N, W>(x, y, out);
         return out;
@@ -1189,7 +1204,8 @@ requires((is_bp_trans<X> || is_bp_trans<Y>)&&(View<X> || Block<X>)&&(View<Y> || 
     if constexpr (std::is_same_v<AX, BY> && std::is_same_v<C, float> &&
                   detail::use_tensor_cores<AX, BY, C, M, N, K, W>() &&
                   detail::wg_kmajor_dot<M, K, N, W>()) {
-      if (detail::in_two_rings(x, y.src)) {
+      if (detail::in_two_rings(x, y.src) && detail::ring_ok(x, detail::fmt_a) &&
+          detail::ring_ok(y.src, detail::fmt_wm)) {
         basic_block<C, shape<M, N>, W> out = acc;
         detail::ring_dot<detail::fmt_wm, M, K, N, W, false, true>(x, y.src, out);
         return out;
@@ -1201,7 +1217,7 @@ requires((is_bp_trans<X> || is_bp_trans<Y>)&&(View<X> || Block<X>)&&(View<Y> || 
     if constexpr (std::is_same_v<AX, BY> && std::is_same_v<C, float> &&
                   detail::use_tensor_cores<AX, BY, C, M, N, K, W>() &&
                   detail::wg_rs_dot<true, M, K, N, W>()) {
-      if (y.src.in_ring()) {
+      if (y.src.in_ring() && detail::ring_ok(y.src, detail::fmt_wr)) {
         basic_block<C, shape<M, N>, W> out = acc;
         detail::ring_rs_dot<true, M, K, N, W>(x, y.src, out);
         return out;

@@ -358,9 +358,10 @@ BV_HD constexpr uint32_t wg_b_off(int ks, int nh) {
 // the accumulator registers are the 2-D layout's (register pair q of row register 2 b + h is mma
 // n-tile q of half h of block b: the same pairing as mma_core's). Keep: the group is left in flight
 // (waited for down to the one before it), for a caller that waits for it before anything else reads
-// acc (accumulator.hpp's for_range).
+// acc (accumulator.hpp's for_range). fence: a proxy fence first, for images written by the
+// generic proxy (cp.async, LDS stores); images the TMA wrote need none.
 template <class A, int M, int K, int N, int W, bool Keep = false, bool BT = false, class Acc>
-BV_DI void wgmma_core(const A* As, const A* Bs, Acc& acc) {
+BV_DI void wgmma_core(const A* As, const A* Bs, Acc& acc, bool fence = true) {
   using O = basic_block<float, shape<M, N>, W>;
   static_assert(Acc::NR == O::NR && Acc::NC == O::NC, "internal: an accumulator of M x N");
   constexpr int NR = O::NR, NC = O::NC, NB = NR / 2;
@@ -372,7 +373,7 @@ BV_DI void wgmma_core(const A* As, const A* Bs, Acc& acc) {
   const gpu::prim::wgmma_desc db = wg_b_desc<BT, K>(gpu::prim::lds_addr(Bs));
   wg_acc<NW, NB, NH> d;  // NB row blocks, NH chunks of NW columns
   d.load(acc);
-  gpu::prim::fence_proxy_async();
+  if (fence) gpu::prim::fence_proxy_async();
   gpu::prim::wgmma_fence();
 #pragma unroll
   for (int ks = 0; ks < K / 16; ++ks)

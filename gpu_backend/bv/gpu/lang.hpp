@@ -12,6 +12,7 @@
 #include "bv/gpu/memory.hpp"
 #include "bv/gpu/program.hpp"
 #include "bv/gpu/reduce.hpp"
+#include "bv/gpu/tile_loop.hpp"
 #if BV_AMD_EMU
 #include "bv/emu/launch.hpp"  // the AMD emulator's launch and host tensors (emulator/)
 #else

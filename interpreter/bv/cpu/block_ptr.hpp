@@ -21,6 +21,9 @@ template <class T, int R, int C, int W>
 struct block_ptr {
   ptr<T> base;
   int shape0 = 0, shape1 = 0, stride0 = 0, stride1 = 0, off0 = 0, off1 = 0;
+  // Which of its program's make_block_ptr calls made it (1, 2, ...; copies and advances keep it):
+  // on a GPU, the LDS ring its loads go through.
+  int id = 0;
   using element_type = T;
   using shape_type = shape<R, C>;
   static constexpr int waves = W;
@@ -29,10 +32,11 @@ struct block_ptr {
 // make_block_ptr<R, C>(p, base, {rows, cols}, {row_stride, col_stride}, {row_off, col_off}):
 // an R x C tile of the rows x cols tensor at base, starting at the given offsets.
 template <int R, int C, class T, int W>
-block_ptr<T, R, C, W> make_block_ptr(const program<W>&, ptr<T> base, index2 shape, index2 strides,
+block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, index2 shape, index2 strides,
                                      index2 offsets) {
   static_assert(rules::block_ptr_tile<R, C>());
-  return {base, shape.d0, shape.d1, strides.d0, strides.d1, offsets.d0, offsets.d1};
+  return {base,       shape.d0,   shape.d1,   strides.d0,
+          strides.d1, offsets.d0, offsets.d1, p.s != nullptr ? ++p.s->block_ptrs_made : 0};
 }
 
 // Dynamic LDS bytes a GPU launch gives block pointers of these tiles with `stages` ring slots each
@@ -81,18 +85,112 @@ basic_block<bool, shape<R, C>, W> block_ptr_mask(const block_ptr<T, R, C, W>& bp
 }
 }  // namespace detail
 
+namespace detail {
+template <class T, int R, int C, int W>
+auto load_bp(const block_ptr<T, R, C, W>& bp, boundary_check bc, const std::source_location& loc) {
+  if (block_ptr_inside(bp, bc)) return load(block_ptr_lanes(bp), loc);
+  return load(block_ptr_lanes(bp), block_ptr_mask(bp, bc), 0, loc);
+}
+// A load of a block pointer that a running for_range streams (stream-load, an error: on a GPU the
+// loop's pipeline owns its ring).
+void streamed_load(program_state& s, const std::source_location& loc);
+inline void check_not_streamed(int id, const std::source_location& loc) {
+  if (id == 0) return;
+  program_state* s = current();
+  if (s == nullptr) return;
+  for (int i = 0; i < s->n_streamed; ++i)
+    if (s->streamed[i] == id) {
+      s->streamed[i] = 0;  // said once a loop
+      return streamed_load(*s, loc);
+    }
+}
+// The numbers of a for_range's streamed block pointers, marked while its loop runs.
+class streaming_scope {
+ public:
+  template <class... BP>
+  explicit streaming_scope(program_state* s, const BP&... bp) : s_(s) {
+    if (s_ == nullptr) return;
+    n_ = s_->n_streamed;
+    ((s_->n_streamed < program_state::k_max_streamed && bp.id != 0
+          ? void(s_->streamed[s_->n_streamed++] = bp.id)
+          : void()),
+     ...);
+  }
+  ~streaming_scope() {
+    if (s_ != nullptr) s_->n_streamed = n_;
+  }
+  streaming_scope(const streaming_scope&) = delete;
+  streaming_scope& operator=(const streaming_scope&) = delete;
+
+ private:
+  program_state* s_;
+  int n_ = 0;
+};
+}  // namespace detail
+
 // load(bp): the tile, unchecked (every lane must be inside the tensor); load(bp, boundary_check(0,
 // 1)): lanes outside the checked dimensions read as zero.
 template <class T, int R, int C, int W>
 auto load(const block_ptr<T, R, C, W>& bp,
           std::source_location loc = std::source_location::current()) {
-  return load(detail::block_ptr_lanes(bp), loc);
+  detail::check_not_streamed(bp.id, loc);
+  return detail::load_bp(bp, boundary_check{}, loc);
 }
 template <class T, int R, int C, int W>
 auto load(const block_ptr<T, R, C, W>& bp, boundary_check bc,
           std::source_location loc = std::source_location::current()) {
-  if (detail::block_ptr_inside(bp, bc)) return load(detail::block_ptr_lanes(bp), loc);
-  return load(detail::block_ptr_lanes(bp), detail::block_ptr_mask(bp, bc), 0, loc);
+  detail::check_not_streamed(bp.id, loc);
+  return detail::load_bp(bp, bc, loc);
+}
+
+// for_range(p, lo, hi, step, init, along(bp, by, bc)..., body): the loop acc = init; for step i
+// at k = lo + i * step, acc = body(k, load(advance(bp, {i * by.d0, i * by.d1}), bc)..., acc), one
+// tile per stream (lang's tile_stream; the GPU runs the same loop as a TMA pipeline, tile_loop.hpp
+// there). The tiles' loads are checked as any other and reported at their stream's along(). The
+// body may not load a streamed block pointer itself (stream-load).
+namespace detail {
+template <class T, int R, int C, int W>
+auto stream_tile(const tile_stream<block_ptr<T, R, C, W>>& s, int i) {
+  return load_bp(advance(s.bp, {i * s.by.d0, i * s.by.d1}), s.bc, s.loc);
+}
+}  // namespace detail
+template <int W, class Acc, class BP0, class Body>
+Acc for_range(const program<W>& p, int lo, int hi, int step, Acc acc, tile_stream<BP0> s0,
+              Body&& body, std::source_location loc = std::source_location::current()) {
+  using X0 = decltype(detail::stream_tile(s0, 0));
+  static_assert(
+      rules::for_range_body<std::invoke_result_t<Body&, int, const X0&, const Acc&>, Acc>());
+  if (lo < hi && step <= 0) {
+    detail::bad_loop_step(*p.s, lo, hi, step, loc);
+    return acc;
+  }
+  const detail::streaming_scope scope(p.s, s0.bp);
+  int i = 0;
+  for (int k = lo; k < hi; k += step, ++i)
+    acc = body(k, detail::stream_tile(s0, i), static_cast<const Acc&>(acc));
+  return acc;
+}
+template <int W, class Acc, class BP0, class BP1, class Body>
+Acc for_range(const program<W>& p, int lo, int hi, int step, Acc acc, tile_stream<BP0> s0,
+              tile_stream<BP1> s1, Body&& body,
+              std::source_location loc = std::source_location::current()) {
+  using X0 = decltype(detail::stream_tile(s0, 0));
+  using X1 = decltype(detail::stream_tile(s1, 0));
+  static_assert(
+      rules::for_range_body<std::invoke_result_t<Body&, int, const X0&, const X1&, const Acc&>,
+                            Acc>());
+  if (lo < hi && step <= 0) {
+    detail::bad_loop_step(*p.s, lo, hi, step, loc);
+    return acc;
+  }
+  const detail::streaming_scope scope(p.s, s0.bp, s1.bp);
+  int i = 0;
+  for (int k = lo; k < hi; k += step, ++i) {
+    auto t0 = detail::stream_tile(s0, i);
+    auto t1 = detail::stream_tile(s1, i);
+    acc = body(k, t0, t1, static_cast<const Acc&>(acc));
+  }
+  return acc;
 }
 
 // store(bp, value) and store(bp, value, boundary_check(...)): lanes outside the checked

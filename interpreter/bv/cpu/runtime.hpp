@@ -199,6 +199,13 @@ struct program_state {
   bool stepping = false;
   uint64_t waited_epoch = 0;
   std::vector<std::pair<std::string, std::string>> watched;  // name -> rendered value
+  // Block pointers: how many this program has made (each gets the next number; block_ptr.hpp),
+  // and the numbers of those the running for_range loops stream (along()), which their bodies may
+  // not load.
+  int block_ptrs_made = 0;
+  static constexpr int k_max_streamed = 8;
+  std::array<int, k_max_streamed> streamed{};
+  int n_streamed = 0;
   // The checks' state of this program: each check keeps a struct of its own here, in a slot it
   // reserves (program_scratch in check.hpp); all zero when the program starts.
   static constexpr std::size_t k_check_scratch = 256;

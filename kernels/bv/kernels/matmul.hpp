@@ -34,12 +34,10 @@ BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O
 
   auto a_bp = make_block_ptr<BM, BK>(p, a, {M, K}, {sam, sak}, {pid_m * BM, 0});
   auto b_bp = make_block_ptr<BK, BN>(p, b, {K, N}, {sbk, sbn}, {0, pid_n * BN});
-  auto acc = for_range(p, 0, K, BK, accumulator<float, BM, BN>(p), [&](int, auto acc) {
-    acc = dot(load(a_bp, boundary_check(0, 1)), load(b_bp, boundary_check(0, 1)), acc);
-    a_bp = advance(a_bp, {0, BK});
-    b_bp = advance(b_bp, {BK, 0});
-    return acc;
-  });
+  auto acc = for_range(p, 0, K, BK, accumulator<float, BM, BN>(p),
+                       along(a_bp, {0, BK}, boundary_check(0, 1)),
+                       along(b_bp, {BK, 0}, boundary_check(0, 1)),
+                       [&](int, const auto& a, const auto& b, auto acc) { return dot(a, b, acc); });
   auto rm = pid_m * BM + arange<BM>(p);
   auto rn = pid_n * BN + arange<BN>(p);
   store(c + (rm.col() * scm + rn.row() * scn), acc, (rm.col() < M) & (rn.row() < N));

@@ -342,6 +342,50 @@ BV_KERNEL void acc_dot(program<W> p, ptr<const half> a, ptr<const half> b, ptr<f
   store(cols + (p.id(0) * N + rn), max<0>(where(rm.col() < M, acc, -1e30f) * 2.0f), rn < N);
 }
 
+// c = a @ b (times 1.5 for V 1) + a[:, :BK] @ b[:BK, :] by a for_range over tile streams
+// (along): on sm_90a, where the tensors allow, its own TMA pipeline with the tiles pinned in their
+// slots (tile_loop.hpp), else each step's loads through the rings. V: 0, the tiles straight into
+// an accumulator(); 1, also read as blocks (a scaled, b as a register operand's other side); 2, a
+// zeros() accumulator (the pinned B tile is not in its format); 3, one stream, b loaded in the
+// body from its own block pointer. The last dot loads both tiles again, through copies of the
+// streamed block pointers, after the loop moved their rings on.
+template <int BM, int BN, int BK, int W, int V>
+BV_KERNEL void acc_stream(program<W> p, ptr<const half> a, ptr<const half> b, ptr<float> c, int M,
+                          int N, int K) {
+  const int m0 = p.id(0) * BM, n0 = p.id(1) * BN;
+  auto a_bp = make_block_ptr<BM, BK>(p, a, {M, K}, {K, 1}, {m0, 0});
+  auto b_bp = make_block_ptr<BK, BN>(p, b, {K, N}, {N, 1}, {0, n0});
+  const auto a0 = a_bp;
+  const auto b0 = b_bp;
+  const boundary_check bc(0, 1);
+  auto init = [&] {
+    if constexpr (V == 2)
+      return zeros<float, BM, BN>(p);
+    else
+      return accumulator<float, BM, BN>(p);
+  };
+  auto acc = init();
+  if constexpr (V == 3) {
+    auto b_k = make_block_ptr<BK, BN>(p, b, {K, N}, {N, 1}, {0, n0});
+    acc = for_range(p, 0, K, BK, acc, along(a_bp, {0, BK}, bc), [&](int, const auto& x, auto acc) {
+      acc = dot(x, load(b_k, bc), acc);
+      b_k = advance(b_k, {BK, 0});
+      return acc;
+    });
+  } else {
+    acc = for_range(p, 0, K, BK, acc, along(a_bp, {0, BK}, bc), along(b_bp, {BK, 0}, bc),
+                    [&](int, const auto& x, const auto& y, auto acc) {
+                      acc = dot(x, y, acc);
+                      if constexpr (V == 1) acc = dot((x * 0.5f).to(f16), y, acc);
+                      return acc;
+                    });
+  }
+  acc = dot(load(a0, bc), load(b0, bc), acc);
+  auto rm = m0 + arange<BM>(p);
+  auto rn = n0 + arange<BN>(p);
+  store(c + (rm.col() * N + rn.row()), acc, (rm.col() < M) & (rn.row() < N));
+}
+
 // c = a[:, :k_stop] @ b[:k_stop, :] by a k loop that stops before the tensor's end: each ring's
 // prefetch of the next tile is still in flight when the program ends, and must land before the
 // program's LDS is another's (on sm_90a the TMA copies these tiles). More programs than an H200
@@ -906,6 +950,31 @@ outcome run_acc_dot(int M, int N, int K, uint64_t seed) {
   return o;
 }
 
+template <int BM, int BN, int BK, int W, int Stages, int V, class B>
+outcome run_acc_stream(int M, int N, int K, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const auto a = halves(randn(int64_t(M) * K, rng)), b = halves(randn(int64_t(K) * N, rng));
+  auto ta = B::template make<half>("a", {M, K}, a), tb = B::template make<half>("b", {K, N}, b);
+  auto tc = B::template make<float>("c", {M, N}, std::vector<float>(int64_t(M) * N, nanf()));
+  const int lds = Stages ? block_ptr_lds_bytes<const half, BM, BK, W>(Stages) +
+                               block_ptr_lds_bytes<const half, BK, BN, W>(Stages) * (V == 3 ? 2 : 1)
+                         : 0;
+  outcome o;
+  expect_launch(o,
+                B::template launch<acc_stream<BM, BN, BK, W, V>>(
+                    gpu_tuning<Stages>{lds}, grid(cdiv(M, BM), cdiv(N, BN)), ta, tb, tc, M, N, K));
+  std::vector<double> want(int64_t(M) * N, 0.0);
+  for (int i = 0; i < M; ++i)
+    for (int k = 0; k < K; ++k) {
+      const double av = static_cast<float>(a[int64_t(i) * K + k]);
+      const double w = (V == 1 ? 1.5 : 1.0) + (k < BK ? 1.0 : 0.0);
+      for (int j = 0; j < N; ++j)
+        want[int64_t(i) * N + j] += w * av * static_cast<float>(b[int64_t(k) * N + j]);
+    }
+  expect_near(o, "c", B::read(tc), want, 1e-4 * std::sqrt(double(K)));
+  return o;
+}
+
 // ring_stop on 64 x 128 x 64 tiles of 4 waves with rings of 2 slots.
 template <class B>
 outcome run_ring_stop(int M, int N, int K, int k_stop, uint64_t seed) {
@@ -1064,6 +1133,29 @@ void run_rings(uint64_t seed, F&& f) {
     run_acc_dot<128, 128, 64, 4, 2, B, true, true>(130, 200, 260, seed + 38));
   f("acc_dot range reload 128x128x64 w4 s3",
     run_acc_dot<128, 128, 64, 4, 3, B, true, true>(128, 128, 192, seed + 39));
+  // for_range over tile streams: the TMA pipeline (3 and 2 slots, 4 and 8 waves; rows of the last
+  // programs' a tiles past M take the rings), the pinned tiles read as blocks and into a zeros()
+  // accumulator, one stream beside a ring loaded in the body; then where the pipeline does not
+  // apply: rows of a not 16-byte multiples (K % 8), mma.sync's tile shapes, no rings.
+  f("acc_stream 128x128x64 w4 s3",
+    run_acc_stream<128, 128, 64, 4, 3, 0, B>(200, 256, 328, seed + 59));
+  f("acc_stream 128x128x64 w4 s2",
+    run_acc_stream<128, 128, 64, 4, 2, 0, B>(129, 248, 136, seed + 60));
+  f("acc_stream 128x256x64 w8 s3",
+    run_acc_stream<128, 256, 64, 8, 3, 0, B>(140, 304, 200, seed + 61));
+  f("acc_stream 256x128x64 w8 s3",
+    run_acc_stream<256, 128, 64, 8, 3, 0, B>(300, 136, 256, seed + 62));
+  f("acc_stream get 128x128x64 w4 s3",
+    run_acc_stream<128, 128, 64, 4, 3, 1, B>(130, 200, 264, seed + 63));
+  f("acc_stream zeros 128x128x64 w4 s3",
+    run_acc_stream<128, 128, 64, 4, 3, 2, B>(128, 136, 192, seed + 64));
+  f("acc_stream one 128x128x64 w4 s3",
+    run_acc_stream<128, 128, 64, 4, 3, 3, B>(150, 256, 200, seed + 65));
+  f("acc_stream 128x128x64 w4 s3 K 70",
+    run_acc_stream<128, 128, 64, 4, 3, 0, B>(128, 128, 70, seed + 66));
+  f("acc_stream 64x128x32 w4 s3", run_acc_stream<64, 128, 32, 4, 3, 0, B>(70, 129, 95, seed + 67));
+  f("acc_stream 128x128x64 w4 s0",
+    run_acc_stream<128, 128, 64, 4, 0, 0, B>(90, 140, 70, seed + 68));
   // q from registers, k and v from rings (wgmma reads their slots on sm_90a): attention's tiles at
   // D = 64 and 128, 4 waves with 3 stages, and no rings.
   f("ring_chain 128x64x64 w8 s2", run_ring_chain<128, 64, 64, 8, 2, B>(100, 333, seed + 27));
