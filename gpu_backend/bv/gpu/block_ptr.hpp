@@ -596,6 +596,14 @@ BV_DI void ring_copy_tma(const void* tmap, uint32_t img, uint32_t bar, int o0, i
   }
 }
 
+// fmt_wm by the TMA through the 5-D map make_block_ptr builds for wm_chunk_tile tiles: a box per
+// 64-column block, for o0 a multiple of 32 and the tile's rows inside the tensor.
+template <int R, int C, int W>
+BV_DI void ring_copy_tma_wm(const void* tmap, uint32_t img, uint32_t bar, int o0, int o1) {
+  tma_boxes<C / 64, W>(bar, 128u * R, [&](int b) {
+    gpu::prim::tma_load<5>(img + b * R * 128, tmap, o1 + 64 * b, o0 / 32, bar);
+  });
+}
 template <class U, int R, int C, int W>
 BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int stride1, uint32_t img,
                      uint32_t bar, int o0, int o1, bool base_aligned, int fmt, const void* tmap) {
@@ -613,9 +621,7 @@ BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int str
     // end); others by 16-byte copies.
     if (tmap != nullptr && fmt == fmt_wm && o1 % 8 == 0 && o0 % 32 == 0 && o0 >= 0 &&
         o0 + R <= shape0) {
-      tma_boxes<C / 64, W>(bar, 128u * R, [&](int b) {
-        gpu::prim::tma_load<5>(img + b * R * 128, tmap, o1 + 64 * b, o0 / 32, bar);
-      });
+      ring_copy_tma_wm<R, C, W>(tmap, img, bar, o0, o1);
       return;
     }
   }
@@ -1075,7 +1081,8 @@ BV_DI void ring_rs_dot(const basic_block<A, shape<M, K>, W>& a, const Y& y, Acc&
   static_assert(F == fmt_wr || !BT, "internal: fmt_wm feeds a K-major b only from an fmt_a slot");
   Y yv = y;
   if (!yv.pinned && (!yv.fresh() | (yv.fmt != F))) yv.refetch(F);
-  gpu::prim::fence_proxy_async();  // the copies, visible to wgmma's reads
+  // The copies, visible to wgmma's reads (a pinned slot's were the TMA's: no fence).
+  if (!yv.pinned) gpu::prim::fence_proxy_async();
   wgmma_rs_core<BT, A, M, K, N, W>(a_regs<A, M, K, W>{a}, yv.src.slot_ptr(yv.t), acc);
 }
 // Whether two views are in two different rings. By offset, not pointer: the offsets fold, so a

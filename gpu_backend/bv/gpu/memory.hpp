@@ -587,6 +587,22 @@ BV_DI T from_thread0(T x) {
   return *slot;
 }
 
+// A scalar atomic (one per program, by thread 0), ordered as the program's own code orders it:
+// every thread's earlier loads and stores before it, their later ones after it, at device scope
+// (a spin lock's critical section: the stores made under it are visible before its release, and
+// the holder's loads see what the previous holder stored). Every thread gets the old value.
+template <class F>
+BV_DI auto scalar_atomic(F&& op) {
+  decltype(op()) old{};
+  gpu::prim::barrier();
+  if (gpu::prim::thread_id() == 0) {
+    gpu::prim::device_fence();
+    old = op();
+    gpu::prim::device_fence();
+  }
+  return from_thread0(old);
+}
+
 template <class T, class S, int W, class I, class V, class M>
 BV_DI auto atomic_impl(rmw op, const ptr_block<T, S, W, I>& pb0, const V& value0, const M& mask0) {
   const ptr_block<T, S, W, I> pb = settled(pb0);
@@ -658,9 +674,8 @@ BV_DI auto atomic_impl(rmw op, const ptr_block<T, S, W, I>& pb0, const V& value0
   }                                                                                             \
   template <class T, class V>                                                                   \
   requires Scalar<V> BV_DI T name(ptr<T> p, V v) {                                              \
-    T old{};                                                                                    \
-    if (gpu::prim::thread_id() == 0) old = detail::atomic_one(detail::rmw::op, p.p, cvt<T>(v)); \
-    return detail::from_thread0(old);                                                           \
+    return detail::scalar_atomic(                                                               \
+        [&] { return detail::atomic_one(detail::rmw::op, p.p, cvt<T>(v)); });                   \
   }
 BV_ATOMIC_OPS(BV_ATOMIC)
 #undef BV_ATOMIC
@@ -670,20 +685,16 @@ BV_ATOMIC_OPS(BV_ATOMIC)
 template <class T, class C, class V>
 requires(Scalar<C>&& Scalar<V>) BV_DI T atomic_cas(ptr<T> p, C expected, V desired) {
   static_assert(rules::cas_operand<T>());
-  T old{};
-  if (gpu::prim::thread_id() == 0) {
-    if constexpr (sizeof(T) == 4) {
-      old = detail::bits<T>(atomicCAS(reinterpret_cast<unsigned int*>(p.p),
-                                      detail::bits<unsigned int>(cvt<T>(expected)),
-                                      detail::bits<unsigned int>(cvt<T>(desired))));
-    } else {
-      old = detail::bits<T>(atomicCAS(reinterpret_cast<unsigned long long*>(p.p),
-                                      detail::bits<unsigned long long>(cvt<T>(expected)),
-                                      detail::bits<unsigned long long>(cvt<T>(desired))));
-    }
-    gpu::prim::device_fence();
-  }
-  return detail::from_thread0(old);
+  return detail::scalar_atomic([&]() -> T {
+    if constexpr (sizeof(T) == 4)
+      return detail::bits<T>(atomicCAS(reinterpret_cast<unsigned int*>(p.p),
+                                       detail::bits<unsigned int>(cvt<T>(expected)),
+                                       detail::bits<unsigned int>(cvt<T>(desired))));
+    else
+      return detail::bits<T>(atomicCAS(reinterpret_cast<unsigned long long*>(p.p),
+                                       detail::bits<unsigned long long>(cvt<T>(expected)),
+                                       detail::bits<unsigned long long>(cvt<T>(desired))));
+  });
 }
 
 }  // namespace gpu_lang

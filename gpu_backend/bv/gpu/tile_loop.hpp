@@ -3,24 +3,31 @@
 // each stream being load(advance(bp, i * by), bc) (the interpreter's definition, lang's
 // tile_stream).
 //
-// Where every stream's tile is one the TMA copies in wgmma's own image (sm_90a: a wgmma A tile in
-// fmt_a, a B tile in fmt_bn; block_ptr.hpp) and the launch gave its block pointer a ring with a
-// tensor map, the loop runs the pipeline itself, with nothing in the step but the work:
-//  - before the loop, the tiles of steps 0 .. D - 1 are issued (D = stages - 1), each into the
-//    slot after the ring's last tile (slot and mbarrier phase follow the ring's count of tiles);
+// Where every stream's tile is one the TMA copies in an image wgmma reads (sm_90a: a wgmma A tile
+// in fmt_a, a B tile in fmt_bn, any other tile of 64k columns in fmt_wm; block_ptr.hpp) and the
+// launch gave its block pointer a ring with a tensor map, the loop runs the pipeline itself, with
+// nothing in the step but the work (S: the rings' slots):
+//  - before the loop, the tiles of steps 0 .. S - 2 are issued, each into the slot after the
+//    ring's last tile (slot and mbarrier phase follow the ring's count of tiles);
 //  - step i waits for its tiles' mbarriers and hands the body views of the slots (pinned bp_tiles:
-//    known fresh and in their format, so a dot from two of them is wgmma straight from the slots,
-//    its group left in flight into the next step with an accumulator(), and with no count to read,
-//    no record to write and no proxy fence);
-//  - after the body, once this warp's group of step i - 1 is done (wgmma_wait1) and every warp is
-//    past it (one barrier), the tiles of step i + D go into the slots step i - 1 read.
+//    known fresh and in their format, so a dot that reads them as they lie is wgmma straight from
+//    the slots, with no count to read, no record to write and no proxy fence; one that needs
+//    another format reads them into registers);
+//  - carrying an accumulator(), each step's wgmma group stays in flight into the next: after the
+//    body, once this warp's group of step i - 1 is done (wgmma_wait1) and every warp is past it
+//    (one barrier), the tiles of step i + S - 1 go into the slots step i - 1 read;
+//  - carrying anything else (the attention forward's accumulator, maxima and sums), nothing is in
+//    flight between steps: step S - 1's tiles go before the loop too, and at the start of step i
+//    (one barrier: every warp is past step i - 1) step i + S - 1's, so that S - 1 steps' copies
+//    are in flight while a step's work runs.
 // What the ring-by-ring loads do at every step (learn the step from the last load, test the
 // prefetch window, keep a record of the tile in flight) is known here from the loop's own
 // arguments. The body must not load the streamed block pointers itself (the interpreter reports
 // it); the loop checks the rings' counts at its end and traps where one moved. Anything else
-// (another target, dtype or tile shape, no ring, a tensor the TMA cannot copy, a wgmma A tile whose
-// rows cross the tensor's edge, unaligned columns) runs the same loop with each step's tiles loaded
-// through the block pointers (their rings pipeline them, as in a kernel's own loop).
+// (another target, dtype or tile shape, no ring, a tensor the TMA cannot copy, a wgmma A tile's or
+// an fmt_wm tile's rows across the tensor's edge at some step, unaligned columns) runs the same
+// loop with each step's tiles loaded through the block pointers (their rings pipeline them, as in
+// a kernel's own loop).
 #pragma once
 #include <climits>
 #include <utility>
@@ -38,21 +45,34 @@ constexpr bool tma_stream_tile() {
   using T = typename BP::element_type;
   constexpr int R = BP::shape_type::rows, C = BP::shape_type::cols, W = BP::waves;
   return gpu::prim::has_tma && ring_tile<T, R, C, W>() &&
-         (wg_a_tile<R, C, W>() || wg_b_tile<R, C, W>());
+         (wg_a_tile<R, C, W>() || wg_b_tile<R, C, W>() || wm_chunk_tile<R, C, W>());
 #else
   return false;
 #endif
 }
 
 #if BV_NVIDIA
-// ... and by its block pointer: a ring with a tensor map, box columns 16-byte aligned at every
-// step, and a wgmma A tile's rows inside the tensor at every step (its map cannot bound them).
+// The number of steps of for (k = lo; k < hi; k += step), for lo < hi and step > 0.
+BV_DI int steps(int lo, int hi, int step) {
+  return static_cast<int>((static_cast<int64_t>(hi) - lo + step - 1) / step);
+}
+// ... and by its block pointer over n steps: a ring with a tensor map, box columns 16-byte
+// aligned at every step, and for a wgmma A tile and an fmt_wm tile (whose maps cannot bound the
+// rows) the rows inside the tensor at every step, an fmt_wm tile's starting at multiples of 32.
 template <class T, int R, int C, int W>
-BV_DI bool tma_streamable(const tile_stream<block_ptr<T, R, C, W>>& s) {
+BV_DI bool tma_streamable(const tile_stream<block_ptr<T, R, C, W>>& s, int n) {
   const auto& b = s.bp;
   if (b.stages < 2 || b.tmap == nullptr || b.off1 % 8 != 0 || s.by.d1 % 8 != 0) return false;
   if constexpr (wg_a_tile<R, C, W>()) return s.by.d0 == 0 && b.off0 >= 0 && b.off0 + R <= b.shape0;
+  if constexpr (wm_chunk_tile<R, C, W>())
+    return b.off0 % 32 == 0 && s.by.d0 % 32 == 0 && s.by.d0 >= 0 && b.off0 >= 0 &&
+           static_cast<int64_t>(b.off0) + static_cast<int64_t>(n - 1) * s.by.d0 + R <= b.shape0;
   return true;
+}
+// The format a stream's tiles take: the TMA's image for the tile's shape.
+template <int R, int C, int W>
+constexpr int stream_fmt() {
+  return wg_a_tile<R, C, W>() ? fmt_a : wg_b_tile<R, C, W>() ? fmt_bn : fmt_wm;
 }
 template <class T, int R, int C, int W>
 BV_DI ring_ref<T, R, C, W> ring_of(const block_ptr<T, R, C, W>& b) {
@@ -66,8 +86,12 @@ BV_DI void stream_issue(const tile_stream<block_ptr<T, R, C, W>>& s, int t0, int
   const int t = t0 + j, slot = t % r.stages;
   const uint32_t bar = r.bar(slot);
   if (wait_old && t >= r.stages) gpu::prim::mbar_wait(bar, ((t - r.stages) / r.stages) & 1);
-  ring_copy_tma<R, C, W>(r.tmap, gpu::prim::lds_addr(r.ring() + slot * r.tile_bytes), bar,
-                         s.bp.off0 + j * s.by.d0, s.bp.off1 + j * s.by.d1);
+  const uint32_t img = gpu::prim::lds_addr(r.ring() + slot * r.tile_bytes);
+  const int o0 = s.bp.off0 + j * s.by.d0, o1 = s.bp.off1 + j * s.by.d1;
+  if constexpr (stream_fmt<R, C, W>() == fmt_wm)
+    ring_copy_tma_wm<R, C, W>(r.tmap, img, bar, o0, o1);
+  else
+    ring_copy_tma<R, C, W>(r.tmap, img, bar, o0, o1);
 }
 // The view of the stream's tile of step j, waited for.
 template <class T, int R, int C, int W>
@@ -76,7 +100,7 @@ BV_DI bp_tile<T, R, C, W> stream_view(const tile_stream<block_ptr<T, R, C, W>>& 
   ring_wait(r, t0 + j);
   bp_tile<T, R, C, W> v{r, s.bp.off0 + j * s.by.d0, s.bp.off1 + j * s.by.d1, s.bc.dim0, s.bc.dim1};
   v.t = t0 + j;
-  v.fmt = wg_a_tile<R, C, W>() ? fmt_a : fmt_bn;
+  v.fmt = stream_fmt<R, C, W>();
   v.pinned = true;
   return v;
 }
@@ -85,27 +109,43 @@ template <class Acc, class Body, size_t... I, class... BP>
 BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, const Acc& init,
                           Body& body, const tile_stream<BP>&... s) {
   using Carry = typename in_flight_of<Acc>::type;
-  const int n = static_cast<int>((static_cast<int64_t>(hi) - lo + step - 1) / step);
-  // Tiles in flight ahead of the step: one slot less than the smallest ring has (its slot of the
-  // step before is refilled only after that step).
-  int D = INT_MAX;
-  ((D = s.bp.stages - 1 < D ? s.bp.stages - 1 : D), ...);
+  const int n = steps(lo, hi, step);
+  // An accumulator() carried: each step's wgmma group stays in flight into the next, so step
+  // i - 1's slots are free only after step i's group is issued (then wgmma_wait1). Otherwise every
+  // read of step i - 1 is done when step i starts.
+  constexpr bool keep = !std::is_same_v<Carry, Acc>;
+  // The smallest ring's slots: step i + S - 1's tiles go into step i - 1's slots.
+  int S = INT_MAX;
+  ((S = s.bp.stages < S ? s.bp.stages : S), ...);
   // Each ring's count of tiles so far (this wave's copy; all equal): this loop's first tile.
   const int t0[] = {*ring_of(s.bp).count()...};
   // No wave still reads a slot the first issues refill (a view from before the loop).
   gpu::prim::barrier();
+  // Before the first step: S - 1 steps' tiles (S where no group stays in flight), into slots whose
+  // earlier tiles (from before the loop) are waited for first.
+  const int ahead = keep ? S - 1 : S;
 #pragma unroll 1
-  for (int j = 0; j < D && j < n; ++j) (stream_issue(s, t0[I], j, true), ...);
-  Carry acc = retag<Carry>(init);
+  for (int j = 0; j < ahead && j < n; ++j) (stream_issue(s, t0[I], j, true), ...);
+  Carry acc = [&] {
+    if constexpr (keep)
+      return retag<Carry>(init);
+    else
+      return init;
+  }();
 #pragma unroll 1
   for (int i = 0; i < n; ++i) {
+    if (!keep && i > 0 && i + S - 1 < n) {
+      // Every warp is past step i - 1: its slots are free.
+      gpu::prim::barrier();
+      (stream_issue(s, t0[I], i + S - 1, false), ...);
+    }
     BV_INLINE_CALLS acc =
         body(lo + i * step, stream_view(s, t0[I], i)..., static_cast<const Carry&>(acc));
-    if (i + D < n) {
+    if (keep && i + S - 1 < n) {
       // Every warp's group of step i - 1 done: its slots are free.
       gpu::prim::wgmma_wait1();
       gpu::prim::barrier();
-      (stream_issue(s, t0[I], i + D, i + D < s.bp.stages), ...);
+      (stream_issue(s, t0[I], i + S - 1, i + S - 1 < s.bp.stages), ...);
     }
   }
   wgmma_settle();
@@ -115,7 +155,10 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
   // this loop still read: trap (a printf would serialise every wgmma of the kernel).
   if (((*ring_of(s.bp).count() != t0[I]) || ...)) gpu::prim::trap();
   ((*ring_of(s.bp).count() = t0[I] + n), ...);
-  return retag<Acc>(acc);
+  if constexpr (keep)
+    return retag<Acc>(acc);
+  else
+    return acc;
 }
 #endif
 }  // namespace detail
@@ -126,7 +169,7 @@ BV_DI Acc for_range(const program<W>& p, int lo, int hi, int step, const Acc& in
                     tile_stream<BP0> s0, Body&& body) {
 #if BV_NVIDIA
   if constexpr (detail::tma_stream_tile<BP0>()) {
-    if (lo < hi && step > 0 && detail::tma_streamable(s0))
+    if (lo < hi && step > 0 && detail::tma_streamable(s0, detail::steps(lo, hi, step)))
       return detail::stream_loop_tma(std::make_index_sequence<1>{}, lo, hi, step, init, body, s0);
   }
 #endif
@@ -141,7 +184,8 @@ BV_DI Acc for_range(const program<W>& p, int lo, int hi, int step, const Acc& in
                     tile_stream<BP0> s0, tile_stream<BP1> s1, Body&& body) {
 #if BV_NVIDIA
   if constexpr (detail::tma_stream_tile<BP0>() && detail::tma_stream_tile<BP1>()) {
-    if (lo < hi && step > 0 && detail::tma_streamable(s0) && detail::tma_streamable(s1))
+    const int n = detail::steps(lo, hi, step);
+    if (lo < hi && step > 0 && detail::tma_streamable(s0, n) && detail::tma_streamable(s1, n))
       return detail::stream_loop_tma(std::make_index_sequence<2>{}, lo, hi, step, init, body, s0,
                                      s1);
   }

@@ -87,7 +87,9 @@ BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k
 // the pointer loads of variants 0 and 1 make each step wait for its k. On AMD a block-pointer load
 // is a masked load with more registers than a pointer load (gfx942 at D = 64: 126 VGPRs to 141, 4
 // waves a SIMD to 3), so AMD's rows take variant 0.
-// QTile (variant 3): q through a block pointer too and o in an accumulator() for dots of T. On
+// QTile (variant 3): q through a block pointer too, o in an accumulator() for dots of T, and the
+// key loop a for_range over k's and v's tiles as streams (on sm_90a a TMA pipeline with the next
+// key block's copies in flight during this one's work: gpu_backend/bv/gpu/tile_loop.hpp). On
 // sm_90a, launched with stages, q's tile stays in its ring slot through the loop: wgmma reads
 // q k^T from q's and k's slots and p v from p's registers and v's slot, into o kept in the tensor
 // cores' order (gpu_backend/bv/gpu/accumulator.hpp), so k's and v's images keep their columns in
@@ -121,10 +123,9 @@ BV_KERNEL void attention_fwd_bp_kernel(program<W> p, ptr<const T> q, ptr<const T
       return zeros<float, BM, D>(p);
   }();
   const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
-  for (int start_n = 0; start_n < end; start_n += BN) {
+  // One key block: the online softmax's update of acc, m_i and l_i.
+  auto step = [&](int start_n, const auto& kb, const auto& vb, auto& acc, auto& m_i, auto& l_i) {
     auto cols = start_n + rn;
-    auto kb = load(k_bp, boundary_check(0));
-    auto vb = load(v_bp, boundary_check(0));
     auto qk = dot(qb, trans(kb));
     if (start_n + BN > s || (CAUSAL && start_n + BN > start_m + 1)) {
       auto valid = (cols.row() < s) & ((cols.row() <= rm.col()) | !CAUSAL);
@@ -136,8 +137,29 @@ BV_KERNEL void attention_fwd_bp_kernel(program<W> p, ptr<const T> q, ptr<const T
     l_i = l_i * alpha + sum<1>(pm);
     acc = dot(pm.to(dtype<T>{}), vb, acc * alpha.col());
     m_i = m_new;
-    k_bp = advance(k_bp, {BN, 0});
-    v_bp = advance(v_bp, {BN, 0});
+  };
+  if constexpr (QTile) {
+    // k and v as tile streams: on sm_90a the loop's own TMA pipeline (gpu/tile_loop.hpp).
+    struct carried {
+      decltype(acc) o;
+      decltype(m_i) m, l;
+    };
+    const carried c =
+        for_range(p, 0, end, BN, carried{acc, m_i, l_i}, along(k_bp, {BN, 0}, boundary_check(0)),
+                  along(v_bp, {BN, 0}, boundary_check(0)),
+                  [&](int start_n, const auto& kb, const auto& vb, carried c) {
+                    step(start_n, kb, vb, c.o, c.m, c.l);
+                    return c;
+                  });
+    acc = c.o;
+    m_i = c.m;
+    l_i = c.l;
+  } else {
+    for (int start_n = 0; start_n < end; start_n += BN) {
+      step(start_n, load(k_bp, boundary_check(0)), load(v_bp, boundary_check(0)), acc, m_i, l_i);
+      k_bp = advance(k_bp, {BN, 0});
+      v_bp = advance(v_bp, {BN, 0});
+    }
   }
   store(o + base + rm.col() * D + rd.row(), acc / l_i.col(), rm.col() < s);
   store(lse + bh * s + rm, (m_i + log2(l_i)) * attention_ln2, rm < s);

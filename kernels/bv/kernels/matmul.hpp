@@ -20,12 +20,14 @@ BV_HD constexpr tile_index grouped_tile(int pid, int M, int N, int BM, int BN, i
   return {first_m + (pid % num_in_group) % group_size, (pid % num_in_group) / group_size};
 }
 
-// The K loop reads a and b through block pointers (tl.make_block_ptr / tl.advance / tl.load with
-// boundary_check): the interpreter loads each tile as a masked pointer block; on NVIDIA GPUs the
-// loads become a cp.async pipeline into LDS, the next tiles' copies in flight during this dot
-// (gpu_backend/bv/gpu/block_ptr.hpp). The accumulator is an accumulator(): zeros that, on
-// sm_90a, stay in wgmma's register order through the loop (gpu_backend/bv/gpu/accumulator.hpp);
-// for_range lets each step's wgmma run on while the next step's loads are issued.
+// The K loop streams a's and b's tiles from block pointers (for_range over along(bp, step,
+// boundary_check): each step's tiles are tl.load(tl.advance(bp, ...), boundary_check)): the
+// interpreter loads each tile as a masked pointer block; on sm_90a the loop is a TMA pipeline
+// with the next stages - 1 steps' tiles in flight during this step's wgmma
+// (gpu_backend/bv/gpu/tile_loop.hpp), elsewhere on NVIDIA a cp.async pipeline through the block
+// pointers' rings (block_ptr.hpp). The accumulator is an accumulator(): zeros that, on sm_90a,
+// stay in wgmma's register order through the loop, each step's wgmma running on into the next
+// (gpu_backend/bv/gpu/accumulator.hpp).
 template <class T, class O, int BM, int BN, int BK, int GROUP_M, int W = 4>
 BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O> c, int M, int N,
                              int K, int sam, int sak, int sbk, int sbn, int scm, int scn) {
@@ -44,12 +46,10 @@ BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O
 }
 
 // Launch configurations (bv/launch_config.hpp), by the inputs' element size. 16-bit inputs on
-// sm_90: one warpgroup (4 warps) over 128x128x64 tiles, a and b through block-pointer rings of 3
-// stages copied by the TMA, wgmma on sm_90a, each step's group in flight into the next
-// (for_range: its slots are kept from the prefetch, so 3 stages prefetch one tile as 2 did
-// before; 2.31 ms at 8192^3 on an H200 where 2 stages and a plain for take 2.34; with a plain
-// for, 3 stages 2.39, 128x128x64 on 8 warps 2.73, 256x128x64 and 128x256x64 on 8 warps with 3
-// stages 2.87: bench/gpu/matmul_dev.cu). AMD (gfx942, gfx90a;
+// sm_90: one warpgroup (4 warps) over 128x128x64 tiles, a and b streamed by the TMA through 3
+// slots each, wgmma on sm_90a, each step's group in flight into the next (so 2 steps' tiles ahead
+// of it; 1.68 ms at 8192^3 on an H200, 256x128x64 on 8 warps 1.75, 128x256x64 on 8 warps 1.71, 2
+// stages 2.73: bench/gpu/matmul_dev.cu). AMD (gfx942, gfx90a;
 // no block-pointer rings there, so no stages), 16-bit inputs: 8 waves, 2 a SIMD, over 128x256x64
 // tiles, the most MFMA work per global byte without spills on both (docs/PERFORMANCE.md, AMD matmul
 // tile): the 32-row b block of a 32-deep K step is loaded 4 times over by the layout's 128 rows of

@@ -184,8 +184,11 @@ BV_KERNEL void ring_chain(program<W> p, ptr<const half> q, ptr<const half> k, pt
 // key block's dot (the attention forward's acc * alpha.col(), variant 3). On sm_90a, launched with
 // stages: q k^T by wgmma from q's and k's slots (k's rows in mma order), p v from p's registers
 // and v's slot into the accumulator in the tensor cores' order; views loaded before the loop
-// (k0, v0: the rings' first loads, copied only at their first use) are read after it.
-template <int BM, int D, int BN, int W>
+// (k0, v0: the rings' first loads, copied only at their first use) are read after it. Stream: the
+// loop is a for_range over k and v as tile streams (gpu/tile_loop.hpp: on sm_90a the loop's own
+// TMA pipeline where n is a multiple of BN), carrying the accumulator (1: its groups may stay in
+// flight) or a struct that holds it (2: the loop's other schedule).
+template <int BM, int D, int BN, int W, int Stream = 0>
 BV_KERNEL void ring_chain_acc(program<W> p, ptr<const half> q, ptr<const half> k, ptr<const half> v,
                               ptr<float> o, int m, int n) {
   auto rm = arange<BM>(p);
@@ -198,11 +201,30 @@ BV_KERNEL void ring_chain_acc(program<W> p, ptr<const half> q, ptr<const half> k
   auto v0 = load(v_bp, boundary_check(0));
   auto alpha = where(rm % 3 == 0, 0.5f, 1.0f);
   auto acc = accumulator<float, BM, D>(p, dtype<half>{});
-  for (int j = 0; j < n; j += BN) {
-    auto sc = dot(qb, trans(load(k_bp, boundary_check(0))));
-    acc = dot(sc.to(dtype<half>{}), load(v_bp, boundary_check(0)), acc * alpha.col());
-    k_bp = advance(k_bp, {BN, 0});
-    v_bp = advance(v_bp, {BN, 0});
+  auto key_block = [&](const auto& kb, const auto& vb, const auto& acc) {
+    return dot(dot(qb, trans(kb)).to(dtype<half>{}), vb, acc * alpha.col());
+  };
+  const auto kv = [&](const auto& bp) { return along(bp, {BN, 0}, boundary_check(0)); };
+  if constexpr (Stream == 1) {
+    acc = for_range(p, 0, n, BN, acc, kv(k_bp), kv(v_bp),
+                    [&](int, const auto& kb, const auto& vb, const auto& acc) {
+                      return key_block(kb, vb, acc);
+                    });
+  } else if constexpr (Stream == 2) {
+    struct carried {
+      decltype(acc) a;
+    };
+    acc = for_range(p, 0, n, BN, carried{acc}, kv(k_bp), kv(v_bp),
+                    [&](int, const auto& kb, const auto& vb, carried c) {
+                      return carried{key_block(kb, vb, c.a)};
+                    })
+              .a;
+  } else {
+    for (int j = 0; j < n; j += BN) {
+      acc = key_block(load(k_bp, boundary_check(0)), load(v_bp, boundary_check(0)), acc);
+      k_bp = advance(k_bp, {BN, 0});
+      v_bp = advance(v_bp, {BN, 0});
+    }
   }
   acc = dot(dot(qb, trans(k0)).to(dtype<half>{}), v0, acc);
   store(o + rm.col() * D + rd.row(), acc / alpha.col(), rm.col() < m);
@@ -769,7 +791,7 @@ outcome run_ring_chain(int m, int n, uint64_t seed) {
 
 // ring_chain_acc on rings of Stages slots (0: none), on small_chain's inputs: every product and
 // sum is exact (the factors are powers of two), so the double reference is matched exactly.
-template <int BM, int D, int BN, int W, int Stages, class B>
+template <int BM, int D, int BN, int W, int Stages, class B, int Stream = 0>
 outcome run_ring_chain_acc(int m, int n, uint64_t seed) {
   const chain_data x = small_chain(m, n, D, seed);
   auto [tq, tk, tv, to] = chain_tensors<B>(x, m, n, D);
@@ -777,8 +799,8 @@ outcome run_ring_chain_acc(int m, int n, uint64_t seed) {
                                2 * block_ptr_lds_bytes<const half, BN, D, W>(Stages)
                          : 0;
   outcome o;
-  expect_launch(o, B::template launch<ring_chain_acc<BM, D, BN, W>>(gpu_tuning<Stages>{lds},
-                                                                    grid(1), tq, tk, tv, to, m, n));
+  expect_launch(o, B::template launch<ring_chain_acc<BM, D, BN, W, Stream>>(
+                       gpu_tuning<Stages>{lds}, grid(1), tq, tk, tv, to, m, n));
   std::vector<double> want(int64_t(m) * D, 0.0);
   for (int i = 0; i < m; ++i) {
     const double alpha = i % 3 == 0 ? 0.5 : 1.0;
@@ -1176,6 +1198,17 @@ void run_rings(uint64_t seed, F&& f) {
   f("ring_chain_acc 64x128x64 w4 s2 again",
     run_ring_chain_acc<64, 128, 64, 4, 2, B>(50, 130, seed + 58));
   f("ring_chain_acc 128x64x64 w8 s0", run_ring_chain_acc<128, 64, 64, 8, 0, B>(77, 100, seed + 48));
+  // k and v as tile streams: the TMA pipeline (keys a multiple of 64; the accumulator carried, and
+  // a struct holding it), ragged keys (through the rings), and 64 x 64 tiles on 4 waves (wgmma A
+  // tiles, streamed in the A format: q k^T reads them into registers).
+  f("ring_chain_acc stream 128x64x64 w8 s2",
+    run_ring_chain_acc<128, 64, 64, 8, 2, B, 1>(100, 256, seed + 69));
+  f("ring_chain_acc stream struct 128x64x64 w8 s2",
+    run_ring_chain_acc<128, 64, 64, 8, 2, B, 2>(128, 192, seed + 70));
+  f("ring_chain_acc stream struct 128x64x64 w8 s3",
+    run_ring_chain_acc<128, 64, 64, 8, 3, B, 2>(90, 190, seed + 71));
+  f("ring_chain_acc stream 64x64x64 w4 s2",
+    run_ring_chain_acc<64, 64, 64, 4, 2, B, 1>(64, 128, seed + 72));
   // A ring's first tile in two roles, the first one alternating between programs; launched twice
   // (the second launch starts from the first one's format hints), and without rings.
   f("ring_roles 64x64 w4 s2", run_ring_roles<2, B>(64 * 13 - 19, seed + 49));
