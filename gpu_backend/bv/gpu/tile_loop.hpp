@@ -184,10 +184,12 @@ BV_DI Acc for_range(const program<W>& p, int lo, int hi, int step, const Acc& in
                     tile_stream<BP0> s0, tile_stream<BP1> s1, Body&& body) {
 #if BV_NVIDIA
   if constexpr (detail::tma_stream_tile<BP0>() && detail::tma_stream_tile<BP1>()) {
-    const int n = detail::steps(lo, hi, step);
-    if (lo < hi && step > 0 && detail::tma_streamable(s0, n) && detail::tma_streamable(s1, n))
-      return detail::stream_loop_tma(std::make_index_sequence<2>{}, lo, hi, step, init, body, s0,
-                                     s1);
+    if (lo < hi && step > 0) {
+      const int n = detail::steps(lo, hi, step);
+      if (detail::tma_streamable(s0, n) && detail::tma_streamable(s1, n))
+        return detail::stream_loop_tma(std::make_index_sequence<2>{}, lo, hi, step, init, body, s0,
+                                       s1);
+    }
   }
 #endif
   return for_range(p, lo, hi, step, init, [&](int k, const auto& acc) {
