@@ -288,8 +288,10 @@ int main(int argc, char** argv) {
     for (int round = 0; round < 2; ++round)
       for (bool c : {false, true}) {
         tile<128, 128, 128, 8, 1, 2, 2>(c);
-        tile<128, 128, 64, 8, 1, 3, 2>(c);
-        tile<128, 128, 128, 8, 1, 3, 2>(c);
+        tile<128, 128, 64, 8, 1, 4, 2>(c);
+        tile<128, 128, 64, 8, 1, 4, 3>(c);
+        tile<128, 128, 64, 8, 2, 4, 2>(c);
+        tile<128, 64, 64, 4, 2, 4, 2>(c);
       }
     std::printf("%s\n", failures ? "CHECK FAILURES" : "all checks ok");
     return failures ? 1 : 0;

@@ -4,7 +4,9 @@
 // load(bp, boundary_check(0, 1)).
 #pragma once
 #include <source_location>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include "bv/config.hpp"
 
@@ -88,5 +90,25 @@ template <class BP>
 inline constexpr bool is_tile_stream<tile_stream<BP>> = true;
 template <class X>
 concept TileStream = is_tile_stream<std::remove_cvref_t<X>>;
+
+// (Not detail: the GPU's inline namespace has a detail of its own, which would hide this one.)
+namespace stream_args {
+template <class F, class... X, size_t... I>
+BV_HD constexpr decltype(auto) streams_then_body(F& f, std::tuple<X&...> args,
+                                                 std::index_sequence<I...>) {
+  static_assert((TileStream<std::tuple_element_t<I, std::tuple<X...>>> && ...),
+                "for_range(p, lo, hi, step, init, along(...)..., body): every argument between "
+                "init and the body must be a tile stream, along(block_ptr, {d_rows, d_cols}, "
+                "boundary_check(...)).");
+  return f(std::get<sizeof...(I)>(args), std::get<I>(args)...);
+}
+// for_range's arguments after init, along(...)... then the body (a parameter pack cannot come
+// before the last parameter): f(body, streams...).
+template <class F, class... X>
+BV_HD constexpr decltype(auto) split(F&& f, X&... x) {
+  return streams_then_body(f, std::tuple<X&...>{x...},
+                           std::make_index_sequence<sizeof...(X) - 1>{});
+}
+}  // namespace stream_args
 
 }  // namespace bv

@@ -58,8 +58,8 @@ TEST_CASE("attention forward f16 and bf16") {
   check_fwd<bfloat16>(1, 1, ragged(rng, 20, 100), 128, true, seed + 3);
 }
 
-// Each target's rows: sm_90's 16-bit ones load v beside k (D = 64) and read k and v through block
-// pointers (D = 128), AMD's take the pointer loads.
+// Each target's rows: sm_90's 16-bit ones read q, k and v through block pointers (whole at
+// D = 64, by halves of D at 128), AMD's take the pointer loads.
 TEST_CASE("attention forward f16 in every target's configuration") {
   const uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);
@@ -74,17 +74,20 @@ TEST_CASE("attention forward f16 in every target's configuration") {
 }
 
 // The launcher's tile overload, in the variants that read k and v (2), or q, k and v with o in an
-// accumulator (3), through block pointers with rings of 2 slots (the rings are the GPU's; the
-// interpreter computes the same values).
+// accumulator (3, and 4 by halves of the head dimension), through block pointers with rings of 2
+// slots (the rings are the GPU's; the interpreter computes the same values).
 TEST_CASE("attention forward f16 on the tiles given, through block pointers") {
   const uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);
   const auto fwd2 = [](auto&... a) { return kernels::attention_fwd<64, 64, 4, 0, 2, 2>(a...); };
   const auto fwd3 = [](auto&... a) { return kernels::attention_fwd<64, 64, 4, 0, 3, 2>(a...); };
+  const auto fwd4 = [](auto&... a) { return kernels::attention_fwd<64, 32, 4, 0, 4, 2>(a...); };
   for (bool causal : {false, true}) {
     check_fwd<half>(1, 2, ragged(rng, 20, 150), 64, causal, seed, fwd2);
     check_fwd<half>(1, 1, ragged(rng, 20, 150), 128, causal, seed + 1, fwd2);
     check_fwd<half>(1, 2, ragged(rng, 20, 150), 64, causal, seed + 2, fwd3);
     check_fwd<half>(1, 1, ragged(rng, 20, 150), 128, causal, seed + 3, fwd3);
+    check_fwd<half>(1, 2, ragged(rng, 20, 150), 64, causal, seed + 4, fwd4);
+    check_fwd<half>(1, 1, ragged(rng, 20, 150), 128, causal, seed + 5, fwd4);
   }
 }

@@ -30,6 +30,7 @@
 // a kernel's own loop).
 #pragma once
 #include <climits>
+#include <tuple>
 #include <utility>
 
 #include "bv/gpu/accumulator.hpp"
@@ -81,8 +82,8 @@ BV_DI ring_ref<T, R, C, W> ring_of(const block_ptr<T, R, C, W>& b) {
 // Issue the stream's tile of step j (tile number t0 + j) into its slot, after the slot's previous
 // tile landed when that tile is not one this loop waited for (wait_old).
 template <class T, int R, int C, int W>
-BV_DI void stream_issue(const tile_stream<block_ptr<T, R, C, W>>& s, int t0, int j, bool wait_old) {
-  const auto r = ring_of(s.bp);
+BV_DI void stream_issue(const tile_stream<block_ptr<T, R, C, W>>& s, const ring_ref<T, R, C, W>& r,
+                        int t0, int j, bool wait_old) {
   const int t = t0 + j, slot = t % r.stages;
   const uint32_t bar = r.bar(slot);
   if (wait_old && t >= r.stages) gpu::prim::mbar_wait(bar, ((t - r.stages) / r.stages) & 1);
@@ -95,8 +96,8 @@ BV_DI void stream_issue(const tile_stream<block_ptr<T, R, C, W>>& s, int t0, int
 }
 // The view of the stream's tile of step j, waited for.
 template <class T, int R, int C, int W>
-BV_DI bp_tile<T, R, C, W> stream_view(const tile_stream<block_ptr<T, R, C, W>>& s, int t0, int j) {
-  const auto r = ring_of(s.bp);
+BV_DI bp_tile<T, R, C, W> stream_view(const tile_stream<block_ptr<T, R, C, W>>& s,
+                                      const ring_ref<T, R, C, W>& r, int t0, int j) {
   ring_wait(r, t0 + j);
   bp_tile<T, R, C, W> v{r, s.bp.off0 + j * s.by.d0, s.bp.off1 + j * s.by.d1, s.bc.dim0, s.bc.dim1};
   v.t = t0 + j;
@@ -110,6 +111,7 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
                           Body& body, const tile_stream<BP>&... s) {
   using Carry = typename in_flight_of<Acc>::type;
   const int n = steps(lo, hi, step);
+  const std::tuple r{ring_of(s.bp)...};
   // An accumulator() carried: each step's wgmma group stays in flight into the next, so step
   // i - 1's slots are free only after step i's group is issued (then wgmma_wait1). Otherwise every
   // read of step i - 1 is done when step i starts.
@@ -118,14 +120,14 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
   int S = INT_MAX;
   ((S = s.bp.stages < S ? s.bp.stages : S), ...);
   // Each ring's count of tiles so far (this wave's copy; all equal): this loop's first tile.
-  const int t0[] = {*ring_of(s.bp).count()...};
+  const int t0[] = {*std::get<I>(r).count()...};
   // No wave still reads a slot the first issues refill (a view from before the loop).
   gpu::prim::barrier();
   // Before the first step: S - 1 steps' tiles (S where no group stays in flight), into slots whose
   // earlier tiles (from before the loop) are waited for first.
   const int ahead = keep ? S - 1 : S;
 #pragma unroll 1
-  for (int j = 0; j < ahead && j < n; ++j) (stream_issue(s, t0[I], j, true), ...);
+  for (int j = 0; j < ahead && j < n; ++j) (stream_issue(s, std::get<I>(r), t0[I], j, true), ...);
   Carry acc = [&] {
     if constexpr (keep)
       return retag<Carry>(init);
@@ -137,15 +139,15 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
     if (!keep && i > 0 && i + S - 1 < n) {
       // Every warp is past step i - 1: its slots are free.
       gpu::prim::barrier();
-      (stream_issue(s, t0[I], i + S - 1, false), ...);
+      (stream_issue(s, std::get<I>(r), t0[I], i + S - 1, false), ...);
     }
-    BV_INLINE_CALLS acc =
-        body(lo + i * step, stream_view(s, t0[I], i)..., static_cast<const Carry&>(acc));
+    BV_INLINE_CALLS acc = body(lo + i * step, stream_view(s, std::get<I>(r), t0[I], i)...,
+                               static_cast<const Carry&>(acc));
     if (keep && i + S - 1 < n) {
       // Every warp's group of step i - 1 done: its slots are free.
       gpu::prim::wgmma_wait1();
       gpu::prim::barrier();
-      (stream_issue(s, t0[I], i + S - 1, i + S - 1 < s.bp.stages), ...);
+      (stream_issue(s, std::get<I>(r), t0[I], i + S - 1, i + S - 1 < s.bp.stages), ...);
     }
   }
   wgmma_settle();
@@ -153,8 +155,8 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
   // after them, and the program's end waits for the right phases). A count that moved during the
   // loop is a load of a streamed block pointer in the body, whose copy may have gone into a slot
   // this loop still read: trap (a printf would serialise every wgmma of the kernel).
-  if (((*ring_of(s.bp).count() != t0[I]) || ...)) gpu::prim::trap();
-  ((*ring_of(s.bp).count() = t0[I] + n), ...);
+  if (((*std::get<I>(r).count() != t0[I]) || ...)) gpu::prim::trap();
+  ((*std::get<I>(r).count() = t0[I] + n), ...);
   if constexpr (keep)
     return retag<Acc>(acc);
   else
@@ -163,44 +165,39 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
 #endif
 }  // namespace detail
 
-// for_range(p, lo, hi, step, init, along(bp, by, bc)..., body): one or two tile streams.
-template <int W, class Acc, class BP0, class Body>
-BV_DI Acc for_range(const program<W>& p, int lo, int hi, int step, const Acc& init,
-                    tile_stream<BP0> s0, Body&& body) {
+namespace detail {
+template <int W, class Acc, class Body, class... BP>
+BV_DI Acc stream_loop(const program<W>& p, int lo, int hi, int step, const Acc& init, Body& body,
+                      tile_stream<BP>... s) {
 #if BV_NVIDIA
-  if constexpr (detail::tma_stream_tile<BP0>()) {
-    if (lo < hi && step > 0 && detail::tma_streamable(s0, detail::steps(lo, hi, step)))
-      return detail::stream_loop_tma(std::make_index_sequence<1>{}, lo, hi, step, init, body, s0);
-  }
-#endif
-  return for_range(p, lo, hi, step, init, [&](int k, const auto& acc) {
-    auto out = body(k, load(s0.bp, s0.bc), acc);
-    s0.bp = advance(s0.bp, s0.by);
-    return out;
-  });
-}
-template <int W, class Acc, class BP0, class BP1, class Body>
-BV_DI Acc for_range(const program<W>& p, int lo, int hi, int step, const Acc& init,
-                    tile_stream<BP0> s0, tile_stream<BP1> s1, Body&& body) {
-#if BV_NVIDIA
-  if constexpr (detail::tma_stream_tile<BP0>() && detail::tma_stream_tile<BP1>()) {
+  if constexpr ((tma_stream_tile<BP>() && ...)) {
     if (lo < hi && step > 0) {
-      const int n = detail::steps(lo, hi, step);
-      if (detail::tma_streamable(s0, n) && detail::tma_streamable(s1, n))
-        return detail::stream_loop_tma(std::make_index_sequence<2>{}, lo, hi, step, init, body, s0,
-                                       s1);
+      const int n = steps(lo, hi, step);
+      if ((tma_streamable(s, n) && ...))
+        return stream_loop_tma(std::index_sequence_for<BP...>{}, lo, hi, step, init, body, s...);
     }
   }
 #endif
   return for_range(p, lo, hi, step, init, [&](int k, const auto& acc) {
-    // The tiles in the order they are written, as a kernel's own loop would load them.
-    auto t0 = load(s0.bp, s0.bc);
-    auto t1 = load(s1.bp, s1.bc);
-    auto out = body(k, t0, t1, acc);
-    s0.bp = advance(s0.bp, s0.by);
-    s1.bp = advance(s1.bp, s1.by);
+    // The tiles in the order the streams are written, as a kernel's own loop would load them.
+    const std::tuple t{load(s.bp, s.bc)...};
+    auto out = std::apply([&](const auto&... x) { return body(k, x..., acc); }, t);
+    ((s.bp = advance(s.bp, s.by)), ...);
     return out;
   });
+}
+}  // namespace detail
+
+// for_range(p, lo, hi, step, init, along(bp, by, bc)..., body).
+template <int W, class Acc, class S0, class... Rest>
+requires(TileStream<S0> && sizeof...(Rest) >= 1) BV_DI Acc
+    for_range(const program<W>& p, int lo, int hi, int step, const Acc& init, S0&& s0,
+              Rest&&... rest) {
+  return stream_args::split(
+      [&](auto& body, const auto&... s) {
+        return detail::stream_loop(p, lo, hi, step, init, body, s...);
+      },
+      s0, rest...);
 }
 
 }  // namespace gpu_lang

@@ -9,6 +9,7 @@
 #pragma once
 #include <climits>
 #include <source_location>
+#include <tuple>
 
 #include "bv/block_ptr_args.hpp"
 #include "bv/cpu/memory.hpp"
@@ -153,44 +154,37 @@ template <class T, int R, int C, int W>
 auto stream_tile(const tile_stream<block_ptr<T, R, C, W>>& s, int i) {
   return load_bp(advance(s.bp, {i * s.by.d0, i * s.by.d1}), s.bc, s.loc);
 }
-}  // namespace detail
-template <int W, class Acc, class BP0, class Body>
-Acc for_range(const program<W>& p, int lo, int hi, int step, Acc acc, tile_stream<BP0> s0,
-              Body&& body, std::source_location loc = std::source_location::current()) {
-  using X0 = decltype(detail::stream_tile(s0, 0));
-  static_assert(
-      rules::for_range_body<std::invoke_result_t<Body&, int, const X0&, const Acc&>, Acc>());
+template <class Acc, class Body, class... BP>
+Acc stream_loop(program_state* st, int lo, int hi, int step, Acc acc, Body& body,
+                const tile_stream<BP>&... s) {
+  static_assert(rules::for_range_body<
+                std::invoke_result_t<Body&, int, const decltype(stream_tile(s, 0))&..., const Acc&>,
+                Acc>());
+  // A step that never reaches hi: reported at the streams' along(), on the loop's line.
   if (lo < hi && step <= 0) {
-    detail::bad_loop_step(*p.s, lo, hi, step, loc);
+    const std::source_location locs[] = {s.loc...};
+    bad_loop_step(*st, lo, hi, step, locs[0]);
     return acc;
   }
-  const detail::streaming_scope scope(p.s, s0.bp);
-  int i = 0;
-  for (int k = lo; k < hi; k += step, ++i)
-    acc = body(k, detail::stream_tile(s0, i), static_cast<const Acc&>(acc));
-  return acc;
-}
-template <int W, class Acc, class BP0, class BP1, class Body>
-Acc for_range(const program<W>& p, int lo, int hi, int step, Acc acc, tile_stream<BP0> s0,
-              tile_stream<BP1> s1, Body&& body,
-              std::source_location loc = std::source_location::current()) {
-  using X0 = decltype(detail::stream_tile(s0, 0));
-  using X1 = decltype(detail::stream_tile(s1, 0));
-  static_assert(
-      rules::for_range_body<std::invoke_result_t<Body&, int, const X0&, const X1&, const Acc&>,
-                            Acc>());
-  if (lo < hi && step <= 0) {
-    detail::bad_loop_step(*p.s, lo, hi, step, loc);
-    return acc;
-  }
-  const detail::streaming_scope scope(p.s, s0.bp, s1.bp);
+  const streaming_scope scope(st, s.bp...);
   int i = 0;
   for (int k = lo; k < hi; k += step, ++i) {
-    auto t0 = detail::stream_tile(s0, i);
-    auto t1 = detail::stream_tile(s1, i);
-    acc = body(k, t0, t1, static_cast<const Acc&>(acc));
+    // The tiles in the order the streams are written, as a kernel's own loop would load them.
+    const std::tuple<decltype(stream_tile(s, i))...> t{stream_tile(s, i)...};
+    acc = std::apply([&](const auto&... x) { return body(k, x..., static_cast<const Acc&>(acc)); },
+                     t);
   }
   return acc;
+}
+}  // namespace detail
+template <int W, class Acc, class S0, class... Rest>
+requires(TileStream<S0> && sizeof...(Rest) >= 1) Acc
+    for_range(const program<W>& p, int lo, int hi, int step, Acc acc, S0&& s0, Rest&&... rest) {
+  return stream_args::split(
+      [&](auto& body, const auto&... s) {
+        return detail::stream_loop(p.s, lo, hi, step, acc, body, s...);
+      },
+      s0, rest...);
 }
 
 // store(bp, value) and store(bp, value, boundary_check(...)): lanes outside the checked

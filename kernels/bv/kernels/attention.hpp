@@ -81,6 +81,31 @@ BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k
   store(lse + bh * s + rm, (m_i + log2(l_i)) * attention_ln2, rm < s);
 }
 
+// One key block's step of the online softmax: the scores qk (unscaled, in log2 units once
+// multiplied by qk_scale) of keys start_n + rn, masked past s and, causal, past each query row
+// rm; the row maxima m_i and sums l_i updated; returns the probabilities p and the factor
+// (rescale) by which the running output shrinks.
+template <bool CAUSAL, int BN, class QK, class RM, class RN, class R>
+BV_HD auto attention_softmax_step(QK qk, int start_n, int start_m, int s, const RM& rm,
+                                  const RN& rn, float qk_scale, R& m_i, R& l_i) {
+  // Only a block across s or the diagonal needs the mask.
+  if (start_n + BN > s || (CAUSAL && start_n + BN > start_m + 1)) {
+    auto cols = start_n + rn;
+    auto valid = (cols.row() < s) & ((cols.row() <= rm.col()) | !CAUSAL);
+    qk = where(valid, qk, -INFINITY);
+  }
+  auto m_new = maximum(m_i, max<1>(qk) * qk_scale);
+  auto alpha = exp2(m_i - m_new);
+  auto pm = exp2(qk * qk_scale - m_new.col());
+  l_i = l_i * alpha + sum<1>(pm);
+  m_i = m_new;
+  struct {
+    decltype(pm) p;
+    decltype(alpha) rescale;
+  } out{pm, alpha};
+  return out;
+}
+
 // The forward with k and v through block pointers (variant 2): keys past s read as zeros
 // (boundary_check(0)). On sm_90a, launched with stages, each is a ring whose next key blocks are
 // in flight while this one is worked on, read in place by wgmma (q and p from registers), where
@@ -125,18 +150,9 @@ BV_KERNEL void attention_fwd_bp_kernel(program<W> p, ptr<const T> q, ptr<const T
   const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
   // One key block: the online softmax's update of acc, m_i and l_i.
   auto step = [&](int start_n, const auto& kb, const auto& vb, auto& acc, auto& m_i, auto& l_i) {
-    auto cols = start_n + rn;
-    auto qk = dot(qb, trans(kb));
-    if (start_n + BN > s || (CAUSAL && start_n + BN > start_m + 1)) {
-      auto valid = (cols.row() < s) & ((cols.row() <= rm.col()) | !CAUSAL);
-      qk = where(valid, qk, -INFINITY);
-    }
-    auto m_new = maximum(m_i, max<1>(qk) * qk_scale);
-    auto alpha = exp2(m_i - m_new);
-    auto pm = exp2(qk * qk_scale - m_new.col());
-    l_i = l_i * alpha + sum<1>(pm);
-    acc = dot(pm.to(dtype<T>{}), vb, acc * alpha.col());
-    m_i = m_new;
+    const auto sm = attention_softmax_step<CAUSAL, BN>(dot(qb, trans(kb)), start_n, start_m, s, rm,
+                                                       rn, qk_scale, m_i, l_i);
+    acc = dot(sm.p.to(dtype<T>{}), vb, acc * sm.rescale.col());
   };
   if constexpr (QTile) {
     // k and v as tile streams: on sm_90a the loop's own TMA pipeline (gpu/tile_loop.hpp).
@@ -163,6 +179,61 @@ BV_KERNEL void attention_fwd_bp_kernel(program<W> p, ptr<const T> q, ptr<const T
   }
   store(o + base + rm.col() * D + rd.row(), acc / l_i.col(), rm.col() < s);
   store(lse + bh * s + rm, (m_i + log2(l_i)) * attention_ln2, rm < s);
+}
+
+// Variant 4 (sm_90's D = 128 row): variant 3 over the two 64-column halves of the head
+// dimension. q, k and v are two block pointers each, q k^T is the sum of the halves' products and
+// o is two accumulators. On sm_90a every tile is then one wgmma reads in place, as at D = 64: q's
+// [BM, 64] halves as A tiles, k's and v's [BN, 64] halves in images the TMA writes (fmt_wm). A
+// whole [BN, 128] tile of k or v would be a wgmma B tile, an image neither q k^T (k K-major)
+// nor p v (p in registers) reads. The key loop streams the four halves. k's and v's block
+// pointers are made before q's, so that they are the ones that get tensor maps (a program has
+// four; q's halves, loaded once, go by cp.async).
+template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
+BV_KERNEL void attention_fwd_halves_kernel(program<W> p, ptr<const T> q, ptr<const T> k,
+                                           ptr<const T> v, ptr<T> o, ptr<float> lse, int s,
+                                           float scale) {
+  static_assert(D % 2 == 0, "attention_fwd_halves_kernel splits the head dimension in two halves.");
+  constexpr int H = D / 2;
+  const int start_m = p.id(0) * BM, bh = p.id(1);
+  const int base = bh * s * D;
+  const float qk_scale = scale * attention_log2e;
+  auto rm = start_m + arange<BM>(p);
+  auto rn = arange<BN>(p);
+  auto rh = arange<H>(p);
+  auto k0 = make_block_ptr<BN, H>(p, k + base, {s, D}, {D, 1}, {0, 0});
+  auto k1 = make_block_ptr<BN, H>(p, k + base, {s, D}, {D, 1}, {0, H});
+  auto v0 = make_block_ptr<BN, H>(p, v + base, {s, D}, {D, 1}, {0, 0});
+  auto v1 = make_block_ptr<BN, H>(p, v + base, {s, D}, {D, 1}, {0, H});
+  auto q0 =
+      load(make_block_ptr<BM, H>(p, q + base, {s, D}, {D, 1}, {start_m, 0}), boundary_check(0));
+  auto q1 =
+      load(make_block_ptr<BM, H>(p, q + base, {s, D}, {D, 1}, {start_m, H}), boundary_check(0));
+  auto o_zero = accumulator<float, BM, H>(p, dtype<T>{});
+  auto m_i = full<float, BM>(p, -INFINITY);
+  auto l_i = zeros<float, BM>(p);
+  struct carried {
+    decltype(o_zero) o0, o1;
+    decltype(m_i) m, l;
+  };
+  const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
+  const auto keys = [](const auto& bp) { return along(bp, {BN, 0}, boundary_check(0)); };
+  const carried c = for_range(
+      p, 0, end, BN, carried{o_zero, o_zero, m_i, l_i}, keys(k0), keys(k1), keys(v0), keys(v1),
+      [&](int start_n, const auto& kb0, const auto& kb1, const auto& vb0, const auto& vb1,
+          carried c) {
+        const auto sm =
+            attention_softmax_step<CAUSAL, BN>(dot(q1, trans(kb1), dot(q0, trans(kb0))), start_n,
+                                               start_m, s, rm, rn, qk_scale, c.m, c.l);
+        const auto pt = sm.p.to(dtype<T>{});
+        c.o0 = dot(pt, vb0, c.o0 * sm.rescale.col());
+        c.o1 = dot(pt, vb1, c.o1 * sm.rescale.col());
+        return c;
+      });
+  const auto out = o + base + rm.col() * D + rh.row();
+  store(out, c.o0 / c.l.col(), rm.col() < s);
+  store(out + H, c.o1 / c.l.col(), rm.col() < s);
+  store(lse + bh * s + rm, (c.m + log2(c.l)) * attention_ln2, rm < s);
 }
 
 template <class T, int D, int BM, int W = 4>
@@ -348,8 +419,8 @@ struct attention_fwd_variant
     : kernel_choice<attention_fwd_kernel<T, D, BM, BN, CAUSAL, W, Variant>, false> {
   static_assert(Variant == 0 || Variant == 1,
                 "attention_fwd's kernel is variant 0 (pointer loads), 1 (v loaded beside k), 2 "
-                "(k and v through block pointers) or 3 (q, k and v through block pointers, o in "
-                "an accumulator).");
+                "(k and v through block pointers), 3 (q, k and v through block pointers, o in "
+                "an accumulator) or 4 (3 by halves of the head dimension).");
 };
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // k's and v's block pointers
 struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 2>
@@ -357,6 +428,9 @@ struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 2>
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // q's too, o an accumulator
 struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 3>
     : kernel_choice<attention_fwd_bp_kernel<T, D, BM, BN, CAUSAL, W, true>, true> {};
+template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // variant 3 by halves of D
+struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 4>
+    : kernel_choice<attention_fwd_halves_kernel<T, D, BM, BN, CAUSAL, W>, true> {};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W, int Variant>
 struct attention_bwd_dkdv_variant
     : kernel_choice<attention_bwd_dkdv_kernel<T, D, BM, BN, CAUSAL, W>, false> {
@@ -416,7 +490,7 @@ struct attention_fwd_configs<2> {
       {.targets = only(target::gfx90a), .up_to = 64,                  .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = only(target::sm_90), .up_to = 64,   .variant = 3,  .waves = 8,  .bm = 128, .bn = 64,  .stages = 2, .min_programs = 2},
       {                                .up_to = 64,                  .waves = 8,  .bm = 128, .bn = 64,                .min_programs = 2},
-      {.targets = only(target::sm_90), .up_to = 128,  .variant = 2,  .waves = 8,  .bm = 128, .bn = 128, .stages = 2, .min_programs = 1},
+      {.targets = only(target::sm_90), .up_to = 128,  .variant = 4,  .waves = 8,  .bm = 128, .bn = 64,  .stages = 2, .min_programs = 1},
       {.targets = amd_targets,         .up_to = 128,  .waves = 4,  .bm = 32,  .bn = 32},
   };
   // clang-format on
@@ -431,7 +505,7 @@ struct attention_fwd_configs<4> {
   static constexpr launch_config table[] = {
       // targets                        D up to        waves        BM          BN         programs per SM (GPU)
       {.targets = only(target::sm_90), .up_to = 64,   .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2},
-      {.targets = only(target::sm_90), .up_to = 128,  .waves = 8,  .bm = 128, .bn = 128, .min_programs = 1},
+      {.targets = only(target::sm_90), .up_to = 128,  .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 1},
       {.targets = amd_targets,         .up_to = 64,   .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = amd_targets,         .up_to = 128,  .waves = 4,  .bm = 32,  .bn = 16},
   };
@@ -594,12 +668,14 @@ launch_result attention_fwd_at(const tensor<T>& q, const tensor<T>& k, const ten
   const auto go = [&](auto c) {
     using K = attention_fwd_variant<T, D, BM, BN, decltype(c)::value, W, Variant>;
     static_assert(K::block_ptrs || Stages == 0,
-                  "Only attention_fwd's variants 2 and 3 have block pointers to give ring slots "
-                  "to.");
-    // k's and v's rings, and q's (variant 3).
-    constexpr int kv = 2 * block_ptr_lds_bytes<const T, BN, D, W>(Stages);
-    constexpr int lds =
-        Stages ? kv + (Variant == 3 ? block_ptr_lds_bytes<const T, BM, D, W>(Stages) : 0) : 0;
+                  "Only attention_fwd's variants 2, 3 and 4 have block pointers to give ring "
+                  "slots to.");
+    // k's and v's rings, and q's (variant 3); variant 4's of their halves.
+    constexpr int parts = Variant == 4 ? 2 : 1;
+    constexpr int kv = 2 * parts * block_ptr_lds_bytes<const T, BN, D / parts, W>(Stages);
+    constexpr int qr =
+        Variant >= 3 ? parts * block_ptr_lds_bytes<const T, BM, D / parts, W>(Stages) : 0;
+    constexpr int lds = Stages ? kv + qr : 0;
     return launch_tuned<K::kernel, Stages, MinPrograms>(lds, grid(cdiv(s, BM), bh), q, k, v, o, lse,
                                                         s, scale);
   };
@@ -626,8 +702,9 @@ launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor
 }
 // The same on the tiles given here: BM query rows and BN keys a step on W waves; on a GPU,
 // MinPrograms > 0 leaves registers for that many programs per SM (bv/launch_tuning.hpp); Variant 1
-// loads v beside k, Variant 2 reads k and v through block pointers, Variant 3 q, k and v, with
-// rings of Stages slots where the GPU has them (Stages > 0 only for Variants 2 and 3). It
+// loads v beside k, Variant 2 reads k and v through block pointers, Variant 3 q, k and v,
+// Variant 4 their halves along D, with rings of Stages slots where the GPU has them (Stages > 0
+// only for Variants 2 to 4). It
 // instantiates the kernel for both head dimensions, so the tiles must fit the target at D = 128.
 template <int BM, int BN, int W = 4, int MinPrograms = 0, int Variant = 0, int Stages = 0, class T>
 launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,

@@ -230,6 +230,39 @@ BV_KERNEL void ring_chain_acc(program<W> p, ptr<const half> q, ptr<const half> k
   store(o + rm.col() * D + rd.row(), acc / alpha.col(), rm.col() < m);
 }
 
+// ring_chain_acc's loop by halves of D (the attention forward's variant 4): q, k and v as two
+// [., D / 2] block pointers each, q k^T the sum of the halves' products, o two accumulators, and
+// the key loop a for_range over four tile streams carrying a struct of both. On sm_90a, launched
+// with stages: four fmt_wm streams by the TMA (keys a multiple of BN), q's halves as wgmma A
+// tiles (made last: a program's first four rings get the tensor maps).
+template <int BM, int D, int BN, int W>
+BV_KERNEL void ring_chain_halves(program<W> p, ptr<const half> q, ptr<const half> k,
+                                 ptr<const half> v, ptr<float> o, int m, int n) {
+  constexpr int H = D / 2;
+  auto rm = arange<BM>(p);
+  auto rh = arange<H>(p);
+  auto k0 = make_block_ptr<BN, H>(p, k, {n, D}, {D, 1}, {0, 0});
+  auto k1 = make_block_ptr<BN, H>(p, k, {n, D}, {D, 1}, {0, H});
+  auto v0 = make_block_ptr<BN, H>(p, v, {n, D}, {D, 1}, {0, 0});
+  auto v1 = make_block_ptr<BN, H>(p, v, {n, D}, {D, 1}, {0, H});
+  auto q0 = load(make_block_ptr<BM, H>(p, q, {m, D}, {D, 1}, {0, 0}), boundary_check(0));
+  auto q1 = load(make_block_ptr<BM, H>(p, q, {m, D}, {D, 1}, {0, H}), boundary_check(0));
+  auto alpha = where(rm % 3 == 0, 0.5f, 1.0f);
+  auto zero = accumulator<float, BM, H>(p, dtype<half>{});
+  struct halves {
+    decltype(zero) lo, hi;
+  };
+  const auto kv = [&](const auto& bp) { return along(bp, {BN, 0}, boundary_check(0)); };
+  const halves acc =
+      for_range(p, 0, n, BN, halves{zero, zero}, kv(k0), kv(k1), kv(v0), kv(v1),
+                [&](int, const auto& ka, const auto& kb, const auto& va, const auto& vb, halves c) {
+                  const auto sc = dot(q1, trans(kb), dot(q0, trans(ka))).to(dtype<half>{});
+                  return halves{dot(sc, va, c.lo * alpha.col()), dot(sc, vb, c.hi * alpha.col())};
+                });
+  store(o + rm.col() * D + rh.row(), acc.lo, rm.col() < m);
+  store(o + rm.col() * D + H + rh.row(), acc.hi, rm.col() < m);
+}
+
 // One ring's first tile in two roles, in an order that depends on the program: even programs read
 // x's tile first as the transposed b of dot(y, trans(x)), odd ones first as the a of dot(x, w).
 // out [n, 64] (f32) = y_t x_t^T + 2 x_t w_t for each program's 64 rows t of x, y and w. On an
@@ -789,18 +822,11 @@ outcome run_ring_chain(int m, int n, uint64_t seed) {
   return o;
 }
 
-// ring_chain_acc on rings of Stages slots (0: none), on small_chain's inputs: every product and
-// sum is exact (the factors are powers of two), so the double reference is matched exactly.
-template <int BM, int D, int BN, int W, int Stages, class B, int Stream = 0>
-outcome run_ring_chain_acc(int m, int n, uint64_t seed) {
-  const chain_data x = small_chain(m, n, D, seed);
-  auto [tq, tk, tv, to] = chain_tensors<B>(x, m, n, D);
-  const int lds = Stages ? block_ptr_lds_bytes<const half, BM, D, W>(Stages) +
-                               2 * block_ptr_lds_bytes<const half, BN, D, W>(Stages)
-                         : 0;
-  outcome o;
-  expect_launch(o, B::template launch<ring_chain_acc<BM, D, BN, W, Stream>>(
-                       gpu_tuning<Stages>{lds}, grid(1), tq, tk, tv, to, m, n));
+// The output of ring_chain_acc's key loop in double: before each block of BN keys, every row i's
+// sum scaled by alpha_i (0.5 for i % 3 == 0, else 1); with `again`, key block 0 added once more
+// and the result divided by alpha.
+inline std::vector<double> chain_acc_reference(const chain_data& x, int m, int n, int D, int BN,
+                                               bool again) {
   std::vector<double> want(int64_t(m) * D, 0.0);
   for (int i = 0; i < m; ++i) {
     const double alpha = i % 3 == 0 ? 0.5 : 1.0;
@@ -817,10 +843,41 @@ outcome run_ring_chain_acc(int m, int n, uint64_t seed) {
       for (int c = 0; c < D; ++c) wi[c] *= alpha;
       add_keys(j, j + BN);
     }
+    if (!again) continue;
     add_keys(0, BN);  // key block 0 once more, through the first loads' views
     for (int c = 0; c < D; ++c) wi[c] /= alpha;
   }
-  expect_near(o, "o", B::read(to), want, 0.0);
+  return want;
+}
+
+// ring_chain_acc on rings of Stages slots (0: none), on small_chain's inputs: every product and
+// sum is exact (the factors are powers of two), so the double reference is matched exactly.
+template <int BM, int D, int BN, int W, int Stages, class B, int Stream = 0>
+outcome run_ring_chain_acc(int m, int n, uint64_t seed) {
+  const chain_data x = small_chain(m, n, D, seed);
+  auto [tq, tk, tv, to] = chain_tensors<B>(x, m, n, D);
+  const int lds = Stages ? block_ptr_lds_bytes<const half, BM, D, W>(Stages) +
+                               2 * block_ptr_lds_bytes<const half, BN, D, W>(Stages)
+                         : 0;
+  outcome o;
+  expect_launch(o, B::template launch<ring_chain_acc<BM, D, BN, W, Stream>>(
+                       gpu_tuning<Stages>{lds}, grid(1), tq, tk, tv, to, m, n));
+  expect_near(o, "o", B::read(to), chain_acc_reference(x, m, n, D, BN, true), 0.0);
+  return o;
+}
+
+// ring_chain_halves on rings of Stages slots, the same way (without the extra key block).
+template <int BM, int D, int BN, int W, int Stages, class B>
+outcome run_ring_chain_halves(int m, int n, uint64_t seed) {
+  const chain_data x = small_chain(m, n, D, seed);
+  auto [tq, tk, tv, to] = chain_tensors<B>(x, m, n, D);
+  const int lds = Stages ? 2 * block_ptr_lds_bytes<const half, BM, D / 2, W>(Stages) +
+                               4 * block_ptr_lds_bytes<const half, BN, D / 2, W>(Stages)
+                         : 0;
+  outcome o;
+  expect_launch(o, B::template launch<ring_chain_halves<BM, D, BN, W>>(
+                       gpu_tuning<Stages>{lds}, grid(1), tq, tk, tv, to, m, n));
+  expect_near(o, "o", B::read(to), chain_acc_reference(x, m, n, D, BN, false), 0.0);
   return o;
 }
 
@@ -1209,6 +1266,16 @@ void run_rings(uint64_t seed, F&& f) {
     run_ring_chain_acc<128, 64, 64, 8, 3, B, 2>(90, 190, seed + 71));
   f("ring_chain_acc stream 64x64x64 w4 s2",
     run_ring_chain_acc<64, 64, 64, 4, 2, B, 1>(64, 128, seed + 72));
+  // Four streams (the halves of D = 128), carrying a struct of two accumulators: the TMA pipeline,
+  // ragged keys (through the rings), three slots, and no rings.
+  f("ring_chain_halves 128x128x64 w8 s2",
+    run_ring_chain_halves<128, 128, 64, 8, 2, B>(100, 256, seed + 73));
+  f("ring_chain_halves 128x128x64 w8 s2 ragged",
+    run_ring_chain_halves<128, 128, 64, 8, 2, B>(128, 150, seed + 74));
+  f("ring_chain_halves 128x128x64 w8 s3",
+    run_ring_chain_halves<128, 128, 64, 8, 3, B>(77, 320, seed + 75));
+  f("ring_chain_halves 128x128x64 w8 s0",
+    run_ring_chain_halves<128, 128, 64, 8, 0, B>(61, 130, seed + 76));
   // A ring's first tile in two roles, the first one alternating between programs; launched twice
   // (the second launch starts from the first one's format hints), and without rings.
   f("ring_roles 64x64 w4 s2", run_ring_roles<2, B>(64 * 13 - 19, seed + 49));
