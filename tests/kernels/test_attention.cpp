@@ -58,8 +58,8 @@ TEST_CASE("attention forward f16 and bf16") {
   check_fwd<bfloat16>(1, 1, ragged(rng, 20, 100), 128, true, seed + 3);
 }
 
-// Each target's rows: sm_90's 16-bit ones read q, k and v through block pointers (whole at
-// D = 64, by halves of D at 128), AMD's take the pointer loads.
+// Each target's rows: sm_90's 16-bit ones read q, k and v through block pointers (D = 64) or k
+// and v (D = 128), AMD's take the pointer loads.
 TEST_CASE("attention forward f16 in every target's configuration") {
   const uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);

@@ -111,7 +111,7 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
                           Body& body, const tile_stream<BP>&... s) {
   using Carry = typename in_flight_of<Acc>::type;
   const int n = steps(lo, hi, step);
-  const std::tuple r{ring_of(s.bp)...};
+  const std::tuple<decltype(ring_of(s.bp))...> r{ring_of(s.bp)...};
   // An accumulator() carried: each step's wgmma group stays in flight into the next, so step
   // i - 1's slots are free only after step i's group is issued (then wgmma_wait1). Otherwise every
   // read of step i - 1 is done when step i starts.
@@ -180,7 +180,8 @@ BV_DI Acc stream_loop(const program<W>& p, int lo, int hi, int step, const Acc& 
 #endif
   return for_range(p, lo, hi, step, init, [&](int k, const auto& acc) {
     // The tiles in the order the streams are written, as a kernel's own loop would load them.
-    const std::tuple t{load(s.bp, s.bc)...};
+    // (Types spelled out: HIP has no device code for class template argument deduction.)
+    const std::tuple<decltype(load(s.bp, s.bc))...> t{load(s.bp, s.bc)...};
     auto out = std::apply([&](const auto&... x) { return body(k, x..., acc); }, t);
     ((s.bp = advance(s.bp, s.by)), ...);
     return out;

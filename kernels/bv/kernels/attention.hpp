@@ -462,7 +462,10 @@ struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 1>
 // TMA in images that need no permuting, o in an accumulator: 1.234 to 1.238 ms at 4x16x4096x64
 // f16 on an H200 against 1.311 to 1.319 for variant 1, v loaded beside k, and 0.733 to 0.738
 // against 0.747 to 0.750 causal; variant 2's rings lose 4 to 6% there) and variant 2 at D = 128 (k
-// and v in rings of 2 slots: 2.13 against 2.38 ms for variant 1, 1.25 against 1.28 causal). 16-bit,
+// and v in rings of 2 slots: 2.13 against 2.38 ms for variant 1, 1.25 against 1.28 causal; variant
+// 4, the halves of D streamed on 128x64 tiles, 1.94 to 1.95 ms against variant 2's 1.91 to 1.92 on
+// an H200 on 2026-12-03, 1.14 against 1.12 causal; with 3 slots 2.00, with registers for 2
+// programs an SM 2.11, where it spills). 16-bit,
 // D = 64, sm_90 and gfx942: BM = 128 query rows x BN = 64 keys a step, 8 waves, registers capped
 // for 2 programs per SM. Measured at 4x16x4096x64 f16 on an H100 (docs/PERFORMANCE.md): 128x64 with
 // 8 warps 4.59 ms against 5.91 for 64x64 with 4, and 1.55-1.58 ms with 2 programs per SM
@@ -490,7 +493,7 @@ struct attention_fwd_configs<2> {
       {.targets = only(target::gfx90a), .up_to = 64,                  .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = only(target::sm_90), .up_to = 64,   .variant = 3,  .waves = 8,  .bm = 128, .bn = 64,  .stages = 2, .min_programs = 2},
       {                                .up_to = 64,                  .waves = 8,  .bm = 128, .bn = 64,                .min_programs = 2},
-      {.targets = only(target::sm_90), .up_to = 128,  .variant = 4,  .waves = 8,  .bm = 128, .bn = 64,  .stages = 2, .min_programs = 1},
+      {.targets = only(target::sm_90), .up_to = 128,  .variant = 2,  .waves = 8,  .bm = 128, .bn = 128, .stages = 2, .min_programs = 1},
       {.targets = amd_targets,         .up_to = 128,  .waves = 4,  .bm = 32,  .bn = 32},
   };
   // clang-format on
@@ -505,7 +508,7 @@ struct attention_fwd_configs<4> {
   static constexpr launch_config table[] = {
       // targets                        D up to        waves        BM          BN         programs per SM (GPU)
       {.targets = only(target::sm_90), .up_to = 64,   .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2},
-      {.targets = only(target::sm_90), .up_to = 128,  .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 1},
+      {.targets = only(target::sm_90), .up_to = 128,  .waves = 8,  .bm = 128, .bn = 128, .min_programs = 1},
       {.targets = amd_targets,         .up_to = 64,   .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = amd_targets,         .up_to = 128,  .waves = 4,  .bm = 32,  .bn = 16},
   };
