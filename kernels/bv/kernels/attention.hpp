@@ -22,6 +22,36 @@ namespace bv::kernels {
 inline constexpr float attention_log2e = 1.44269504088896341f;
 inline constexpr float attention_ln2 = 0.693147180559945309f;
 
+// One key block's step of the online softmax, shared by the forward's variants: the scores qk of
+// keys start_n + rn, masked past s and, causal, past each query row rm; the row maxima m_i and
+// sums l_i updated; returns the probabilities p and the factor (rescale) by which the running
+// output shrinks. qk comes unscaled: the scale goes into the row max (qk_scale > 0 keeps the max
+// where it is) and into exp2's argument, qk * qk_scale - m_new, one multiply-add per score (the
+// GPU compilers contract it) where scaling the block first took a multiply and a subtract.
+template <bool CAUSAL, int BN, class QK, class RM, class RN, class R>
+BV_HD auto attention_softmax_step(QK qk, int start_n, int start_m, int s, const RM& rm,
+                                  const RN& rn, float qk_scale, R& m_i, R& l_i) {
+  // Only a block that runs past the last key, or (causal) reaches past the block's first query
+  // row, has scores to mask.
+  if (start_n + BN > s || (CAUSAL && start_n + BN > start_m + 1)) {
+    auto cols = start_n + rn;
+    auto valid = (cols.row() < s) & ((cols.row() <= rm.col()) | !CAUSAL);
+    qk = where(valid, qk, -INFINITY);
+  }
+  // Every row has a finite score in the first block (key 0), so m_new is finite from there on
+  // and exp2(m_i - m_new) is exp2(-inf) = 0 only on the first step.
+  auto m_new = maximum(m_i, max<1>(qk) * qk_scale);
+  auto alpha = exp2(m_i - m_new);
+  auto pm = exp2(qk * qk_scale - m_new.col());
+  l_i = l_i * alpha + sum<1>(pm);
+  m_i = m_new;
+  struct {
+    decltype(pm) p;
+    decltype(alpha) rescale;
+  } out{pm, alpha};
+  return out;
+}
+
 // Variant 1 (sm_90's rows) loads each step's v beside its k, so that v's latency hides behind
 // q k^T and the softmax: 2 to 5% on an H200 (docs/PERFORMANCE.md). On AMD the v block then stays
 // live across the softmax and costs a wave a SIMD (gfx942, D = 64: 126 VGPRs to 130, 4 waves to
@@ -54,56 +84,16 @@ BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k
       else
         return 0;
     }();
-    // Unscaled scores: the scale goes into the row max (qk_scale > 0 keeps the max where it is)
-    // and into exp2's argument, qk * qk_scale - m_new, one multiply-add per score (the GPU
-    // compilers contract it) where scaling the block first took a multiply and a subtract.
-    auto qk = dot(qb, trans(kb));
-    // Only a block that runs past the last key, or (causal) reaches past the block's first query
-    // row, has scores to mask.
-    if (start_n + BN > s || (CAUSAL && start_n + BN > start_m + 1)) {
-      auto valid = (cols.row() < s) & ((cols.row() <= rm.col()) | !CAUSAL);
-      qk = where(valid, qk, -INFINITY);
-    }
-    // Every row has a finite score in the first block (key 0), so m_new is finite from there on
-    // and exp2(m_i - m_new) is exp2(-inf) = 0 only on the first step.
-    auto m_new = maximum(m_i, max<1>(qk) * qk_scale);
-    auto alpha = exp2(m_i - m_new);
-    auto pm = exp2(qk * qk_scale - m_new.col());
-    l_i = l_i * alpha + sum<1>(pm);
+    const auto sm = attention_softmax_step<CAUSAL, BN>(dot(qb, trans(kb)), start_n, start_m, s, rm,
+                                                       rn, qk_scale, m_i, l_i);
     if constexpr (Variant == 1)
-      acc = dot(pm.to(dtype<T>{}), v_early, acc * alpha.col());
+      acc = dot(sm.p.to(dtype<T>{}), v_early, acc * sm.rescale.col());
     else
-      acc = dot(pm.to(dtype<T>{}), load_v(), acc * alpha.col());
-    m_i = m_new;
+      acc = dot(sm.p.to(dtype<T>{}), load_v(), acc * sm.rescale.col());
   }
   store(o + base + rm.col() * D + rd.row(), acc / l_i.col(), rm.col() < s);
   // lse in natural-log units: (m_i + log2(l_i)) * ln(2).
   store(lse + bh * s + rm, (m_i + log2(l_i)) * attention_ln2, rm < s);
-}
-
-// One key block's step of the online softmax: the scores qk (unscaled, in log2 units once
-// multiplied by qk_scale) of keys start_n + rn, masked past s and, causal, past each query row
-// rm; the row maxima m_i and sums l_i updated; returns the probabilities p and the factor
-// (rescale) by which the running output shrinks.
-template <bool CAUSAL, int BN, class QK, class RM, class RN, class R>
-BV_HD auto attention_softmax_step(QK qk, int start_n, int start_m, int s, const RM& rm,
-                                  const RN& rn, float qk_scale, R& m_i, R& l_i) {
-  // Only a block across s or the diagonal needs the mask.
-  if (start_n + BN > s || (CAUSAL && start_n + BN > start_m + 1)) {
-    auto cols = start_n + rn;
-    auto valid = (cols.row() < s) & ((cols.row() <= rm.col()) | !CAUSAL);
-    qk = where(valid, qk, -INFINITY);
-  }
-  auto m_new = maximum(m_i, max<1>(qk) * qk_scale);
-  auto alpha = exp2(m_i - m_new);
-  auto pm = exp2(qk * qk_scale - m_new.col());
-  l_i = l_i * alpha + sum<1>(pm);
-  m_i = m_new;
-  struct {
-    decltype(pm) p;
-    decltype(alpha) rescale;
-  } out{pm, alpha};
-  return out;
 }
 
 // The forward with k and v through block pointers (variant 2): keys past s read as zeros
