@@ -91,23 +91,21 @@ inline constexpr bool is_tile_stream<tile_stream<BP>> = true;
 template <class X>
 concept TileStream = is_tile_stream<std::remove_cvref_t<X>>;
 
-// (Not detail: the GPU's inline namespace has a detail of its own, which would hide this one.)
+// for_range(p, lo, hi, step, init, args...): args are along(...)... then the body. A parameter
+// pack cannot come before the last parameter, so each backend's for_range takes them all, checks
+// them here and calls its loop with std::get. (Not detail: the GPU's inline namespace has a detail
+// of its own, which would hide this one.)
 namespace stream_args {
-template <class F, class... X, size_t... I>
-BV_HD constexpr decltype(auto) streams_then_body(F& f, std::tuple<X&...> args,
-                                                 std::index_sequence<I...>) {
-  static_assert((TileStream<std::tuple_element_t<I, std::tuple<X...>>> && ...),
+template <class... X, size_t... I>
+constexpr bool streams_first(std::index_sequence<I...>) {
+  return (TileStream<std::tuple_element_t<I, std::tuple<X...>>> && ...);
+}
+template <class... X>
+BV_HD constexpr void check() {
+  static_assert(streams_first<X...>(std::make_index_sequence<sizeof...(X) - 1>{}),
                 "for_range(p, lo, hi, step, init, along(...)..., body): every argument between "
                 "init and the body must be a tile stream, along(block_ptr, {d_rows, d_cols}, "
                 "boundary_check(...)).");
-  return f(std::get<sizeof...(I)>(args), std::get<I>(args)...);
-}
-// for_range's arguments after init, along(...)... then the body (a parameter pack cannot come
-// before the last parameter): f(body, streams...).
-template <class F, class... X>
-BV_HD constexpr decltype(auto) split(F&& f, X&... x) {
-  return streams_then_body(f, std::tuple<X&...>{x...},
-                           std::make_index_sequence<sizeof...(X) - 1>{});
 }
 }  // namespace stream_args
 

@@ -176,15 +176,19 @@ Acc stream_loop(program_state* st, int lo, int hi, int step, Acc acc, Body& body
   }
   return acc;
 }
+// for_range's arguments after init as a tuple: the streams, then the body.
+template <class Acc, class Args, size_t... I>
+Acc stream_loop_of(program_state* st, int lo, int hi, int step, Acc acc, const Args& args,
+                   std::index_sequence<I...>) {
+  return stream_loop(st, lo, hi, step, acc, std::get<sizeof...(I)>(args), std::get<I>(args)...);
+}
 }  // namespace detail
 template <int W, class Acc, class S0, class... Rest>
 requires(TileStream<S0> && sizeof...(Rest) >= 1) Acc
     for_range(const program<W>& p, int lo, int hi, int step, Acc acc, S0&& s0, Rest&&... rest) {
-  return stream_args::split(
-      [&](auto& body, const auto&... s) {
-        return detail::stream_loop(p.s, lo, hi, step, acc, body, s...);
-      },
-      s0, rest...);
+  stream_args::check<S0, Rest...>();
+  return detail::stream_loop_of(p.s, lo, hi, step, acc, std::forward_as_tuple(s0, rest...),
+                                std::make_index_sequence<sizeof...(Rest)>{});
 }
 
 // store(bp, value) and store(bp, value, boundary_check(...)): lanes outside the checked
