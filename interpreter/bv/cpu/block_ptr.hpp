@@ -160,7 +160,9 @@ Acc stream_loop(program_state* st, int lo, int hi, int step, Acc acc, Body& body
   static_assert(rules::for_range_body<
                 std::invoke_result_t<Body&, int, const decltype(stream_tile(s, 0))&..., const Acc&>,
                 Acc>());
-  // A step that never reaches hi: reported at the streams' along(), on the loop's line.
+  // A step that never reaches hi: reported at the first stream's along() (a defaulted
+  // source_location cannot follow the arguments' pack), which is the loop's line unless the
+  // stream was made elsewhere.
   if (lo < hi && step <= 0) {
     const std::source_location locs[] = {s.loc...};
     bad_loop_step(*st, lo, hi, step, locs[0]);

@@ -171,14 +171,15 @@ BV_KERNEL void attention_fwd_bp_kernel(program<W> p, ptr<const T> q, ptr<const T
   store(lse + bh * s + rm, (m_i + log2(l_i)) * attention_ln2, rm < s);
 }
 
-// Variant 4 (sm_90's D = 128 row): variant 3 over the two 64-column halves of the head
-// dimension. q, k and v are two block pointers each, q k^T is the sum of the halves' products and
-// o is two accumulators. On sm_90a every tile is then one wgmma reads in place, as at D = 64: q's
-// [BM, 64] halves as A tiles, k's and v's [BN, 64] halves in images the TMA writes (fmt_wm). A
-// whole [BN, 128] tile of k or v would be a wgmma B tile, an image neither q k^T (k K-major)
-// nor p v (p in registers) reads. The key loop streams the four halves. k's and v's block
-// pointers are made before q's, so that they are the ones that get tensor maps (a program has
-// four; q's halves, loaded once, go by cp.async).
+// Variant 4: variant 3 over the two 64-column halves of the head dimension (measured for sm_90's
+// D = 128 row and not launched there: see attention_fwd_configs; the tile overload launches it). q,
+// k and v are two block pointers each, q k^T is the sum of the halves' products and o is two
+// accumulators. On sm_90a every tile is then one wgmma reads in place, as at D = 64: q's [BM, 64]
+// halves as A tiles, k's and v's [BN, 64] halves in images the TMA writes (fmt_wm). A whole [BN,
+// 128] tile of k or v would be a wgmma B tile, an image neither q k^T (k K-major) nor p v (p in
+// registers) reads. The key loop streams the four halves. k's and v's block pointers are made
+// before q's, so that they are the ones that get tensor maps (a program has four; q's halves,
+// loaded once, go by cp.async).
 template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
 BV_KERNEL void attention_fwd_halves_kernel(program<W> p, ptr<const T> q, ptr<const T> k,
                                            ptr<const T> v, ptr<T> o, ptr<float> lse, int s,
