@@ -294,6 +294,8 @@ int main(int argc, char** argv) {
         tile<128, 128, 64, 8, 1, 4, 2>(c);
         tile<128, 128, 64, 8, 1, 4, 3>(c);
         tile<128, 128, 64, 8, 2, 4, 2>(c);
+        tile<128, 128, 64, 8, 1, 6, 2>(c);
+        tile<128, 128, 64, 8, 1, 6, 3>(c);
       }
     std::printf("%s\n", failures ? "CHECK FAILURES" : "all checks ok");
     return failures ? 1 : 0;
@@ -307,6 +309,8 @@ int main(int argc, char** argv) {
         tile<64, 128, 64, 8, 2, 3, 3>(c);
         tile<64, 128, 128, 8, 1, 3, 2>(c);
         tile<64, 64, 64, 4, 3, 3, 2>(c);
+        tile<64, 128, 64, 8, 2, 5, 2>(c);
+        tile<64, 128, 64, 8, 1, 5, 2>(c);
       }
     std::printf("%s\n", failures ? "CHECK FAILURES" : "all checks ok");
     return failures ? 1 : 0;

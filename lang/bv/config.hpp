@@ -20,6 +20,7 @@
 #define BV_GPU 1
 #define BV_HD
 #define BV_KERNEL inline
+#define BV_INLINE inline
 #define BV_TENSORS amd_emu_tensors
 #define gpu_lang gpu_lang_emu
 #include "bv/emu/device.hpp"
@@ -31,11 +32,16 @@
 // e.g. pipeline depths, would otherwise become one outlined function with its arguments and
 // constants passed at run time).
 #define BV_KERNEL __device__ __forceinline__
+// A kernel's helper function (attention's softmax step), inlined into the kernel: a call left in
+// the device code would end any tensor-core work left in flight across it (ptxas then serialises
+// every wgmma of the kernel: C7510).
+#define BV_INLINE __host__ __device__ __forceinline__
 #else
 #define BV_GPU 0
 #define BV_TENSORS cpu_tensors
 #define BV_HD
 #define BV_KERNEL inline
+#define BV_INLINE inline
 #endif
 
 namespace bv {

@@ -74,14 +74,18 @@ TEST_CASE("attention forward f16 in every target's configuration") {
 }
 
 // The launcher's tile overload, in the variants that read k and v (2), or q, k and v with o in an
-// accumulator (3, and 4 by halves of the head dimension), through block pointers with rings of 2
-// slots (the rings are the GPU's; the interpreter computes the same values).
+// accumulator (3, and 4 by halves of the head dimension; 5 and 6: 3 and 4 with q k^T a key block
+// ahead), through block pointers with rings of 2 slots (the rings are the GPU's; the interpreter
+// computes the same values). Key counts ragged, and whole blocks, where the block a step ahead of
+// the last lies wholly past the keys.
 TEST_CASE("attention forward f16 on the tiles given, through block pointers") {
   const uint64_t seed = fresh_seed();
   std::mt19937_64 rng(seed);
   const auto fwd2 = [](auto&... a) { return kernels::attention_fwd<64, 64, 4, 0, 2, 2>(a...); };
   const auto fwd3 = [](auto&... a) { return kernels::attention_fwd<64, 64, 4, 0, 3, 2>(a...); };
   const auto fwd4 = [](auto&... a) { return kernels::attention_fwd<64, 32, 4, 0, 4, 2>(a...); };
+  const auto fwd5 = [](auto&... a) { return kernels::attention_fwd<64, 32, 4, 0, 5, 2>(a...); };
+  const auto fwd6 = [](auto&... a) { return kernels::attention_fwd<64, 32, 4, 0, 6, 2>(a...); };
   for (bool causal : {false, true}) {
     check_fwd<half>(1, 2, ragged(rng, 20, 150), 64, causal, seed, fwd2);
     check_fwd<half>(1, 1, ragged(rng, 20, 150), 128, causal, seed + 1, fwd2);
@@ -89,5 +93,11 @@ TEST_CASE("attention forward f16 on the tiles given, through block pointers") {
     check_fwd<half>(1, 1, ragged(rng, 20, 150), 128, causal, seed + 3, fwd3);
     check_fwd<half>(1, 2, ragged(rng, 20, 150), 64, causal, seed + 4, fwd4);
     check_fwd<half>(1, 1, ragged(rng, 20, 150), 128, causal, seed + 5, fwd4);
+    for (int s : {ragged(rng, 20, 150), 96}) {
+      check_fwd<half>(1, 2, s, 64, causal, seed + 6, fwd5);
+      check_fwd<half>(1, 1, s, 128, causal, seed + 7, fwd5);
+      check_fwd<half>(1, 2, s, 64, causal, seed + 8, fwd6);
+      check_fwd<half>(1, 1, s, 128, causal, seed + 9, fwd6);
+    }
   }
 }

@@ -27,7 +27,7 @@
 // exit, before the path that skips the loop joins it: written as a plain for, ptxas sees the
 // skipping path's zeros meet the group in flight and serialises every wgmma (C7515).
 #pragma once
-#include "bv/gpu/block_ptr.hpp"
+#include "bv/gpu/pending.hpp"
 
 namespace bv {
 inline namespace gpu_lang {
@@ -223,7 +223,8 @@ BV_DI acc_block<C, M, N, W, F> dot(const X& x, const Y& y, const acc_block<C, M,
       if (detail::in_two_rings(x, y) && detail::ring_ok(x, detail::fmt_a) &&
           detail::ring_ok(y, detail::fmt_bn)) {
         acc_block<C, M, N, W, F> out = acc;
-        detail::ring_dot<detail::fmt_bn, M, K, N, W, F>(x, y, out);
+        detail::ring_dot<detail::fmt_bn, M, K, N, W, F ? detail::wg_keep_last : detail::wg_sync>(
+            x, y, out);
         return out;
       }
     }

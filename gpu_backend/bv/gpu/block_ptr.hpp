@@ -207,8 +207,13 @@ struct ring_ref {
   static BV_DI int** hint_at(unsigned char* meta, int stages) {
     return reinterpret_cast<int**>(meta + 8 * stages + static_cast<int>(sizeof(ring_state)) * W);
   }
-  // A wgmma group reading tile t of this ring is left in flight (ring_state::inflight).
-  BV_DI void set_inflight(int t) const { state()->inflight = t; }
+  // A wgmma group reading tile t of this ring is left in flight (ring_state::inflight); oldest:
+  // groups before it may be too, so the record keeps the oldest tile (the prefetch then stops
+  // short of every in-flight tile's slot, all of them within stages of it).
+  BV_DI void set_inflight(int t, bool oldest = false) const {
+    int& f = state()->inflight;
+    f = oldest && f >= 0 && f < t ? f : t;
+  }
   BV_DI int* count() const { return &state()->count; }
 #if BV_NVIDIA
   BV_DI uint32_t bar(int slot) const { return gpu::prim::lds_addr(meta + 8 * slot); }
@@ -596,8 +601,15 @@ BV_DI void ring_copy_tma(const void* tmap, uint32_t img, uint32_t bar, int o0, i
   }
 }
 
+// Whether fmt_wm's 5-D map reads rows o0 .. end - 1 (o0 >= 0, a multiple of 32) as the tensor
+// holds them: its outer dimension counts whole groups of 32 rows (make_block_ptr), so a box's
+// groups past the tensor's last whole group are zero-filled, which is the tensor only where its
+// rows end at a group's end (the last key block of a loop that runs a block ahead).
+BV_HD constexpr bool wm_rows_bounded(int64_t shape0, int64_t end) {
+  return end <= shape0 || shape0 % 32 == 0;
+}
 // fmt_wm by the TMA through the 5-D map make_block_ptr builds for wm_chunk_tile tiles: a box per
-// 64-column block, for o0 a multiple of 32 and the tile's rows inside the tensor.
+// 64-column block, for o0 a multiple of 32 and rows wm_rows_bounded.
 template <int R, int C, int W>
 BV_DI void ring_copy_tma_wm(const void* tmap, uint32_t img, uint32_t bar, int o0, int o1) {
   tma_boxes<C / 64, W>(bar, 128u * R, [&](int b) {
@@ -617,10 +629,10 @@ BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int str
   }
   if constexpr (gpu::prim::has_tma && wm_chunk_tile<R, C, W>()) {
     // fmt_wm through its 5-D map (make_block_ptr): a box per 64-column block for a tile of whole
-    // 32-row groups inside the tensor's rows (the map's dimensions cannot bound a row past the
-    // end); others by 16-byte copies.
+    // 32-row groups whose rows the map reads as they are (wm_rows_bounded); others by 16-byte
+    // copies.
     if (tmap != nullptr && fmt == fmt_wm && o1 % 8 == 0 && o0 % 32 == 0 && o0 >= 0 &&
-        o0 + R <= shape0) {
+        wm_rows_bounded(shape0, static_cast<int64_t>(o0) + R)) {
       ring_copy_tma_wm<R, C, W>(tmap, img, bar, o0, o1);
       return;
     }
@@ -1040,11 +1052,13 @@ constexpr bool wg_kmajor_dot() {
 // images are wgmma's (sm_90a), else by ldmatrix (a) and ldmatrix .trans (b) and mma.sync, each
 // image read in its own layout (a mixed pair: one operand's tile shape fits wgmma, the other's
 // does not). A tile whose slot was refilled, or holds another format, is copied again first (its
-// own ring only, so the other stays). Keep: wgmma's group is left in flight, and each ring
-// records the tile it reads (ring_state::inflight), so that no copy refills those slots first.
-// BT: y is the N x K tile whose transpose is b (dot(x, trans(y))), read K-major by wgmma from its
-// fmt_wm slot (wg_kmajor_dot).
-template <int BF, int M, int K, int N, int W, bool Keep = false, bool BT = false, class X, class Y,
+// own ring only, so the other stays). Keep (dot.hpp's wgmma_core): wgmma's group is left in
+// flight, and each ring of a view that is not pinned records the tile it reads
+// (ring_state::inflight), so that no copy refills those slots first: wg_keep_last, which waited for
+// the groups before, records this one's tile; wg_keep_all, which did not, the oldest tile a group
+// may still read. BT: y is the N x K tile whose transpose is b (dot(x, trans(y))), read K-major by
+// wgmma from its fmt_wm slot (wg_kmajor_dot).
+template <int BF, int M, int K, int N, int W, int Keep = wg_sync, bool BT = false, class X, class Y,
           class Acc>
 BV_DI void ring_dot(const X& x, const Y& y, Acc& acc) {
   using AX = typename X::value_type;
@@ -1063,9 +1077,9 @@ BV_DI void ring_dot(const X& x, const Y& y, Acc& acc) {
     // without a proxy fence.
     wgmma_core<AX, M, K, N, W, Keep, BT>(xv.src.slot_ptr(xv.t), yv.src.slot_ptr(yv.t), acc,
                                          !(xv.pinned && yv.pinned));
-    if constexpr (Keep) {
-      if (!xv.pinned) xv.src.set_inflight(xv.t);
-      if (!yv.pinned) yv.src.set_inflight(yv.t);
+    if constexpr (Keep != wg_sync) {
+      if (!xv.pinned) xv.src.set_inflight(xv.t, Keep == wg_keep_all);
+      if (!yv.pinned) yv.src.set_inflight(yv.t, Keep == wg_keep_all);
     }
   } else
     mma_core<false, AX, float, M, K, N, W, wb>(a_image<AX, M, K, W>{xv.src.slot_ptr(xv.t)},
@@ -1234,11 +1248,7 @@ requires((is_bp_trans<X> || is_bp_trans<Y>)&&(View<X> || Block<X>)&&(View<Y> || 
 #endif
   return dot(detail::dot_operand(x), detail::dot_operand(y), acc);
 }
-template <class X, class Y>
-requires((is_bp_trans<X> || is_bp_trans<Y>)&&(View<X> || Block<X>)&&(View<Y> || Block<Y>)) BV_DI
-    auto dot(const X& x, const Y& y) {
-  return dot(x, y, detail::dot_zeros<X, Y>());
-}
+// (dot(x, y) with a transposed tile: pending.hpp.)
 template <class X, class T, int R, int C, int W>
 requires TileView<X> BV_DI auto dot(const X& x, const trans_view<T, R, C, W>& y) {
   return dot(x.get(), y);

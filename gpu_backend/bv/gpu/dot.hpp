@@ -356,11 +356,13 @@ BV_HD constexpr uint32_t wg_b_off(int ks, int nh) {
 // Warpgroup wg takes the 64-row blocks wg * NB .. wg * NB + NB - 1 of a's image (its waves' rows),
 // the whole of b, K / 16 steps of one wgmma per 64-row block and 128 (or, for N = 64, 64) columns;
 // the accumulator registers are the 2-D layout's (register pair q of row register 2 b + h is mma
-// n-tile q of half h of block b: the same pairing as mma_core's). Keep: the group is left in flight
-// (waited for down to the one before it), for a caller that waits for it before anything else reads
-// acc (accumulator.hpp's for_range). fence: a proxy fence first, for images written by the
+// n-tile q of half h of block b: the same pairing as mma_core's). Keep: what is left in flight,
+// for a caller that waits before anything else reads acc: wg_sync nothing, wg_keep_last the group
+// (the ones before it waited for: accumulator.hpp's for_range), wg_keep_all every group (a chain of
+// dots into one pending result: pending.hpp). fence: a proxy fence first, for images written by the
 // generic proxy (cp.async, LDS stores); images the TMA wrote need none.
-template <class A, int M, int K, int N, int W, bool Keep = false, bool BT = false, class Acc>
+inline constexpr int wg_sync = 0, wg_keep_last = 1, wg_keep_all = 2;
+template <class A, int M, int K, int N, int W, int Keep = wg_sync, bool BT = false, class Acc>
 BV_DI void wgmma_core(const A* As, const A* Bs, Acc& acc, bool fence = true) {
   using O = basic_block<float, shape<M, N>, W>;
   static_assert(Acc::NR == O::NR && Acc::NC == O::NC, "internal: an accumulator of M x N");
@@ -384,9 +386,9 @@ BV_DI void wgmma_core(const A* As, const A* Bs, Acc& acc, bool fence = true) {
         gpu::prim::wgmma_ss_64xNx16<A, NW, BT ? 0 : 1>(d.d[b][nh], da + (8192u * b + 32u * ks),
                                                        db + wg_b_off<BT, K, N, NW>(ks, nh));
   gpu::prim::wgmma_commit();
-  if constexpr (Keep)
+  if constexpr (Keep == wg_keep_last)
     gpu::prim::wgmma_wait1();
-  else
+  else if constexpr (Keep == wg_sync)
     gpu::prim::wgmma_wait0();
   d.store(acc);
 }

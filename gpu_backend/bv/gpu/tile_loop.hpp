@@ -58,8 +58,9 @@ BV_DI int steps(int lo, int hi, int step) {
   return static_cast<int>((static_cast<int64_t>(hi) - lo + step - 1) / step);
 }
 // ... and by its block pointer over n steps: a ring with a tensor map, box columns 16-byte
-// aligned at every step, and for a wgmma A tile and an fmt_wm tile (whose maps cannot bound the
-// rows) the rows inside the tensor at every step, an fmt_wm tile's starting at multiples of 32.
+// aligned at every step, and for a wgmma A tile (whose map cannot bound the rows) the rows inside
+// the tensor at every step; for an fmt_wm tile rows from multiples of 32, past the tensor's end
+// only where its map bounds them (wm_rows_bounded).
 template <class T, int R, int C, int W>
 BV_DI bool tma_streamable(const tile_stream<block_ptr<T, R, C, W>>& s, int n) {
   const auto& b = s.bp;
@@ -67,7 +68,8 @@ BV_DI bool tma_streamable(const tile_stream<block_ptr<T, R, C, W>>& s, int n) {
   if constexpr (wg_a_tile<R, C, W>()) return s.by.d0 == 0 && b.off0 >= 0 && b.off0 + R <= b.shape0;
   if constexpr (wm_chunk_tile<R, C, W>())
     return b.off0 % 32 == 0 && s.by.d0 % 32 == 0 && s.by.d0 >= 0 && b.off0 >= 0 &&
-           static_cast<int64_t>(b.off0) + static_cast<int64_t>(n - 1) * s.by.d0 + R <= b.shape0;
+           wm_rows_bounded(
+               b.shape0, static_cast<int64_t>(b.off0) + static_cast<int64_t>(n - 1) * s.by.d0 + R);
   return true;
 }
 // The format a stream's tiles take: the TMA's image for the tile's shape.
@@ -143,6 +145,8 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
     }
     BV_INLINE_CALLS acc = body(lo + i * step, stream_view(s, std::get<I>(r), t0[I], i)...,
                                static_cast<const Carry&>(acc));
+    // A dot the body left in flight and never read (pending.hpp) done before its slots refill.
+    if constexpr (!keep) wgmma_settle();
     if (keep && i + S - 1 < n) {
       // Every warp's group of step i - 1 done: its slots are free.
       gpu::prim::wgmma_wait1();

@@ -29,8 +29,8 @@ inline constexpr float attention_ln2 = 0.693147180559945309f;
 // where it is) and into exp2's argument, qk * qk_scale - m_new, one multiply-add per score (the
 // GPU compilers contract it) where scaling the block first took a multiply and a subtract.
 template <bool CAUSAL, int BN, class QK, class RM, class RN, class R>
-BV_HD auto attention_softmax_step(QK qk, int start_n, int start_m, int s, const RM& rm,
-                                  const RN& rn, float qk_scale, R& m_i, R& l_i) {
+BV_INLINE auto attention_softmax_step(QK qk, int start_n, int start_m, int s, const RM& rm,
+                                      const RN& rn, float qk_scale, R& m_i, R& l_i) {
   // Only a block that runs past the last key, or (causal) reaches past the block's first query
   // row, has scores to mask.
   if (start_n + BN > s || (CAUSAL && start_n + BN > start_m + 1)) {
@@ -138,14 +138,11 @@ BV_KERNEL void attention_fwd_bp_kernel(program<W> p, ptr<const T> q, ptr<const T
       return zeros<float, BM, D>(p);
   }();
   const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
-  // One key block: the online softmax's update of acc, m_i and l_i.
-  auto step = [&](int start_n, const auto& kb, const auto& vb, auto& acc, auto& m_i, auto& l_i) {
-    const auto sm = attention_softmax_step<CAUSAL, BN>(dot(qb, trans(kb)), start_n, start_m, s, rm,
-                                                       rn, qk_scale, m_i, l_i);
-    acc = dot(sm.p.to(dtype<T>{}), vb, acc * sm.rescale.col());
-  };
   if constexpr (QTile) {
-    // k and v as tile streams: on sm_90a the loop's own TMA pipeline (gpu/tile_loop.hpp).
+    // k and v as tile streams: on sm_90a the loop's own TMA pipeline (gpu/tile_loop.hpp). The
+    // step is written in the body, not a helper lambda's call: the GPU's loop calls its body in
+    // two places (the TMA's and the rings'), and nvcc left such a helper a call, which ends the
+    // wgmma groups in flight (ptxas serialises them, C7510) and spilled its arguments.
     struct carried {
       decltype(acc) o;
       decltype(m_i) m, l;
@@ -154,7 +151,13 @@ BV_KERNEL void attention_fwd_bp_kernel(program<W> p, ptr<const T> q, ptr<const T
         for_range(p, 0, end, BN, carried{acc, m_i, l_i}, along(k_bp, {BN, 0}, boundary_check(0)),
                   along(v_bp, {BN, 0}, boundary_check(0)),
                   [&](int start_n, const auto& kb, const auto& vb, carried c) {
-                    step(start_n, kb, vb, c.o, c.m, c.l);
+                    // The scores as a block at once (on sm_90a the dot could stay in flight until
+                    // read, pending.hpp; read first inside the step's mask test, it would be waited
+                    // for on one path only, and ptxas would serialise every wgmma: C7515).
+                    const decltype(zeros<float, BM, BN>(p)) qk = dot(qb, trans(kb));
+                    const auto sm = attention_softmax_step<CAUSAL, BN>(qk, start_n, start_m, s, rm,
+                                                                       rn, qk_scale, c.m, c.l);
+                    c.o = dot(sm.p.to(dtype<T>{}), vb, c.o * sm.rescale.col());
                     return c;
                   });
     acc = c.o;
@@ -162,13 +165,76 @@ BV_KERNEL void attention_fwd_bp_kernel(program<W> p, ptr<const T> q, ptr<const T
     l_i = c.l;
   } else {
     for (int start_n = 0; start_n < end; start_n += BN) {
-      step(start_n, load(k_bp, boundary_check(0)), load(v_bp, boundary_check(0)), acc, m_i, l_i);
+      const auto sm =
+          attention_softmax_step<CAUSAL, BN>(dot(qb, trans(load(k_bp, boundary_check(0)))), start_n,
+                                             start_m, s, rm, rn, qk_scale, m_i, l_i);
+      acc = dot(sm.p.to(dtype<T>{}), load(v_bp, boundary_check(0)), acc * sm.rescale.col());
       k_bp = advance(k_bp, {BN, 0});
       v_bp = advance(v_bp, {BN, 0});
     }
   }
   store(o + base + rm.col() * D + rd.row(), acc / l_i.col(), rm.col() < s);
   store(lse + bh * s + rm, (m_i + log2(l_i)) * attention_ln2, rm < s);
+}
+
+// Variant 5: variant 3 with q k^T a key block ahead (FlashAttention-3's order within a
+// warpgroup). Step i issues the scores of key block i + 1, then runs the softmax of block i's,
+// carried from the step before, and p v: on sm_90a a dot of two ring tiles whose second is a
+// stream's view is left in flight until its result is first read (gpu/pending.hpp), so the tensor
+// cores compute the next scores while this step's softmax runs. k's stream runs a block ahead of
+// v's, block 0's scores come before the loop, and the last step's (a block past the loop's keys,
+// zeros past the tensor's end) go unused.
+template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
+BV_KERNEL void attention_fwd_ahead_kernel(program<W> p, ptr<const T> q, ptr<const T> k,
+                                          ptr<const T> v, ptr<T> o, ptr<float> lse, int s,
+                                          float scale) {
+  const int start_m = p.id(0) * BM, bh = p.id(1);
+  const int base = bh * s * D;
+  const float qk_scale = scale * attention_log2e;
+  auto rm = start_m + arange<BM>(p);
+  auto rn = arange<BN>(p);
+  auto rd = arange<D>(p);
+  auto k_bp = make_block_ptr<BN, D>(p, k + base, {s, D}, {D, 1}, {0, 0});
+  auto v_bp = make_block_ptr<BN, D>(p, v + base, {s, D}, {D, 1}, {0, 0});
+  auto qb =
+      load(make_block_ptr<BM, D>(p, q + base, {s, D}, {D, 1}, {start_m, 0}), boundary_check(0));
+  auto o_zero = accumulator<float, BM, D>(p, dtype<T>{});
+  auto qk_zero = zeros<float, BM, BN>(p);
+  auto m_i = full<float, BM>(p, -INFINITY);
+  auto l_i = zeros<float, BM>(p);
+  struct carried {
+    decltype(o_zero) o;
+    decltype(m_i) m, l;
+    decltype(qk_zero) qk;  // this step's scores, unscaled
+  };
+  const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
+  const carried first{o_zero, m_i, l_i, dot(qb, trans(load(k_bp, boundary_check(0))))};
+  const carried c =
+      for_range(p, 0, end, BN, first, along(advance(k_bp, {BN, 0}), {BN, 0}, boundary_check(0)),
+                along(v_bp, {BN, 0}, boundary_check(0)),
+                [&](int start_n, const auto& k_next, const auto& vb, carried c) {
+                  auto qk_next = dot(qb, trans(k_next));
+                  const auto sm = attention_softmax_step<CAUSAL, BN>(c.qk, start_n, start_m, s, rm,
+                                                                     rn, qk_scale, c.m, c.l);
+                  c.o = dot(sm.p.to(dtype<T>{}), vb, c.o * sm.rescale.col());
+                  c.qk = qk_next;
+                  return c;
+                });
+  store(o + base + rm.col() * D + rd.row(), c.o / c.l.col(), rm.col() < s);
+  store(lse + bh * s + rm, (c.m + log2(c.l)) * attention_ln2, rm < s);
+}
+
+// One key block's step of variant 4 from its scores qk: the softmax, and p v into the halves'
+// outputs c.o0 and c.o1 (c: the loop's carried struct).
+template <bool CAUSAL, int BN, class T, class QK, class RM, class RN, class V, class C>
+BV_INLINE void attention_halves_step(const QK& qk, int start_n, int start_m, int s, const RM& rm,
+                                     const RN& rn, float qk_scale, const V& vb0, const V& vb1,
+                                     C& c) {
+  const auto sm =
+      attention_softmax_step<CAUSAL, BN>(qk, start_n, start_m, s, rm, rn, qk_scale, c.m, c.l);
+  const auto pt = sm.p.to(dtype<T>{});
+  c.o0 = dot(pt, vb0, c.o0 * sm.rescale.col());
+  c.o1 = dot(pt, vb1, c.o1 * sm.rescale.col());
 }
 
 // Variant 4: variant 3 over the two 64-column halves of the head dimension (measured for sm_90's
@@ -179,8 +245,8 @@ BV_KERNEL void attention_fwd_bp_kernel(program<W> p, ptr<const T> q, ptr<const T
 // 128] tile of k or v would be a wgmma B tile, an image neither q k^T (k K-major) nor p v (p in
 // registers) reads. The key loop streams the four halves. k's and v's block pointers are made
 // before q's, so that they are the ones that get tensor maps (a program has four; q's halves,
-// loaded once, go by cp.async).
-template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
+// loaded once, go by cp.async). Ahead (variant 6): q k^T a key block ahead, as variant 5.
+template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4, bool Ahead = false>
 BV_KERNEL void attention_fwd_halves_kernel(program<W> p, ptr<const T> q, ptr<const T> k,
                                            ptr<const T> v, ptr<T> o, ptr<float> lse, int s,
                                            float scale) {
@@ -201,26 +267,47 @@ BV_KERNEL void attention_fwd_halves_kernel(program<W> p, ptr<const T> q, ptr<con
   auto q1 =
       load(make_block_ptr<BM, H>(p, q + base, {s, D}, {D, 1}, {start_m, H}), boundary_check(0));
   auto o_zero = accumulator<float, BM, H>(p, dtype<T>{});
+  auto qk_zero = zeros<float, BM, BN>(p);
   auto m_i = full<float, BM>(p, -INFINITY);
   auto l_i = zeros<float, BM>(p);
   struct carried {
     decltype(o_zero) o0, o1;
     decltype(m_i) m, l;
+    decltype(qk_zero) qk;  // Ahead: this step's scores, unscaled
   };
   const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
   const auto keys = [](const auto& bp) { return along(bp, {BN, 0}, boundary_check(0)); };
-  const carried c = for_range(
-      p, 0, end, BN, carried{o_zero, o_zero, m_i, l_i}, keys(k0), keys(k1), keys(v0), keys(v1),
-      [&](int start_n, const auto& kb0, const auto& kb1, const auto& vb0, const auto& vb1,
-          carried c) {
-        const auto sm =
-            attention_softmax_step<CAUSAL, BN>(dot(q1, trans(kb1), dot(q0, trans(kb0))), start_n,
-                                               start_m, s, rm, rn, qk_scale, c.m, c.l);
-        const auto pt = sm.p.to(dtype<T>{});
-        c.o0 = dot(pt, vb0, c.o0 * sm.rescale.col());
-        c.o1 = dot(pt, vb1, c.o1 * sm.rescale.col());
-        return c;
-      });
+  // The step's dots are written in the loops' bodies, and its softmax and p v are a function
+  // inlined on the GPU, not helper lambdas: the GPU's loop calls its body in two places, and a
+  // lambda called there may stay a call, which ends the wgmma groups in flight (ptxas serialises
+  // every one, C7510). So is the choice below two statements, not a lambda called in place.
+  carried c;
+  if constexpr (Ahead) {
+    const auto kf0 = load(k0, boundary_check(0));
+    const auto kf1 = load(k1, boundary_check(0));
+    const carried first{o_zero, o_zero, m_i, l_i, dot(q1, trans(kf1), dot(q0, trans(kf0)))};
+    const auto ahead = [&](const auto& bp) { return keys(advance(bp, {BN, 0})); };
+    c = for_range(p, 0, end, BN, first, ahead(k0), ahead(k1), keys(v0), keys(v1),
+                  [&](int start_n, const auto& kn0, const auto& kn1, const auto& vb0,
+                      const auto& vb1, carried c) {
+                    auto qk_next = dot(q1, trans(kn1), dot(q0, trans(kn0)));
+                    attention_halves_step<CAUSAL, BN, T>(c.qk, start_n, start_m, s, rm, rn,
+                                                         qk_scale, vb0, vb1, c);
+                    c.qk = qk_next;
+                    return c;
+                  });
+  } else {
+    c = for_range(p, 0, end, BN, carried{o_zero, o_zero, m_i, l_i, qk_zero}, keys(k0), keys(k1),
+                  keys(v0), keys(v1),
+                  [&](int start_n, const auto& kb0, const auto& kb1, const auto& vb0,
+                      const auto& vb1, carried c) {
+                    // A block at once, as variant 3's.
+                    const decltype(qk_zero) qk = dot(q1, trans(kb1), dot(q0, trans(kb0)));
+                    attention_halves_step<CAUSAL, BN, T>(qk, start_n, start_m, s, rm, rn, qk_scale,
+                                                         vb0, vb1, c);
+                    return c;
+                  });
+  }
   const auto out = o + base + rm.col() * D + rh.row();
   store(out, c.o0 / c.l.col(), rm.col() < s);
   store(out + H, c.o1 / c.l.col(), rm.col() < s);
@@ -408,10 +495,12 @@ struct kernel_choice {
 template <class T, int D, int BM, int BN, bool CAUSAL, int W, int Variant>
 struct attention_fwd_variant
     : kernel_choice<attention_fwd_kernel<T, D, BM, BN, CAUSAL, W, Variant>, false> {
-  static_assert(Variant == 0 || Variant == 1,
-                "attention_fwd's kernel is variant 0 (pointer loads), 1 (v loaded beside k), 2 "
-                "(k and v through block pointers), 3 (q, k and v through block pointers, o in "
-                "an accumulator) or 4 (3 by halves of the head dimension).");
+  static_assert(
+      Variant == 0 || Variant == 1,
+      "attention_fwd's kernel is variant 0 (pointer loads), 1 (v loaded beside k), 2 "
+      "(k and v through block pointers), 3 (q, k and v through block pointers, o in "
+      "an accumulator), 4 (3 by halves of the head dimension), 5 (3 with q k^T a key block "
+      "ahead) or 6 (4 with q k^T a key block ahead).");
 };
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // k's and v's block pointers
 struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 2>
@@ -422,6 +511,12 @@ struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 3>
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // variant 3 by halves of D
 struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 4>
     : kernel_choice<attention_fwd_halves_kernel<T, D, BM, BN, CAUSAL, W>, true> {};
+template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // 3 with q k^T a block ahead
+struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 5>
+    : kernel_choice<attention_fwd_ahead_kernel<T, D, BM, BN, CAUSAL, W>, true> {};
+template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // 4 with q k^T a block ahead
+struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 6>
+    : kernel_choice<attention_fwd_halves_kernel<T, D, BM, BN, CAUSAL, W, true>, true> {};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W, int Variant>
 struct attention_bwd_dkdv_variant
     : kernel_choice<attention_bwd_dkdv_kernel<T, D, BM, BN, CAUSAL, W>, false> {
@@ -452,24 +547,26 @@ struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 1>
 // sm_90's 16-bit rows launch variant 3 at D = 64 (q, k and v in rings of 2 slots, k and v by the
 // TMA in images that need no permuting, o in an accumulator: 1.234 to 1.238 ms at 4x16x4096x64
 // f16 on an H200 against 1.311 to 1.319 for variant 1, v loaded beside k, and 0.733 to 0.738
-// against 0.747 to 0.750 causal; variant 2's rings lose 4 to 6% there) and variant 2 at D = 128 (k
-// and v in rings of 2 slots: 2.13 against 2.38 ms for variant 1, 1.25 against 1.28 causal; variant
-// 4, the halves of D streamed on 128x64 tiles, 1.94 to 1.95 ms against variant 2's 1.91 to 1.92 on
-// an H200 on 2026-12-03, 1.14 against 1.12 causal; with 3 slots 2.00, with registers for 2
-// programs an SM 2.11, where it spills). 16-bit,
+// against 0.747 to 0.750 causal; variant 2's rings lose 4 to 6% there; variant 5, q k^T a block
+// ahead, 0.906 against 0.867 ms, its registers capped for 2 programs an SM spilling, 1.29 with one)
+// and variant 6 at D = 128 on 128x64 tiles (the halves of D streamed, q k^T a block ahead: 1.894
+// to 1.911 ms against 1.935 to 1.938 for variant 4, the same without the block ahead, and 1.960 to
+// 1.965 for variant 2, k and v in rings on 128x128 tiles, which was the row before; 1.136 to
+// 1.139 causal against 1.133 to 1.144 and 1.153 to 1.160; with 3 slots 1.92; H200, 2026-12-03).
+// 16-bit,
 // D = 64, sm_90 and gfx942: BM = 128 query rows x BN = 64 keys a step, 8 waves, registers capped
 // for 2 programs per SM. Measured at 4x16x4096x64 f16 on an H100 (docs/PERFORMANCE.md): 128x64 with
 // 8 warps 4.59 ms against 5.91 for 64x64 with 4, and 1.55-1.58 ms with 2 programs per SM
-// against 2.40 with 1 (the loop is latency-bound). D = 128 on sm_90: 128 query rows x 128 keys on 8
-// warps, one program an SM, 2.48 ms at 4x16x4096x128 on an H200 (1.36 causal) against 2.57 (1.47)
-// for 128x64 with registers for 2 programs, which spills there, 2.96 (1.68) for 128x64 with one,
-// and 3.10 for 64x64 on 4 (bench/gpu/attention_fwd_dev.cu --tiles; q k^T by wgmma in two groups of
-// 64 k). D = 128 on AMD: 32x32, 30464 bytes of LDS, so two workgroups share a CU's 64 KiB; 64x64
-// takes 62976 (one workgroup a CU) and is not measured on AMD. Both run with no spills under
-// clang-19 (gfx942) and hipcc (gfx90a), as does 128x64 on 8 waves at D = 64 (28672 bytes) on
-// gfx942. gfx90a at D = 64: 64x64 on 4 waves (87 SGPRs, 126 VGPRs, no spills), since hipcc's causal
-// 128x64 forward keeps 104 SGPRs live across its key loop and spills 4 of them to VGPR lanes on 8
-// waves (24 on 4 waves).
+// against 2.40 with 1 (the loop is latency-bound). D = 128 on sm_90, variant 0: 128 query rows x
+// 128 keys on 8 warps, one program an SM, 2.48 ms at 4x16x4096x128 on an H200 (1.36 causal)
+// against 2.57 (1.47) for 128x64 with registers for 2 programs, which spills there, 2.96 (1.68) for
+// 128x64 with one, and 3.10 for 64x64 on 4 (bench/gpu/attention_fwd_dev.cu --tiles; q k^T by wgmma
+// in two groups of 64 k). D = 128 on AMD: 32x32, 30464 bytes of LDS, so two workgroups share a CU's
+// 64 KiB; 64x64 takes 62976 (one workgroup a CU) and is not measured on AMD. Both run with no
+// spills under clang-19 (gfx942) and hipcc (gfx90a), as does 128x64 on 8 waves at D = 64 (28672
+// bytes) on gfx942. gfx90a at D = 64: 64x64 on 4 waves (87 SGPRs, 126 VGPRs, no spills), since
+// hipcc's causal 128x64 forward keeps 104 SGPRs live across its key loop and spills 4 of them to
+// VGPR lanes on 8 waves (24 on 4 waves).
 template <int Bytes>
 struct attention_fwd_configs {
   static_assert(Bytes == 2 || Bytes == 4,
@@ -484,13 +581,15 @@ struct attention_fwd_configs<2> {
       {.targets = only(target::gfx90a), .up_to = 64,                  .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = only(target::sm_90), .up_to = 64,   .variant = 3,  .waves = 8,  .bm = 128, .bn = 64,  .stages = 2, .min_programs = 2},
       {                                .up_to = 64,                  .waves = 8,  .bm = 128, .bn = 64,                .min_programs = 2},
-      {.targets = only(target::sm_90), .up_to = 128,  .variant = 2,  .waves = 8,  .bm = 128, .bn = 128, .stages = 2, .min_programs = 1},
+      {.targets = only(target::sm_90), .up_to = 128,  .variant = 6,  .waves = 8,  .bm = 128, .bn = 64,  .stages = 2, .min_programs = 1},
       {.targets = amd_targets,         .up_to = 128,  .waves = 4,  .bm = 32,  .bn = 32},
   };
   // clang-format on
 };
-// f32: sm_90 launches what it does for 16-bit inputs (the figures above, measured in f16; its 227
-// KiB of shared memory hold f32 tiles). AMD: 4 waves, tiles that fit the 64 KiB of LDS and run with
+// f32: sm_90 launches the tiles measured for variant 0 in f16 above (128x64 with registers for 2
+// programs an SM at D = 64, 128x128 with one at D = 128; its 227 KiB of shared memory hold f32
+// tiles): the 16-bit rows' block-pointer variants and the tiles chosen for them need rings, which
+// f32 tiles do not get. AMD: 4 waves, tiles that fit the 64 KiB of LDS and run with
 // no spills: 64x64 at D = 64 (37376 bytes; the MFMA path), 32x16 at D = 128 (41728 bytes).
 template <>
 struct attention_fwd_configs<4> {
@@ -545,24 +644,11 @@ constexpr bool attention_fwd_all_fit() {
       return false;
   return true;
 }
-template <int D>
-constexpr bool attention_fwd_sm90_by_size_alike() {
-  using H = attention_fwd_configs<2>;
-  using F = attention_fwd_configs<4>;
-  launch_config h = H::table[find_config<H>(target::sm_90, D)];
-  h.variant = 0;  // f32 loads k and v as the other targets do (variants 1 and 2 are measured in
-  h.stages = 0;   // f16 only)
-  return same_launch(h, F::table[find_config<F>(target::sm_90, D)]);
-}
 }  // namespace detail
 static_assert(detail::attention_fwd_all_fit<2>() && detail::attention_fwd_all_fit<4>(),
               "Every target must have an attention forward configuration for head dimensions 64 "
               "and 128, and each AMD one must fit a workgroup's 64 KiB of LDS "
               "(attention_fwd_lds_bytes): shrink BM or BN for the element size that fails.");
-static_assert(detail::attention_fwd_sm90_by_size_alike<64>() &&
-                  detail::attention_fwd_sm90_by_size_alike<128>(),
-              "sm_90's attention forward tiles were measured on an H100 and hold for every element "
-              "size: its f32 rows must launch the tiles its 16-bit rows do.");
 
 // Backward (the preprocess and dK/dV; dQ has a table of its own below), by element size as the
 // forward: BM query rows a step by BN keys a program. 64x64 with 4 waves at D = 64; 32x32 at
@@ -662,10 +748,10 @@ launch_result attention_fwd_at(const tensor<T>& q, const tensor<T>& k, const ten
   const auto go = [&](auto c) {
     using K = attention_fwd_variant<T, D, BM, BN, decltype(c)::value, W, Variant>;
     static_assert(K::block_ptrs || Stages == 0,
-                  "Only attention_fwd's variants 2, 3 and 4 have block pointers to give ring "
-                  "slots to.");
-    // k's and v's rings, and q's (variant 3); variant 4's of their halves.
-    constexpr int parts = Variant == 4 ? 2 : 1;
+                  "Only attention_fwd's variants 2 to 6 have block pointers to give ring slots "
+                  "to.");
+    // k's and v's rings, and q's (variants 3 and 5); variants 4's and 6's of their halves.
+    constexpr int parts = Variant == 4 || Variant == 6 ? 2 : 1;
     constexpr int kv = 2 * parts * block_ptr_lds_bytes<const T, BN, D / parts, W>(Stages);
     constexpr int qr =
         Variant >= 3 ? parts * block_ptr_lds_bytes<const T, BM, D / parts, W>(Stages) : 0;
@@ -697,8 +783,8 @@ launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor
 // The same on the tiles given here: BM query rows and BN keys a step on W waves; on a GPU,
 // MinPrograms > 0 leaves registers for that many programs per SM (bv/launch_tuning.hpp); Variant 1
 // loads v beside k, Variant 2 reads k and v through block pointers, Variant 3 q, k and v,
-// Variant 4 their halves along D, with rings of Stages slots where the GPU has them (Stages > 0
-// only for Variants 2 to 4). It
+// Variant 4 their halves along D, Variants 5 and 6 are 3 and 4 with q k^T a key block ahead, with
+// rings of Stages slots where the GPU has them (Stages > 0 only for Variants 2 to 6). It
 // instantiates the kernel for both head dimensions, so the tiles must fit the target at D = 128.
 template <int BM, int BN, int W = 4, int MinPrograms = 0, int Variant = 0, int Stages = 0, class T>
 launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,

@@ -263,6 +263,48 @@ BV_KERNEL void ring_chain_halves(program<W> p, ptr<const half> q, ptr<const half
   store(o + rm.col() * D + H + rh.row(), acc.hi, rm.col() < m);
 }
 
+// ring_chain_halves with the scores a key block ahead (the attention forward's variant 6): the k
+// streams run a block ahead of v's, block 0's scores come before the loop, and each step computes
+// the next block's scores before it uses the ones it carries. On sm_90a those scores' groups stay
+// in flight until the step's end (gpu/pending.hpp); the last step's k block lies past the keys
+// (zeros), and where the keys end at a multiple of 32 its fmt_wm tiles still go by the TMA.
+template <int BM, int D, int BN, int W>
+BV_KERNEL void ring_chain_ahead(program<W> p, ptr<const half> q, ptr<const half> k,
+                                ptr<const half> v, ptr<float> o, int m, int n) {
+  constexpr int H = D / 2;
+  auto rm = arange<BM>(p);
+  auto rh = arange<H>(p);
+  auto k0 = make_block_ptr<BN, H>(p, k, {n, D}, {D, 1}, {0, 0});
+  auto k1 = make_block_ptr<BN, H>(p, k, {n, D}, {D, 1}, {0, H});
+  auto v0 = make_block_ptr<BN, H>(p, v, {n, D}, {D, 1}, {0, 0});
+  auto v1 = make_block_ptr<BN, H>(p, v, {n, D}, {D, 1}, {0, H});
+  auto q0 = load(make_block_ptr<BM, H>(p, q, {m, D}, {D, 1}, {0, 0}), boundary_check(0));
+  auto q1 = load(make_block_ptr<BM, H>(p, q, {m, D}, {D, 1}, {0, H}), boundary_check(0));
+  auto alpha = where(rm % 3 == 0, 0.5f, 1.0f);
+  auto zero = accumulator<float, BM, H>(p, dtype<half>{});
+  auto s_zero = zeros<float, BM, BN>(p);
+  struct carried {
+    decltype(zero) lo, hi;
+    decltype(s_zero) s;  // this step's scores
+  };
+  const auto kv = [&](const auto& bp) { return along(bp, {BN, 0}, boundary_check(0)); };
+  const auto ka = load(k0, boundary_check(0));
+  const auto kb = load(k1, boundary_check(0));
+  const carried first{zero, zero, dot(q1, trans(kb), dot(q0, trans(ka)))};
+  const carried acc = for_range(
+      p, 0, n, BN, first, kv(advance(k0, {BN, 0})), kv(advance(k1, {BN, 0})), kv(v0), kv(v1),
+      [&](int, const auto& kna, const auto& knb, const auto& va, const auto& vb, carried c) {
+        auto s_next = dot(q1, trans(knb), dot(q0, trans(kna)));
+        const auto sc = c.s.to(dtype<half>{});
+        c.lo = dot(sc, va, c.lo * alpha.col());
+        c.hi = dot(sc, vb, c.hi * alpha.col());
+        c.s = s_next;
+        return c;
+      });
+  store(o + rm.col() * D + rh.row(), acc.lo, rm.col() < m);
+  store(o + rm.col() * D + H + rh.row(), acc.hi, rm.col() < m);
+}
+
 // One ring's first tile in two roles, in an order that depends on the program: even programs read
 // x's tile first as the transposed b of dot(y, trans(x)), odd ones first as the a of dot(x, w).
 // out [n, 64] (f32) = y_t x_t^T + 2 x_t w_t for each program's 64 rows t of x, y and w. On an
@@ -881,6 +923,21 @@ outcome run_ring_chain_halves(int m, int n, uint64_t seed) {
   return o;
 }
 
+// ring_chain_ahead on rings of Stages slots, the same way.
+template <int BM, int D, int BN, int W, int Stages, class B>
+outcome run_ring_chain_ahead(int m, int n, uint64_t seed) {
+  const chain_data x = small_chain(m, n, D, seed);
+  auto [tq, tk, tv, to] = chain_tensors<B>(x, m, n, D);
+  const int lds = Stages ? 2 * block_ptr_lds_bytes<const half, BM, D / 2, W>(Stages) +
+                               4 * block_ptr_lds_bytes<const half, BN, D / 2, W>(Stages)
+                         : 0;
+  outcome o;
+  expect_launch(o, B::template launch<ring_chain_ahead<BM, D, BN, W>>(
+                       gpu_tuning<Stages>{lds}, grid(1), tq, tk, tv, to, m, n));
+  expect_near(o, "o", B::read(to), chain_acc_reference(x, m, n, D, BN, false), 0.0);
+  return o;
+}
+
 // ring_roles on rings of Stages slots over n rows of small_chain's integers (q as y, k as x, v as
 // w): every product and sum is exact.
 template <int Stages, class B>
@@ -1276,6 +1333,14 @@ void run_rings(uint64_t seed, F&& f) {
     run_ring_chain_halves<128, 128, 64, 8, 3, B>(77, 320, seed + 75));
   f("ring_chain_halves 128x128x64 w8 s0",
     run_ring_chain_halves<128, 128, 64, 8, 0, B>(61, 130, seed + 76));
+  f("ring_chain_ahead 128x128x64 w8 s2",
+    run_ring_chain_ahead<128, 128, 64, 8, 2, B>(128, 256, seed + 77));
+  f("ring_chain_ahead 128x128x64 w8 s2 ragged",
+    run_ring_chain_ahead<128, 128, 64, 8, 2, B>(100, 150, seed + 78));
+  f("ring_chain_ahead 128x128x64 w8 s3",
+    run_ring_chain_ahead<128, 128, 64, 8, 3, B>(77, 320, seed + 79));
+  f("ring_chain_ahead 128x128x64 w8 s0",
+    run_ring_chain_ahead<128, 128, 64, 8, 0, B>(61, 130, seed + 80));
   // A ring's first tile in two roles, the first one alternating between programs; launched twice
   // (the second launch starts from the first one's format hints), and without rings.
   f("ring_roles 64x64 w4 s2", run_ring_roles<2, B>(64 * 13 - 19, seed + 49));
