@@ -564,12 +564,23 @@ BV_DI void ring_copy_pairs(const U* base, int shape0, int shape1, int stride0, i
 // issuing them are faster: the f16 matmul at 8192^3 took 2.74 ms with 8-row boxes for both tiles,
 // 2.50 with b's blocks whole, 2.31 with a's 64-row boxes, and 3.43 with every box from one thread
 // (docs/PERFORMANCE.md). Zero-filled outside the tensor, as the copies are.
+template <int NB, int W>
+constexpr int tma_issuers() {
+  return W < NB ? W : NB;
+}
+// The boxes of a tile that ring_copy_tma or ring_copy_tma_wm copies (a wgmma A tile's are 64 image
+// rows, any other's 64 columns), and the waves that issue them.
+template <int R, int C, int W>
+constexpr int tma_tile_issuers() {
+  constexpr int boxes = wg_a_tile<R, C, W>() ? R / 64 : C / 64;
+  return tma_issuers<boxes, W>();
+}
 // A tile's NB boxes of box_bytes each, spread over the waves: lane 0 of wave w expects the bytes of
 // boxes w, w + W, ... on the slot's mbarrier and issues them (issue(b)); every other thread
 // arrives.
 template <int NB, int W, class F>
 BV_DI void tma_boxes(uint32_t bar, uint32_t box_bytes, F&& issue) {
-  constexpr int IW = W < NB ? W : NB;  // waves that issue boxes
+  constexpr int IW = tma_issuers<NB, W>();  // waves that issue boxes
   const int w = gpu::prim::wave_id();
   if (gpu::prim::lane_id() != 0 || w >= IW) {
     gpu::prim::mbar_arrive(bar);

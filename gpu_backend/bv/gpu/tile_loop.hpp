@@ -18,8 +18,9 @@
 //    (one barrier), the tiles of step i + S - 1 go into the slots step i - 1 read;
 //  - carrying anything else (the attention forward's accumulator, maxima and sums), nothing is in
 //    flight between steps: step S - 1's tiles go before the loop too, and at the start of step i
-//    (one barrier: every warp is past step i - 1) step i + S - 1's, so that S - 1 steps' copies
-//    are in flight while a step's work runs.
+//    step i + S - 1's, so that S - 1 steps' copies are in flight while a step's work runs. Only
+//    the waves that issue them wait for every warp to be past step i - 1 (a named barrier the
+//    others arrive at), so a program's warps are not held in step.
 // What the ring-by-ring loads do at every step (learn the step from the last load, test the
 // prefetch window, keep a record of the tile in flight) is known here from the loop's own
 // arguments. The body must not load the streamed block pointers itself (the interpreter reports
@@ -29,6 +30,7 @@
 // loop with each step's tiles loaded through the block pointers (their rings pipeline them, as in
 // a kernel's own loop).
 #pragma once
+#include <algorithm>
 #include <climits>
 #include <tuple>
 #include <utility>
@@ -128,6 +130,10 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
   // Before the first step: S - 1 steps' tiles (S where no group stays in flight), into slots whose
   // earlier tiles (from before the loop) are waited for first.
   const int ahead = keep ? S - 1 : S;
+  // The waves that issue any stream's boxes, and the program's threads (every stream's waves).
+  constexpr int issuers =
+      std::max({tma_tile_issuers<BP::shape_type::rows, BP::shape_type::cols, BP::waves>()...});
+  constexpr int threads = 32 * std::max({BP::waves...});
 #pragma unroll 1
   for (int j = 0; j < ahead && j < n; ++j) (stream_issue(s, std::get<I>(r), t0[I], j, true), ...);
   Carry acc = [&] {
@@ -139,8 +145,18 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
 #pragma unroll 1
   for (int i = 0; i < n; ++i) {
     if (!keep && i > 0 && i + S - 1 < n) {
-      // Every warp is past step i - 1: its slots are free.
-      gpu::prim::barrier();
+      // Step i - 1's slots are free once every warp is past it. Only the waves that issue boxes
+      // wait for that (a named barrier per slot); the others say so and go on, so that the
+      // program's warpgroups are not held in step (one's softmax can run beside the other's
+      // wgmma). A warp cannot reach step i + S, and arrive at this slot's barrier again, before
+      // the issuers have passed it: that step's tiles come from them after it.
+      const int id = 1 + (i - 1) % S;
+      if (S > 15)  // more slots than named barriers
+        gpu::prim::barrier();
+      else if (gpu::prim::wave_id() < issuers)
+        gpu::prim::named_sync(id, threads);
+      else
+        gpu::prim::named_arrive(id, threads);
       (stream_issue(s, std::get<I>(r), t0[I], i + S - 1, false), ...);
     }
     BV_INLINE_CALLS acc = body(lo + i * step, stream_view(s, std::get<I>(r), t0[I], i)...,

@@ -97,6 +97,25 @@ BV_DI void barrier() {
 #endif
 }
 
+// A named barrier of `threads` threads (a multiple of 32; NVIDIA, id 1 to 15: 0 is barrier()'s):
+// sync waits until that many have arrived or synced, arrive counts this warp and goes on. A
+// producer that must not overwrite what the others still read syncs, the others arrive, so no
+// consumer waits for another (the tile loop's refills).
+BV_DI void named_sync(int id, int threads) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+#else
+  (void)id, (void)threads;
+#endif
+}
+BV_DI void named_arrive(int id, int threads) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+#else
+  (void)id, (void)threads;
+#endif
+}
+
 // A sequentially consistent fence at device scope (__threadfence), on AMD as a builtin for the
 // reason above.
 BV_DI void device_fence() {
