@@ -10,6 +10,7 @@
 // does for the matrix cores.
 #pragma once
 #include <cmath>
+#include <type_traits>
 
 #include "bv/bv.hpp"
 #include "bv/kernels/instances.hpp"
@@ -273,7 +274,11 @@ BV_KERNEL void attention_fwd_halves_kernel(program<W> p, ptr<const T> q, ptr<con
   struct carried {
     decltype(o_zero) o0, o1;
     decltype(m_i) m, l;
-    decltype(qk_zero) qk;  // Ahead: this step's scores, unscaled
+  };
+  struct carried_ahead {
+    decltype(o_zero) o0, o1;
+    decltype(m_i) m, l;
+    decltype(qk_zero) qk;  // this step's scores, unscaled
   };
   const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
   const auto keys = [](const auto& bp) { return along(bp, {BN, 0}, boundary_check(0)); };
@@ -281,15 +286,15 @@ BV_KERNEL void attention_fwd_halves_kernel(program<W> p, ptr<const T> q, ptr<con
   // inlined on the GPU, not helper lambdas: the GPU's loop calls its body in two places, and a
   // lambda called there may stay a call, which ends the wgmma groups in flight (ptxas serialises
   // every one, C7510). So is the choice below two statements, not a lambda called in place.
-  carried c;
+  std::conditional_t<Ahead, carried_ahead, carried> c;
   if constexpr (Ahead) {
     const auto kf0 = load(k0, boundary_check(0));
     const auto kf1 = load(k1, boundary_check(0));
-    const carried first{o_zero, o_zero, m_i, l_i, dot(q1, trans(kf1), dot(q0, trans(kf0)))};
+    const carried_ahead first{o_zero, o_zero, m_i, l_i, dot(q1, trans(kf1), dot(q0, trans(kf0)))};
     const auto ahead = [&](const auto& bp) { return keys(advance(bp, {BN, 0})); };
     c = for_range(p, 0, end, BN, first, ahead(k0), ahead(k1), keys(v0), keys(v1),
                   [&](int start_n, const auto& kn0, const auto& kn1, const auto& vb0,
-                      const auto& vb1, carried c) {
+                      const auto& vb1, carried_ahead c) {
                     auto qk_next = dot(q1, trans(kn1), dot(q0, trans(kn0)));
                     attention_halves_step<CAUSAL, BN, T>(c.qk, start_n, start_m, s, rm, rn,
                                                          qk_scale, vb0, vb1, c);
@@ -297,8 +302,8 @@ BV_KERNEL void attention_fwd_halves_kernel(program<W> p, ptr<const T> q, ptr<con
                     return c;
                   });
   } else {
-    c = for_range(p, 0, end, BN, carried{o_zero, o_zero, m_i, l_i, qk_zero}, keys(k0), keys(k1),
-                  keys(v0), keys(v1),
+    c = for_range(p, 0, end, BN, carried{o_zero, o_zero, m_i, l_i}, keys(k0), keys(k1), keys(v0),
+                  keys(v1),
                   [&](int start_n, const auto& kb0, const auto& kb1, const auto& vb0,
                       const auto& vb1, carried c) {
                     // A block at once, as variant 3's.
