@@ -37,8 +37,9 @@
 // it (so a loop that runs to the end of K leaves no copy in flight when the program ends).
 //
 // On sm_90a the Tensor Memory Accelerator copies the tiles wgmma reads in place (fmt_a of an A
-// tile, fmt_bn of a B tile, ring_copy_tma; fmt_wm of a tile that is neither, through a 5-D map
-// whose dimensions put its rows in mma order): make_block_ptr builds a tensor map of the tensor in
+// tile, fmt_bn of a B tile, ring_copy_tma; fmt_wm of a tile that is neither, or of an A tile whose
+// ring's first dots read it as wgmma's B, through a 5-D map whose dimensions put its rows in mma
+// order: tmap_wm): make_block_ptr builds a tensor map of the tensor in
 // global memory the launch gives each program (runtime.hpp; a 16-byte aligned base, unit column
 // stride, rows a multiple of 16 bytes apart, at most tmap_rings rings a program), and a few
 // threads issue a tile's boxes where every thread issued its cp.async copies. The image is the
@@ -176,6 +177,20 @@ constexpr bool wm_chunk_tile() {
 #endif
 }
 
+// A wgmma A tile's ring has one tensor map, in the format its first tiles take: fmt_a's (64-row
+// boxes, ring_copy_tma), or fmt_wm's (ring_copy_tma_wm) where the kernel's earlier programs' first
+// dots read the ring's tiles as wgmma's B operand (program::fmt_hints: the attention forward's k
+// and v at 128 keys a block, which are A tiles by their shape). The map's address is 128-byte
+// aligned; its low bit says fmt_wm, so that every copy of the block pointer carries the kind with
+// the map. Other tiles have a map of one kind (fmt_bn for a B tile, fmt_wm for the rest).
+BV_HD inline const void* tmap_wm_tag(const void* map) {
+  return static_cast<const unsigned char*>(map) + 1;
+}
+BV_HD inline bool tmap_wm(const void* map) { return (reinterpret_cast<uintptr_t>(map) & 1) != 0; }
+BV_HD inline const void* tmap_addr(const void* map) {
+  return reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(map) & ~uintptr_t{1});
+}
+
 // A format hint as program::fmt_hints keeps it: the tile's shape with the format, so that a
 // ring of another shape at the same index (made on another path) takes none.
 template <int R, int C, int W>
@@ -195,8 +210,8 @@ struct ring_ref {
   // The slots' offset in the dynamic LDS, which names the ring: a constant of the inlined kernel,
   // so comparisons of two rings fold (a comparison of their pointers did not).
   int at;
-  // The ring's tensor map (sm_90a; make_block_ptr): its fmt_a and fmt_bn tiles go by the TMA.
-  // nullptr: by cp.async.
+  // The ring's tensor map (sm_90a; make_block_ptr): its tiles in the map's format go by the TMA
+  // (tmap_wm tags a wgmma A tile's fmt_wm map). nullptr: by cp.async.
   const void* tmap;
   // This wave's copy of the ring's state, and of the count of tiles issued in it.
   BV_DI ring_state* state() const {
@@ -553,6 +568,21 @@ BV_DI void ring_copy_pairs(const U* base, int shape0, int shape1, int stride0, i
   }
 }
 
+// The boxes in which the TMA copies a tile in format F (ring_copy_tma, ring_copy_tma_wm): a wgmma A
+// tile's fmt_a image in boxes of 64 image rows, any other image in boxes of 64 columns; and the
+// waves that issue them (tma_boxes), which are the waves a tile loop's refill waits for.
+template <int R, int C, int W, int F>
+constexpr int tma_tile_boxes() {
+  return F == fmt_a && wg_a_tile<R, C, W>() ? R / 64 : C / 64;
+}
+template <int NB, int W>
+constexpr int tma_issuers() {
+  return W < NB ? W : NB;
+}
+template <int R, int C, int W, int F>
+constexpr int tma_tile_issuers() {
+  return tma_issuers<tma_tile_boxes<R, C, W, F>(), W>();
+}
 // By the TMA (a ring with a tensor map; fmt_a of a wgmma A tile, fmt_bn of a B tile), in boxes of
 // 64 columns: fmt_bn's 64-column blocks of R rows are one box each; fmt_a's image permutes the
 // tile's rows in groups of 8 (wg_row), and a tile inside the tensor's rows goes in boxes of 64
@@ -564,17 +594,7 @@ BV_DI void ring_copy_pairs(const U* base, int shape0, int shape1, int stride0, i
 // issuing them are faster: the f16 matmul at 8192^3 took 2.74 ms with 8-row boxes for both tiles,
 // 2.50 with b's blocks whole, 2.31 with a's 64-row boxes, and 3.43 with every box from one thread
 // (docs/PERFORMANCE.md). Zero-filled outside the tensor, as the copies are.
-template <int NB, int W>
-constexpr int tma_issuers() {
-  return W < NB ? W : NB;
-}
-// The boxes of a tile that ring_copy_tma or ring_copy_tma_wm copies (a wgmma A tile's are 64 image
-// rows, any other's 64 columns), and the waves that issue them.
-template <int R, int C, int W>
-constexpr int tma_tile_issuers() {
-  constexpr int boxes = wg_a_tile<R, C, W>() ? R / 64 : C / 64;
-  return tma_issuers<boxes, W>();
-}
+//
 // A tile's NB boxes of box_bytes each, spread over the waves: lane 0 of wave w expects the bytes of
 // boxes w, w + W, ... on the slot's mbarrier and issues them (issue(b)); every other thread
 // arrives.
@@ -602,11 +622,11 @@ BV_DI void ring_copy_tma(const void* tmap, uint32_t img, uint32_t bar, int o0, i
     // the groups of the warpgroup's 4 waves (8 rows apart); box b starts at image row 64 b, tensor
     // row 16 W rp + 32 wh for b = wh NR / 2 + rp.
     constexpr int NH = R / (16 * W);  // register pairs (NR / 2)
-    tma_boxes<R / 64, W>(bar, 8192u, [&](int b) {
+    tma_boxes<tma_tile_boxes<R, C, W, fmt_a>(), W>(bar, 8192u, [&](int b) {
       gpu::prim::tma_load<4>(img + 8192 * b, tmap, o1, o0 + 16 * W * (b % NH) + 32 * (b / NH), bar);
     });
   } else {
-    tma_boxes<C / 64, W>(bar, 128u * R, [&](int b) {
+    tma_boxes<tma_tile_boxes<R, C, W, fmt_bn>(), W>(bar, 128u * R, [&](int b) {
       gpu::prim::tma_load<2>(img + b * R * 128, tmap, o1 + 64 * b, o0, bar);
     });
   }
@@ -623,28 +643,31 @@ BV_HD constexpr bool wm_rows_bounded(int64_t shape0, int64_t end) {
 // 64-column block, for o0 a multiple of 32 and rows wm_rows_bounded.
 template <int R, int C, int W>
 BV_DI void ring_copy_tma_wm(const void* tmap, uint32_t img, uint32_t bar, int o0, int o1) {
-  tma_boxes<C / 64, W>(bar, 128u * R, [&](int b) {
+  tma_boxes<tma_tile_boxes<R, C, W, fmt_wm>(), W>(bar, 128u * R, [&](int b) {
     gpu::prim::tma_load<5>(img + b * R * 128, tmap, o1 + 64 * b, o0 / 32, bar);
   });
 }
 template <class U, int R, int C, int W>
 BV_DI void ring_copy(const U* base, int shape0, int shape1, int stride0, int stride1, uint32_t img,
                      uint32_t bar, int o0, int o1, bool base_aligned, int fmt, const void* tmap) {
+  // Which map the ring has (tmap_wm): folds to fmt_wm's for tiles that are neither A nor B tiles.
+  const bool wm_map = wm_chunk_tile<R, C, W>() || (wg_a_tile<R, C, W>() && tmap_wm(tmap));
   if constexpr (gpu::prim::has_tma && (wg_a_tile<R, C, W>() || wg_b_tile<R, C, W>())) {
     // A box's first column a multiple of 16 bytes (the TMA faults on others with this swizzle).
-    if (tmap != nullptr && o1 % 8 == 0 && fmt == (wg_a_tile<R, C, W>() ? fmt_a : fmt_bn) &&
+    if (tmap != nullptr && !wm_map && o1 % 8 == 0 &&
+        fmt == (wg_a_tile<R, C, W>() ? fmt_a : fmt_bn) &&
         (!wg_a_tile<R, C, W>() || (o0 >= 0 && o0 + R <= shape0))) {
       ring_copy_tma<R, C, W>(tmap, img, bar, o0, o1);
       return;
     }
   }
-  if constexpr (gpu::prim::has_tma && wm_chunk_tile<R, C, W>()) {
+  if constexpr (gpu::prim::has_tma && (wm_chunk_tile<R, C, W>() || wg_a_tile<R, C, W>())) {
     // fmt_wm through its 5-D map (make_block_ptr): a box per 64-column block for a tile of whole
     // 32-row groups whose rows the map reads as they are (wm_rows_bounded); others by 16-byte
     // copies.
-    if (tmap != nullptr && fmt == fmt_wm && o1 % 8 == 0 && o0 % 32 == 0 && o0 >= 0 &&
+    if (tmap != nullptr && wm_map && fmt == fmt_wm && o1 % 8 == 0 && o0 % 32 == 0 && o0 >= 0 &&
         wm_rows_bounded(shape0, static_cast<int64_t>(o0) + R)) {
-      ring_copy_tma_wm<R, C, W>(tmap, img, bar, o0, o1);
+      ring_copy_tma_wm<R, C, W>(tmap_addr(tmap), img, bar, o0, o1);
       return;
     }
   }
@@ -880,6 +903,11 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
         // program's maps, built by wave 0 in the first slot (not yet used).
         const int i = p.tmaps_taken++;
         const int pid = p.id(0) + p.num_programs(0) * (p.id(1) + p.num_programs(1) * p.id(2));
+        // fmt_wm's map for a tile that is neither A nor B tile, and for an A tile whose earlier
+        // programs' first dots read it in fmt_wm (tmap_wm), where the tensor has whole 32-row
+        // groups to map.
+        const bool wm_map = detail::wm_chunk_tile<R, C, W>() ||
+                            (detail::wg_a_tile<R, C, W>() && f == detail::fmt_wm && shape.d0 >= 32);
         if (p.tmaps != nullptr && p.tma_list != nullptr && i < p.tmap_rings &&
             pid < p.tmap_programs && strides.d1 == 1 && strides.d0 > 0 && strides.d0 % 8 == 0 &&
             shape.d0 >= (detail::wm_chunk_tile<R, C, W>() ? 32 : 1) && shape.d1 > 0 &&
@@ -887,7 +915,7 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
           unsigned char* map = p.tmaps + 128 * (pid * p.tmap_rings + i);
           const uint64_t rb = 2ull * strides.d0;  // bytes a row
           if (gpu::prim::wave_id() == 0) {
-            if constexpr (detail::wm_chunk_tile<R, C, W>()) {
+            if (wm_map) {
               // fmt_wm's rows in mma_order (ring_copy_tma): a row r = 32 g + 8 l + 2 m + e at
               // image row 32 g + 8 m + 2 l + e, as the dimensions (columns, e, l, m, g).
               gpu::prim::tmap_build(slots, map, base.p, shape.d1, 2, rb, 64, 2, 4, 8 * rb, 4,
@@ -896,7 +924,7 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
               if constexpr (detail::wg_a_tile<R, C, W>())  // ring_copy_tma's 64-row boxes
                 gpu::prim::tmap_build(slots, map, base.p, shape.d1, shape.d0, rb, 64, 8, 2,
                                       8 * W * rb, 4, 8 * rb);
-              else
+              else if constexpr (detail::wg_b_tile<R, C, W>())
                 gpu::prim::tmap_build(slots, map, base.p, shape.d1, shape.d0, rb, 64, R);
             }
             // The map in the SM's descriptor cache before the first copy asks for it: 4% of what
@@ -907,7 +935,7 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
           }
           p.tma_list->meta[i] = gpu::prim::lds_addr(b.meta);  // for the program's end
           p.tma_list->stages[i] = S;
-          b.tmap = map;
+          b.tmap = detail::wg_a_tile<R, C, W>() && wm_map ? detail::tmap_wm_tag(map) : map;
         }
       }
       gpu::prim::barrier();

@@ -4,9 +4,9 @@
 // tile_stream).
 //
 // Where every stream's tile is one the TMA copies in an image wgmma reads (sm_90a: a wgmma A tile
-// in fmt_a, a B tile in fmt_bn, any other tile of 64k columns in fmt_wm; block_ptr.hpp) and the
-// launch gave its block pointer a ring with a tensor map, the loop runs the pipeline itself, with
-// nothing in the step but the work (S: the rings' slots):
+// in its map's format, fmt_a or fmt_wm, a B tile in fmt_bn, any other tile of 64k columns in
+// fmt_wm; block_ptr.hpp) and the launch gave its block pointer a ring with a tensor map, the loop
+// runs the pipeline itself, with nothing in the step but the work (S: the rings' slots):
 //  - before the loop, the tiles of steps 0 .. S - 2 are issued, each into the slot after the
 //    ring's last tile (slot and mbarrier phase follow the ring's count of tiles);
 //  - step i waits for its tiles' mbarriers and hands the body views of the slots (pinned bp_tiles:
@@ -59,25 +59,39 @@ constexpr bool tma_stream_tile() {
 BV_DI int steps(int lo, int hi, int step) {
   return static_cast<int>((static_cast<int64_t>(hi) - lo + step - 1) / step);
 }
+// The format a stream's tiles take: the image of the ring's tensor map (block_ptr.hpp's tmap_wm:
+// a wgmma A tile's map is fmt_a's or fmt_wm's), which folds for other tiles.
+template <int R, int C, int W>
+BV_DI int stream_fmt(const void* tmap) {
+  if constexpr (wg_a_tile<R, C, W>())
+    return tmap_wm(tmap) ? fmt_wm : fmt_a;
+  else
+    return wg_b_tile<R, C, W>() ? fmt_bn : fmt_wm;
+}
+// The waves that issue a stream's boxes (for an A tile, in either of its maps' formats).
+template <class BP>
+constexpr int stream_issuers() {
+  constexpr int R = BP::shape_type::rows, C = BP::shape_type::cols, W = BP::waves;
+  if constexpr (wg_a_tile<R, C, W>())
+    return std::max(tma_tile_issuers<R, C, W, fmt_a>(), tma_tile_issuers<R, C, W, fmt_wm>());
+  else
+    return tma_tile_issuers<R, C, W, (wg_b_tile<R, C, W>() ? fmt_bn : fmt_wm)>();
+}
 // ... and by its block pointer over n steps: a ring with a tensor map, box columns 16-byte
-// aligned at every step, and for a wgmma A tile (whose map cannot bound the rows) the rows inside
+// aligned at every step, and for an fmt_a tile (whose map cannot bound the rows) the rows inside
 // the tensor at every step; for an fmt_wm tile rows from multiples of 32, past the tensor's end
 // only where its map bounds them (wm_rows_bounded).
 template <class T, int R, int C, int W>
 BV_DI bool tma_streamable(const tile_stream<block_ptr<T, R, C, W>>& s, int n) {
   const auto& b = s.bp;
   if (b.stages < 2 || b.tmap == nullptr || b.off1 % 8 != 0 || s.by.d1 % 8 != 0) return false;
-  if constexpr (wg_a_tile<R, C, W>()) return s.by.d0 == 0 && b.off0 >= 0 && b.off0 + R <= b.shape0;
-  if constexpr (wm_chunk_tile<R, C, W>())
+  const int f = stream_fmt<R, C, W>(b.tmap);
+  if (f == fmt_a) return s.by.d0 == 0 && b.off0 >= 0 && b.off0 + R <= b.shape0;
+  if (f == fmt_wm)
     return b.off0 % 32 == 0 && s.by.d0 % 32 == 0 && s.by.d0 >= 0 && b.off0 >= 0 &&
            wm_rows_bounded(
                b.shape0, static_cast<int64_t>(b.off0) + static_cast<int64_t>(n - 1) * s.by.d0 + R);
   return true;
-}
-// The format a stream's tiles take: the TMA's image for the tile's shape.
-template <int R, int C, int W>
-constexpr int stream_fmt() {
-  return wg_a_tile<R, C, W>() ? fmt_a : wg_b_tile<R, C, W>() ? fmt_bn : fmt_wm;
 }
 template <class T, int R, int C, int W>
 BV_DI ring_ref<T, R, C, W> ring_of(const block_ptr<T, R, C, W>& b) {
@@ -93,10 +107,16 @@ BV_DI void stream_issue(const tile_stream<block_ptr<T, R, C, W>>& s, const ring_
   if (wait_old && t >= r.stages) gpu::prim::mbar_wait(bar, ((t - r.stages) / r.stages) & 1);
   const uint32_t img = gpu::prim::lds_addr(r.ring() + slot * r.tile_bytes);
   const int o0 = s.bp.off0 + j * s.by.d0, o1 = s.bp.off1 + j * s.by.d1;
-  if constexpr (stream_fmt<R, C, W>() == fmt_wm)
-    ring_copy_tma_wm<R, C, W>(r.tmap, img, bar, o0, o1);
-  else
+  if constexpr (wg_a_tile<R, C, W>()) {
+    if (tmap_wm(r.tmap))
+      ring_copy_tma_wm<R, C, W>(tmap_addr(r.tmap), img, bar, o0, o1);
+    else
+      ring_copy_tma<R, C, W>(r.tmap, img, bar, o0, o1);
+  } else if constexpr (wg_b_tile<R, C, W>()) {
     ring_copy_tma<R, C, W>(r.tmap, img, bar, o0, o1);
+  } else {
+    ring_copy_tma_wm<R, C, W>(r.tmap, img, bar, o0, o1);
+  }
 }
 // The view of the stream's tile of step j, waited for.
 template <class T, int R, int C, int W>
@@ -105,7 +125,7 @@ BV_DI bp_tile<T, R, C, W> stream_view(const tile_stream<block_ptr<T, R, C, W>>& 
   ring_wait(r, t0 + j);
   bp_tile<T, R, C, W> v{r, s.bp.off0 + j * s.by.d0, s.bp.off1 + j * s.by.d1, s.bc.dim0, s.bc.dim1};
   v.t = t0 + j;
-  v.fmt = stream_fmt<R, C, W>();
+  v.fmt = stream_fmt<R, C, W>(r.tmap);
   v.pinned = true;
   return v;
 }
@@ -131,9 +151,10 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
   // earlier tiles (from before the loop) are waited for first.
   const int ahead = keep ? S - 1 : S;
   // The waves that issue any stream's boxes, and the program's threads (every stream's waves).
-  constexpr int issuers =
-      std::max({tma_tile_issuers<BP::shape_type::rows, BP::shape_type::cols, BP::waves>()...});
-  constexpr int threads = 32 * std::max({BP::waves...});
+  constexpr int issuers = std::max({stream_issuers<BP>()...});
+  constexpr int W = std::max({BP::waves...});
+  static_assert(((BP::waves == W) && ...), "internal: a program's block pointers share its waves");
+  constexpr int threads = 32 * W;
 #pragma unroll 1
   for (int j = 0; j < ahead && j < n; ++j) (stream_issue(s, std::get<I>(r), t0[I], j, true), ...);
   Carry acc = [&] {
@@ -150,13 +171,12 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
       // program's warpgroups are not held in step (one's softmax can run beside the other's
       // wgmma). A warp cannot reach step i + S, and arrive at this slot's barrier again, before
       // the issuers have passed it: that step's tiles come from them after it.
-      const int id = 1 + (i - 1) % S;
       if (S > 15)  // more slots than named barriers
         gpu::prim::barrier();
       else if (gpu::prim::wave_id() < issuers)
-        gpu::prim::named_sync(id, threads);
+        gpu::prim::named_sync(1 + (i - 1) % S, threads);
       else
-        gpu::prim::named_arrive(id, threads);
+        gpu::prim::named_arrive(1 + (i - 1) % S, threads);
       (stream_issue(s, std::get<I>(r), t0[I], i + S - 1, false), ...);
     }
     BV_INLINE_CALLS acc = body(lo + i * step, stream_view(s, std::get<I>(r), t0[I], i)...,

@@ -268,17 +268,15 @@ BV_KERNEL void attention_fwd_halves_kernel(program<W> p, ptr<const T> q, ptr<con
   auto q1 =
       load(make_block_ptr<BM, H>(p, q + base, {s, D}, {D, 1}, {start_m, H}), boundary_check(0));
   auto o_zero = accumulator<float, BM, H>(p, dtype<T>{});
-  auto qk_zero = zeros<float, BM, BN>(p);
   auto m_i = full<float, BM>(p, -INFINITY);
   auto l_i = zeros<float, BM>(p);
+  using scores = decltype(zeros<float, BM, BN>(p));
   struct carried {
     decltype(o_zero) o0, o1;
     decltype(m_i) m, l;
   };
-  struct carried_ahead {
-    decltype(o_zero) o0, o1;
-    decltype(m_i) m, l;
-    decltype(qk_zero) qk;  // this step's scores, unscaled
+  struct carried_ahead : carried {
+    scores qk;  // this step's scores, unscaled
   };
   const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
   const auto keys = [](const auto& bp) { return along(bp, {BN, 0}, boundary_check(0)); };
@@ -290,7 +288,7 @@ BV_KERNEL void attention_fwd_halves_kernel(program<W> p, ptr<const T> q, ptr<con
   if constexpr (Ahead) {
     const auto kf0 = load(k0, boundary_check(0));
     const auto kf1 = load(k1, boundary_check(0));
-    const carried_ahead first{o_zero, o_zero, m_i, l_i, dot(q1, trans(kf1), dot(q0, trans(kf0)))};
+    const carried_ahead first{{o_zero, o_zero, m_i, l_i}, dot(q1, trans(kf1), dot(q0, trans(kf0)))};
     const auto ahead = [&](const auto& bp) { return keys(advance(bp, {BN, 0})); };
     c = for_range(p, 0, end, BN, first, ahead(k0), ahead(k1), keys(v0), keys(v1),
                   [&](int start_n, const auto& kn0, const auto& kn1, const auto& vb0,
@@ -307,7 +305,7 @@ BV_KERNEL void attention_fwd_halves_kernel(program<W> p, ptr<const T> q, ptr<con
                   [&](int start_n, const auto& kb0, const auto& kb1, const auto& vb0,
                       const auto& vb1, carried c) {
                     // A block at once, as variant 3's.
-                    const decltype(qk_zero) qk = dot(q1, trans(kb1), dot(q0, trans(kb0)));
+                    const scores qk = dot(q1, trans(kb1), dot(q0, trans(kb0)));
                     attention_halves_step<CAUSAL, BN, T>(qk, start_n, start_m, s, rm, rn, qk_scale,
                                                          vb0, vb1, c);
                     return c;

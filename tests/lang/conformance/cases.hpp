@@ -1341,6 +1341,22 @@ void run_rings(uint64_t seed, F&& f) {
     run_ring_chain_ahead<128, 128, 64, 8, 3, B>(77, 320, seed + 79));
   f("ring_chain_ahead 128x128x64 w8 s0",
     run_ring_chain_ahead<128, 128, 64, 8, 0, B>(61, 130, seed + 80));
+  // 128 keys a step on 8 waves: each k and v tile is a wgmma A tile by its shape, read as wgmma's B
+  // by both dots. The first launch streams them through the rings (their first dots copy them
+  // again in fmt_wm); the second starts from its format hints, so their rings' tensor maps are
+  // fmt_wm's and the loop runs the TMA pipeline.
+  f("ring_chain_halves 128x128x128 w8 s2",
+    run_ring_chain_halves<128, 128, 128, 8, 2, B>(128, 384, seed + 81));
+  f("ring_chain_halves 128x128x128 w8 s2 again",
+    run_ring_chain_halves<128, 128, 128, 8, 2, B>(100, 512, seed + 82));
+  f("ring_chain_ahead 128x128x128 w8 s2",
+    run_ring_chain_ahead<128, 128, 128, 8, 2, B>(128, 256, seed + 83));
+  f("ring_chain_ahead 128x128x128 w8 s2 again",
+    run_ring_chain_ahead<128, 128, 128, 8, 2, B>(90, 384, seed + 84));
+  f("ring_chain_acc stream 128x64x128 w8 s2",
+    run_ring_chain_acc<128, 64, 128, 8, 2, B, 1>(128, 256, seed + 85));
+  f("ring_chain_acc stream 128x64x128 w8 s2 again",
+    run_ring_chain_acc<128, 64, 128, 8, 2, B, 1>(77, 384, seed + 86));
   // A ring's first tile in two roles, the first one alternating between programs; launched twice
   // (the second launch starts from the first one's format hints), and without rings.
   f("ring_roles 64x64 w4 s2", run_ring_roles<2, B>(64 * 13 - 19, seed + 49));
