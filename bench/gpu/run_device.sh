@@ -90,6 +90,9 @@ if cli:
             if "triton_single" in r and k in ours:
                 extra = "  (triton single %.4f ms, ratio %.2f; host clock %.4f ms)" % (
                     r["triton_single"] * 1e3, r["triton_single"] / ours[k], r["triton_host"] * 1e3)
+            if "triton_tuned" in r and k in ours:
+                extra += "  (triton on its best tile %s: %.4f ms, ratio %.2f)" % (
+                    r["tuned_config"], r["triton_tuned"] * 1e3, r["triton_tuned"] / ours[k])
             side(name, k, r["triton"], torch, extra)
         vs_triton("add", "add", p["add"], p["add"].get("torch"))
         vs_triton("softmax", "softmax", p["softmax"], p["softmax"].get("torch"))

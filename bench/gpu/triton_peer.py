@@ -7,8 +7,9 @@ measured now, on this GPU. Needs python3 with torch and triton and a CUDA GPU.
 Shapes: add 2^28 f32, softmax 8192x8192 f32, RMSNorm f16 8192x8192, matmul f16 and bf16 8192^3
 (128x128x64 tiles, grouped ordering), matmul f32 4096^3 without TF32 (Triton's FMA dot on 128x64x32
 tiles, torch's cuBLAS SGEMM), attention forward f16 (64x64 tiles, online softmax) at 4x16x4096x64
-non-causal and causal and at 4x16x4096x128, and the device-to-device copy bandwidth as the memory
-ceiling. Each Triton result is
+and 4x16x4096x128, non-causal and causal, each also on the tiles Triton's fused-attention tutorial
+tunes over on Hopper (`triton_tuned`: the fastest, back to back, and its `tuned_config`), and the
+device-to-device copy bandwidth as the memory ceiling. Each Triton result is
 checked against torch before it is timed. `triton`: the mean of 20 back-to-back calls between two
 CUDA events, after 3 warm-up calls (Python's launch, 15 to 25 us a call, overlaps the kernels
 before it, so this is the kernel's own time); `triton_single`: the median of 20 single calls
@@ -115,6 +116,32 @@ def triton_times(fn):
     return dict(triton=batch_time(fn), triton_single=median_time(fn), triton_host=host_median_time(fn))
 
 
+# The attention forward's tiles as Triton's fused-attention tutorial tunes them on Hopper: query
+# rows x keys a step, warps, pipeline stages.
+ATTN_CONFIGS = ((64, 64, 4, 3), (128, 64, 4, 3), (128, 64, 8, 3), (128, 128, 8, 2))
+
+
+def attn_tuned(q, k, v, o, causal, want):
+    """The same kernel on each of ATTN_CONFIGS, each checked against want, then timed back to back:
+    the fastest (`triton_tuned`, seconds) and its tile (`tuned_config`). A tile Triton cannot build
+    on this GPU (shared memory) is skipped."""
+    B, H, S, D = q.shape
+    best = None
+    for bm, bn, w, st in ATTN_CONFIGS:
+        f = lambda: attn_fwd[(S // bm, B * H)](q, k, v, o, D ** -0.5, S, D=D, BM=bm, BN=bn, CAUSAL=causal,
+                                               num_warps=w, num_stages=st)
+        try:
+            o.fill_(float("nan"))
+            f()
+            check("attention %dx%d w%d s%d" % (bm, bn, w, st), o, want, 1e-2)
+        except triton.runtime.errors.OutOfResources:
+            continue
+        t = batch_time(f)
+        if best is None or t < best[0]:
+            best = (t, "%dx%d w%d s%d" % (bm, bn, w, st))
+    return dict(triton_tuned=best[0], tuned_config=best[1]) if best else {}
+
+
 def rel_err(got, want):
     return ((got.float() - want.float()).norm() / want.float().norm()).item()
 
@@ -207,15 +234,19 @@ def main():
     f = lambda: attn_fwd[(S // 64, B * H)](q, k, v, o, D ** -0.5, S, D=D, BM=64, BN=64)
     sdpa = torch.nn.functional.scaled_dot_product_attention
     f()
-    err = check("attention", o, sdpa(q.float(), k.float(), v.float()), 1e-2)
+    want = sdpa(q.float(), k.float(), v.float())
+    err = check("attention", o, want, 1e-2)
     res["attn"] = dict(shape=[B, H, S, D], dtype=str(dt), **triton_times(f),
-                       torch=median_time(lambda: sdpa(q, k, v)), rel_err=err)
+                       torch=median_time(lambda: sdpa(q, k, v)), rel_err=err,
+                       **attn_tuned(q, k, v, o, False, want))
     o.fill_(float("nan"))
     f = lambda: attn_fwd[(S // 64, B * H)](q, k, v, o, D ** -0.5, S, D=D, BM=64, BN=64, CAUSAL=True)
     f()
-    err = check("attention causal", o, sdpa(q.float(), k.float(), v.float(), is_causal=True), 1e-2)
+    want = sdpa(q.float(), k.float(), v.float(), is_causal=True)
+    err = check("attention causal", o, want, 1e-2)
     res["attn_causal"] = dict(shape=[B, H, S, D], dtype=str(dt), **triton_times(f),
-                              torch=median_time(lambda: sdpa(q, k, v, is_causal=True)), rel_err=err)
+                              torch=median_time(lambda: sdpa(q, k, v, is_causal=True)), rel_err=err,
+                              **attn_tuned(q, k, v, o, True, want))
     del q, k, v, o
     D = 128
     q = torch.randn(B, H, S, D, device=dev, dtype=dt)
@@ -223,9 +254,19 @@ def main():
     o = torch.full_like(q, float("nan"))
     f = lambda: attn_fwd[(S // 64, B * H)](q, k, v, o, D ** -0.5, S, D=D, BM=64, BN=64)
     f()
-    err = check("attention d128", o, sdpa(q.float(), k.float(), v.float()), 1e-2)
+    want = sdpa(q.float(), k.float(), v.float())
+    err = check("attention d128", o, want, 1e-2)
     res["attn_d128"] = dict(shape=[B, H, S, D], dtype=str(dt), **triton_times(f),
-                            torch=median_time(lambda: sdpa(q, k, v)), rel_err=err)
+                            torch=median_time(lambda: sdpa(q, k, v)), rel_err=err,
+                            **attn_tuned(q, k, v, o, False, want))
+    o.fill_(float("nan"))
+    f = lambda: attn_fwd[(S // 64, B * H)](q, k, v, o, D ** -0.5, S, D=D, BM=64, BN=64, CAUSAL=True)
+    f()
+    want = sdpa(q.float(), k.float(), v.float(), is_causal=True)
+    err = check("attention d128 causal", o, want, 1e-2)
+    res["attn_d128_causal"] = dict(shape=[B, H, S, D], dtype=str(dt), **triton_times(f),
+                                   torch=median_time(lambda: sdpa(q, k, v, is_causal=True)), rel_err=err,
+                                   **attn_tuned(q, k, v, o, True, want))
     del q, k, v, o
 
     x = torch.empty(1 << 30, dtype=torch.uint8, device=dev)

@@ -212,15 +212,15 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     CHECK(bw64[2].programs == (t == target::sm_90 ? 2 : 3));
     check_ran(bw64[2], t, t == target::sm_90 ? 8 : 4);
 
-    // D = 128: 128x64 on 8 warps on sm_90, the halves of D through block pointers with q k^T a key
-    // block ahead (variant 6); 32x32 on AMD, whose 64 KiB of LDS a 64x64 tile pass overflows.
+    // D = 128: 128x128 on 8 warps on sm_90, the halves of D through block pointers (variant 4);
+    // 32x32 on AMD, whose 64 KiB of LDS a 64x64 tile pass overflows.
     auto q2 = tensor<half>::randn("q2", {1, 1, 70, 128}, 18);
     auto o2 = tensor<half>::empty("o2", {1, 1, 70, 128});
     auto lse3 = tensor<float>::empty("lse3", {1, 70});
     auto at2 = kernels::attention_fwd(q2, q2, q2, o2, lse3, false);
     CHECK(at2.kernel.find(t == target::sm_90 ? "attention_fwd_halves_kernel"
                                              : "attention_fwd_kernel") != std::string::npos);
-    CHECK(ends_with(at2.kernel, t == target::sm_90 ? ", 128, 128, 64, false, 8, true>"
+    CHECK(ends_with(at2.kernel, t == target::sm_90 ? ", 128, 128, 128, false, 8, false>"
                                                    : ", 128, 32, 32, false, 4, 0>"));
     CHECK(at2.programs == (t == target::sm_90 ? 1 : 3));
     // Its backward: dK/dV (k q^T) 64 query rows x 128 keys on 8 warps on sm_90 and dQ 128x64 on 8;

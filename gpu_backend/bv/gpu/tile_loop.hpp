@@ -4,9 +4,10 @@
 // tile_stream).
 //
 // Where every stream's tile is one the TMA copies in an image wgmma reads (sm_90a: a wgmma A tile
-// in its map's format, fmt_a or fmt_wm, a B tile in fmt_bn, any other tile of 64k columns in
-// fmt_wm; block_ptr.hpp) and the launch gave its block pointer a ring with a tensor map, the loop
-// runs the pipeline itself, with nothing in the step but the work (S: the rings' slots):
+// in fmt_a stepped along its columns and in fmt_wm along its rows, a B tile in fmt_bn, any other
+// tile of 64k columns in fmt_wm; block_ptr.hpp) and the launch gave its block pointer a ring with
+// a tensor map of that image, the loop runs the pipeline itself, with nothing in the step but the
+// work (S: the rings' slots):
 //  - before the loop, the tiles of steps 0 .. S - 2 are issued, each into the slot after the
 //    ring's last tile (slot and mbarrier phase follow the ring's count of tiles);
 //  - step i waits for its tiles' mbarriers and hands the body views of the slots (pinned bp_tiles:
@@ -59,12 +60,16 @@ constexpr bool tma_stream_tile() {
 BV_DI int steps(int lo, int hi, int step) {
   return static_cast<int>((static_cast<int64_t>(hi) - lo + step - 1) / step);
 }
-// The format a stream's tiles take: the image of the ring's tensor map (block_ptr.hpp's tmap_wm:
-// a wgmma A tile's map is fmt_a's or fmt_wm's), which folds for other tiles.
+// The format a stream's tiles take: the image its reader needs, told by the tile's shape and, for
+// a wgmma A tile, by its step, as a ring's loads tell it (fmt_for_step): along its columns (K) it
+// is a's, fmt_a; along its rows it is read as wgmma's B (the attention forward's k and v at 128
+// keys a block), fmt_wm. The step is a constant of the inlined kernel, so the format folds and
+// every dot on the view compiles to one path (a format known only at run time left the matmul's
+// dot a second path, and ptxas serialised its wgmma: 18% slower).
 template <int R, int C, int W>
-BV_DI int stream_fmt(const void* tmap) {
+BV_DI int stream_fmt(const index2& by) {
   if constexpr (wg_a_tile<R, C, W>())
-    return tmap_wm(tmap) ? fmt_wm : fmt_a;
+    return by.d0 == 0 ? fmt_a : fmt_wm;
   else
     return wg_b_tile<R, C, W>() ? fmt_bn : fmt_wm;
 }
@@ -77,7 +82,8 @@ constexpr int stream_issuers() {
   else
     return tma_tile_issuers<R, C, W, (wg_b_tile<R, C, W>() ? fmt_bn : fmt_wm)>();
 }
-// ... and by its block pointer over n steps: a ring with a tensor map, box columns 16-byte
+// ... and by its block pointer over n steps: a ring with a tensor map of the stream's format (a
+// wgmma A tile's map is fmt_a's or fmt_wm's: block_ptr.hpp's tmap_wm), box columns 16-byte
 // aligned at every step, and for an fmt_a tile (whose map cannot bound the rows) the rows inside
 // the tensor at every step; for an fmt_wm tile rows from multiples of 32, past the tensor's end
 // only where its map bounds them (wm_rows_bounded).
@@ -85,7 +91,9 @@ template <class T, int R, int C, int W>
 BV_DI bool tma_streamable(const tile_stream<block_ptr<T, R, C, W>>& s, int n) {
   const auto& b = s.bp;
   if (b.stages < 2 || b.tmap == nullptr || b.off1 % 8 != 0 || s.by.d1 % 8 != 0) return false;
-  const int f = stream_fmt<R, C, W>(b.tmap);
+  const int f = stream_fmt<R, C, W>(s.by);
+  if constexpr (wg_a_tile<R, C, W>())
+    if (tmap_wm(b.tmap) != (f == fmt_wm)) return false;
   if (f == fmt_a) return s.by.d0 == 0 && b.off0 >= 0 && b.off0 + R <= b.shape0;
   if (f == fmt_wm)
     return b.off0 % 32 == 0 && s.by.d0 % 32 == 0 && s.by.d0 >= 0 && b.off0 >= 0 &&
@@ -108,7 +116,7 @@ BV_DI void stream_issue(const tile_stream<block_ptr<T, R, C, W>>& s, const ring_
   const uint32_t img = gpu::prim::lds_addr(r.ring() + slot * r.tile_bytes);
   const int o0 = s.bp.off0 + j * s.by.d0, o1 = s.bp.off1 + j * s.by.d1;
   if constexpr (wg_a_tile<R, C, W>()) {
-    if (tmap_wm(r.tmap))
+    if (stream_fmt<R, C, W>(s.by) == fmt_wm)
       ring_copy_tma_wm<R, C, W>(tmap_addr(r.tmap), img, bar, o0, o1);
     else
       ring_copy_tma<R, C, W>(r.tmap, img, bar, o0, o1);
@@ -125,7 +133,7 @@ BV_DI bp_tile<T, R, C, W> stream_view(const tile_stream<block_ptr<T, R, C, W>>& 
   ring_wait(r, t0 + j);
   bp_tile<T, R, C, W> v{r, s.bp.off0 + j * s.by.d0, s.bp.off1 + j * s.by.d1, s.bc.dim0, s.bc.dim1};
   v.t = t0 + j;
-  v.fmt = stream_fmt<R, C, W>(r.tmap);
+  v.fmt = stream_fmt<R, C, W>(s.by);
   v.pinned = true;
   return v;
 }

@@ -238,11 +238,12 @@ BV_INLINE void attention_halves_step(const QK& qk, int start_n, int start_m, int
   c.o1 = dot(pt, vb1, c.o1 * sm.rescale.col());
 }
 
-// Variant 4: variant 3 over the two 64-column halves of the head dimension (measured for sm_90's
-// D = 128 row and not launched there: see attention_fwd_configs; the tile overload launches it). q,
-// k and v are two block pointers each, q k^T is the sum of the halves' products and o is two
-// accumulators. On sm_90a every tile is then one wgmma reads in place, as at D = 64: q's [BM, 64]
-// halves as A tiles, k's and v's [BN, 64] halves in images the TMA writes (fmt_wm). A whole [BN,
+// Variant 4: variant 3 over the two 64-column halves of the head dimension (sm_90's D = 128 row,
+// on 128x128 tiles: see attention_fwd_configs). q, k and v are two block pointers each, q k^T is
+// the sum of the halves' products and o is two accumulators. On sm_90a every tile is then one
+// wgmma reads in place, as at D = 64: q's [BM, 64] halves as A tiles, k's and v's [BN, 64] halves
+// in images the TMA writes (fmt_wm; at BN = 128 on 8 waves a half is an A tile by its shape, and
+// its stream takes fmt_wm from its step along the keys: gpu/tile_loop.hpp). A whole [BN,
 // 128] tile of k or v would be a wgmma B tile, an image neither q k^T (k K-major) nor p v (p in
 // registers) reads. The key loop streams the four halves. k's and v's block pointers are made
 // before q's, so that they are the ones that get tensor maps (a program has four; q's halves,
@@ -552,10 +553,13 @@ struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 1>
 // f16 on an H200 against 1.311 to 1.319 for variant 1, v loaded beside k, and 0.733 to 0.738
 // against 0.747 to 0.750 causal; variant 2's rings lose 4 to 6% there; variant 5, q k^T a block
 // ahead, 0.906 against 0.867 ms, its registers capped for 2 programs an SM spilling, 1.29 with one)
-// and variant 6 at D = 128 on 128x64 tiles (the halves of D streamed, q k^T a block ahead: 1.894
-// to 1.911 ms against 1.935 to 1.938 for variant 4, the same without the block ahead, and 1.960 to
-// 1.965 for variant 2, k and v in rings on 128x128 tiles, which was the row before; 1.136 to
-// 1.139 causal against 1.133 to 1.144 and 1.153 to 1.160; with 3 slots 1.92; H200, 2026-12-03).
+// and variant 4 at D = 128 on 128x128 tiles (the halves of D streamed, 128 keys a step: each k and
+// v half is then a wgmma A tile by its shape, streamed in the fmt_wm image both dots read, with
+// that image's tensor map from the kernel's earlier programs' format hints: 1.290 to 1.293 ms
+// against 1.940 to 1.952 for variant 6 on 128x64 tiles, q k^T a block ahead, which was the row
+// before, and 0.815 to 0.823 causal against 1.105 to 1.106; variant 6 on 128x128 spills; H200,
+// 2026-12-03). Variant 3 on 128x128 at D = 64 lost to the 128x64 row (0.878 to 0.890 ms against
+// 0.835 to 0.840).
 // 16-bit,
 // D = 64, sm_90 and gfx942: BM = 128 query rows x BN = 64 keys a step, 8 waves, registers capped
 // for 2 programs per SM. Measured at 4x16x4096x64 f16 on an H100 (docs/PERFORMANCE.md): 128x64 with
@@ -584,7 +588,7 @@ struct attention_fwd_configs<2> {
       {.targets = only(target::gfx90a), .up_to = 64,                  .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = only(target::sm_90), .up_to = 64,   .variant = 3,  .waves = 8,  .bm = 128, .bn = 64,  .stages = 2, .min_programs = 2},
       {                                .up_to = 64,                  .waves = 8,  .bm = 128, .bn = 64,                .min_programs = 2},
-      {.targets = only(target::sm_90), .up_to = 128,  .variant = 6,  .waves = 8,  .bm = 128, .bn = 64,  .stages = 2, .min_programs = 1},
+      {.targets = only(target::sm_90), .up_to = 128,  .variant = 4,  .waves = 8,  .bm = 128, .bn = 128, .stages = 2, .min_programs = 1},
       {.targets = amd_targets,         .up_to = 128,  .waves = 4,  .bm = 32,  .bn = 32},
   };
   // clang-format on
