@@ -220,7 +220,7 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     auto at2 = kernels::attention_fwd(q2, q2, q2, o2, lse3, false);
     CHECK(at2.kernel.find(t == target::sm_90 ? "attention_fwd_halves_kernel"
                                              : "attention_fwd_kernel") != std::string::npos);
-    CHECK(ends_with(at2.kernel, t == target::sm_90 ? ", 128, 128, 128, false, 8, false>"
+    CHECK(ends_with(at2.kernel, t == target::sm_90 ? ", 128, 128, 128, false, 8>"
                                                    : ", 128, 32, 32, false, 4, 0>"));
     CHECK(at2.programs == (t == target::sm_90 ? 1 : 3));
     // Its backward: dK/dV (k q^T) 64 query rows x 128 keys on 8 warps on sm_90 and dQ 128x64 on 8;
