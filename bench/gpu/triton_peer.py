@@ -142,6 +142,21 @@ def attn_tuned(q, k, v, o, causal, want):
     return dict(triton_tuned=best[0], tuned_config=best[1]) if best else {}
 
 
+def attn_entry(q, k, v, o, causal, dt):
+    """The attention forward on q, k, v (64x64 tiles, then the tuned ones), checked against torch's
+    in f32, beside torch's own fused attention."""
+    B, H, S, D = q.shape
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    f = lambda: attn_fwd[(S // 64, B * H)](q, k, v, o, D ** -0.5, S, D=D, BM=64, BN=64, CAUSAL=causal)
+    o.fill_(float("nan"))
+    f()
+    want = sdpa(q.float(), k.float(), v.float(), is_causal=causal)
+    err = check("attention d%d%s" % (D, " causal" if causal else ""), o, want, 1e-2)
+    return dict(shape=[B, H, S, D], dtype=str(dt), **triton_times(f),
+                torch=median_time(lambda: sdpa(q, k, v, is_causal=causal)), rel_err=err,
+                **attn_tuned(q, k, v, o, causal, want))
+
+
 def rel_err(got, want):
     return ((got.float() - want.float()).norm() / want.float().norm()).item()
 
@@ -227,47 +242,15 @@ def main():
     except (Exception, SystemExit) as e:
         res["matmul_f32"] = dict(error=str(e))
 
-    B, H, S, D = 4, 16, 4096, 64
-    q = torch.randn(B, H, S, D, device=dev, dtype=dt)
-    k, v = torch.randn_like(q), torch.randn_like(q)
-    o = torch.full_like(q, float("nan"))
-    f = lambda: attn_fwd[(S // 64, B * H)](q, k, v, o, D ** -0.5, S, D=D, BM=64, BN=64)
-    sdpa = torch.nn.functional.scaled_dot_product_attention
-    f()
-    want = sdpa(q.float(), k.float(), v.float())
-    err = check("attention", o, want, 1e-2)
-    res["attn"] = dict(shape=[B, H, S, D], dtype=str(dt), **triton_times(f),
-                       torch=median_time(lambda: sdpa(q, k, v)), rel_err=err,
-                       **attn_tuned(q, k, v, o, False, want))
-    o.fill_(float("nan"))
-    f = lambda: attn_fwd[(S // 64, B * H)](q, k, v, o, D ** -0.5, S, D=D, BM=64, BN=64, CAUSAL=True)
-    f()
-    want = sdpa(q.float(), k.float(), v.float(), is_causal=True)
-    err = check("attention causal", o, want, 1e-2)
-    res["attn_causal"] = dict(shape=[B, H, S, D], dtype=str(dt), **triton_times(f),
-                              torch=median_time(lambda: sdpa(q, k, v, is_causal=True)), rel_err=err,
-                              **attn_tuned(q, k, v, o, True, want))
-    del q, k, v, o
-    D = 128
-    q = torch.randn(B, H, S, D, device=dev, dtype=dt)
-    k, v = torch.randn_like(q), torch.randn_like(q)
-    o = torch.full_like(q, float("nan"))
-    f = lambda: attn_fwd[(S // 64, B * H)](q, k, v, o, D ** -0.5, S, D=D, BM=64, BN=64)
-    f()
-    want = sdpa(q.float(), k.float(), v.float())
-    err = check("attention d128", o, want, 1e-2)
-    res["attn_d128"] = dict(shape=[B, H, S, D], dtype=str(dt), **triton_times(f),
-                            torch=median_time(lambda: sdpa(q, k, v)), rel_err=err,
-                            **attn_tuned(q, k, v, o, False, want))
-    o.fill_(float("nan"))
-    f = lambda: attn_fwd[(S // 64, B * H)](q, k, v, o, D ** -0.5, S, D=D, BM=64, BN=64, CAUSAL=True)
-    f()
-    want = sdpa(q.float(), k.float(), v.float(), is_causal=True)
-    err = check("attention d128 causal", o, want, 1e-2)
-    res["attn_d128_causal"] = dict(shape=[B, H, S, D], dtype=str(dt), **triton_times(f),
-                                   torch=median_time(lambda: sdpa(q, k, v, is_causal=True)), rel_err=err,
-                                   **attn_tuned(q, k, v, o, True, want))
-    del q, k, v, o
+    for D in (64, 128):
+        B, H, S = 4, 16, 4096
+        q = torch.randn(B, H, S, D, device=dev, dtype=dt)
+        k, v = torch.randn_like(q), torch.randn_like(q)
+        o = torch.empty_like(q)
+        for causal in (False, True):
+            name = "attn" + ("_d128" if D == 128 else "") + ("_causal" if causal else "")
+            res[name] = attn_entry(q, k, v, o, causal, dt)
+        del q, k, v, o
 
     x = torch.empty(1 << 30, dtype=torch.uint8, device=dev)
     y = torch.empty_like(x)
