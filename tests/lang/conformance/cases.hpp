@@ -1344,7 +1344,9 @@ void run_rings(uint64_t seed, F&& f) {
   // 128 keys a step on 8 waves: each k and v tile is a wgmma A tile by its shape, read as wgmma's B
   // by both dots. The first launch streams them through the rings (their first dots copy them
   // again in fmt_wm); the second starts from its format hints, so their rings' tensor maps are
-  // fmt_wm's and the loop runs the TMA pipeline.
+  // fmt_wm's and the loop runs the TMA pipeline. Not on AMD, whose block-pointer loads are masked
+  // loads: these steps' dots stage more than a workgroup's 64 KiB of LDS there.
+#if !defined(BV_NVIDIA) || BV_NVIDIA
   f("ring_chain_halves 128x128x128 w8 s2",
     run_ring_chain_halves<128, 128, 128, 8, 2, B>(128, 384, seed + 81));
   f("ring_chain_halves 128x128x128 w8 s2 again",
@@ -1357,6 +1359,7 @@ void run_rings(uint64_t seed, F&& f) {
     run_ring_chain_acc<128, 64, 128, 8, 2, B, 1>(128, 256, seed + 85));
   f("ring_chain_acc stream 128x64x128 w8 s2 again",
     run_ring_chain_acc<128, 64, 128, 8, 2, B, 1>(77, 384, seed + 86));
+#endif
   // A ring's first tile in two roles, the first one alternating between programs; launched twice
   // (the second launch starts from the first one's format hints), and without rings.
   f("ring_roles 64x64 w4 s2", run_ring_roles<2, B>(64 * 13 - 19, seed + 49));
