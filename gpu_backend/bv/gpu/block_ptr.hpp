@@ -590,23 +590,27 @@ constexpr int tma_tile_issuers() {
 // the rows at the tensor's edge, so a tile across it goes by 16-byte copies: a second map for it
 // (8-row boxes) cost every program a build, which took the f16 matmul at 8192^3 from 2.21 to 2.27
 // ms. Lane 0 of wave w issues boxes w, w + W, ... and expects their bytes on the slot's mbarrier;
-// every other thread arrives, as after its cp.async copies. Fewer, larger boxes and more waves
+// the issuing lanes arrive for the program's other threads too (the mbarrier counts every thread,
+// as its cp.async copies arrive), so that the waves that issue no box run nothing. Fewer, larger
+// boxes and more waves
 // issuing them are faster: the f16 matmul at 8192^3 took 2.74 ms with 8-row boxes for both tiles,
 // 2.50 with b's blocks whole, 2.31 with a's 64-row boxes, and 3.43 with every box from one thread
 // (docs/PERFORMANCE.md). Zero-filled outside the tensor, as the copies are.
 //
 // A tile's NB boxes of box_bytes each, spread over the waves: lane 0 of wave w expects the bytes of
-// boxes w, w + W, ... on the slot's mbarrier and issues them (issue(b)); every other thread
-// arrives.
+// boxes w, w + W, ... on the slot's mbarrier, arrives for its share of the program's threads and
+// issues them (issue(b)); the other threads do nothing. The phase cannot complete before the last
+// issuer's arrival, which follows its bytes' expectation.
 template <int NB, int W, class F>
 BV_DI void tma_boxes(uint32_t bar, uint32_t box_bytes, F&& issue) {
   constexpr int IW = tma_issuers<NB, W>();  // waves that issue boxes
+  constexpr int threads = W * gpu::prim::wave_size;
   const int w = gpu::prim::wave_id();
-  if (gpu::prim::lane_id() != 0 || w >= IW) {
-    gpu::prim::mbar_arrive(bar);
-    return;
-  }
+  if (gpu::prim::lane_id() != 0 || w >= IW) return;
   gpu::prim::mbar_arrive_tx(bar, box_bytes * ((NB - 1 - w) / IW + 1));
+  // This lane's share of the threads' arrivals, less the one just made.
+  const int share = threads / IW + (w < threads % IW ? 1 : 0);
+  if (share > 1) gpu::prim::mbar_arrive_n(bar, share - 1);
 #pragma unroll
   for (int k = 0; k < (NB + IW - 1) / IW; ++k) {
     const int b = w + IW * k;

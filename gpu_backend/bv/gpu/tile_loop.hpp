@@ -105,14 +105,22 @@ template <class T, int R, int C, int W>
 BV_DI ring_ref<T, R, C, W> ring_of(const block_ptr<T, R, C, W>& b) {
   return {b.base, b.shape0, b.shape1, b.stride0, b.stride1, b.stages, b.meta, b.ring_at, b.tmap};
 }
-// Issue the stream's tile of step j (tile number t0 + j) into its slot, after the slot's previous
-// tile landed when that tile is not one this loop waited for (wait_old).
+// Every tile from before the loop still in the ring's slots (t0: the loop's first) waited for, by
+// every thread: a ring's prefetch may still be in flight, only the issuing waves refill a slot,
+// and a wave that waits for tile t by its phase's parity must not be a phase behind (the parity
+// of t - stages is t's: the wait would pass at once).
+template <class T, int R, int C, int W>
+BV_DI void ring_drain(const ring_ref<T, R, C, W>& r, int t0) {
+#pragma unroll 1
+  for (int t = t0 > r.stages ? t0 - r.stages : 0; t < t0; ++t) ring_wait(r, t);
+}
+// Issue the stream's tile of step j (tile number t0 + j) into its slot, whose previous tile every
+// thread waited for (in the loop, or ring_drain before it).
 template <class T, int R, int C, int W>
 BV_DI void stream_issue(const tile_stream<block_ptr<T, R, C, W>>& s, const ring_ref<T, R, C, W>& r,
-                        int t0, int j, bool wait_old) {
+                        int t0, int j) {
   const int t = t0 + j, slot = t % r.stages;
   const uint32_t bar = r.bar(slot);
-  if (wait_old && t >= r.stages) gpu::prim::mbar_wait(bar, ((t - r.stages) / r.stages) & 1);
   const uint32_t img = gpu::prim::lds_addr(r.ring() + slot * r.tile_bytes);
   const int o0 = s.bp.off0 + j * s.by.d0, o1 = s.bp.off1 + j * s.by.d1;
   if constexpr (wg_a_tile<R, C, W>()) {
@@ -152,19 +160,23 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
   int S = INT_MAX;
   ((S = s.bp.stages < S ? s.bp.stages : S), ...);
   // Each ring's count of tiles so far (this wave's copy; all equal): this loop's first tile.
-  const int t0[] = {*std::get<I>(r).count()...};
+  const int t0[] = {gpu::prim::wave_uniform(*std::get<I>(r).count())...};
+  (ring_drain(std::get<I>(r), t0[I]), ...);
   // No wave still reads a slot the first issues refill (a view from before the loop).
   gpu::prim::barrier();
-  // Before the first step: S - 1 steps' tiles (S where no group stays in flight), into slots whose
-  // earlier tiles (from before the loop) are waited for first.
+  // Before the first step: S - 1 steps' tiles (S where no group stays in flight).
   const int ahead = keep ? S - 1 : S;
   // The waves that issue any stream's boxes, and the program's threads (every stream's waves).
   constexpr int issuers = std::max({stream_issuers<BP>()...});
   constexpr int W = std::max({BP::waves...});
   static_assert(((BP::waves == W) && ...), "internal: a program's block pointers share its waves");
   constexpr int threads = 32 * W;
+  // Only the issuing waves run a refill (tma_boxes: their lanes 0 arrive for every thread).
+  const bool issuer = gpu::prim::wave_id() < issuers;
+  if (issuer) {
 #pragma unroll 1
-  for (int j = 0; j < ahead && j < n; ++j) (stream_issue(s, std::get<I>(r), t0[I], j, true), ...);
+    for (int j = 0; j < ahead && j < n; ++j) (stream_issue(s, std::get<I>(r), t0[I], j), ...);
+  }
   Carry acc = [&] {
     if constexpr (keep)
       return retag<Carry>(init);
@@ -181,11 +193,11 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
       // the issuers have passed it: that step's tiles come from them after it.
       if (S > 15)  // more slots than named barriers
         gpu::prim::barrier();
-      else if (gpu::prim::wave_id() < issuers)
+      else if (issuer)
         gpu::prim::named_sync(1 + (i - 1) % S, threads);
       else
         gpu::prim::named_arrive(1 + (i - 1) % S, threads);
-      (stream_issue(s, std::get<I>(r), t0[I], i + S - 1, false), ...);
+      if (issuer) (stream_issue(s, std::get<I>(r), t0[I], i + S - 1), ...);
     }
     BV_INLINE_CALLS acc = body(lo + i * step, stream_view(s, std::get<I>(r), t0[I], i)...,
                                static_cast<const Carry&>(acc));
@@ -195,7 +207,7 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
       // Every warp's group of step i - 1 done: its slots are free.
       gpu::prim::wgmma_wait1();
       gpu::prim::barrier();
-      (stream_issue(s, std::get<I>(r), t0[I], i + S - 1, i + S - 1 < s.bp.stages), ...);
+      if (issuer) (stream_issue(s, std::get<I>(r), t0[I], i + S - 1), ...);
     }
   }
   wgmma_settle();

@@ -49,6 +49,17 @@ BV_DI int num_programs(int axis) {
 #endif
 BV_DI int lane_id() { return thread_id() & (wave_size - 1); }
 BV_DI int wave_id() { return thread_id() / wave_size; }
+// v, which every lane of the wave holds (all lanes active), as the compiler can see it is: on
+// NVIDIA a wave reduction, whose result is in a uniform register, so that what is computed from it
+// (a ring's slot, then wgmma's descriptors) stays in the uniform datapath rather than being copied
+// there before each use.
+BV_DI int wave_uniform(int v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return __reduce_max_sync(0xffffffffu, v);
+#else
+  return v;
+#endif
+}
 
 // The value `v` of lane (lane_id() ^ mask) of the same wave.
 template <class T>
@@ -281,6 +292,17 @@ BV_DI void mbar_arrive(uint32_t bar) {
   asm volatile("mbarrier.arrive.shared.b64 _, [%0];\n" ::"r"(bar) : "memory");
 #else
   (void)bar;
+  __trap();
+#endif
+}
+// `count` arrivals at once (sm_90): a thread that arrives for others whose arrival would carry
+// nothing (a TMA copy's issuer, for the threads that issue no box).
+BV_DI void mbar_arrive_n(uint32_t bar, uint32_t count) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(count)
+               : "memory");
+#else
+  (void)bar, (void)count;
   __trap();
 #endif
 }
