@@ -5,9 +5,11 @@
 // (gpu_backend/src/bench*.{hpp,cu}), next to the kernels they launch.
 #include <fmt/core.h>
 
+#include <chrono>
 #include <ctime>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <thread>
 
 #include "bv/gpu/host_api.hpp"
 #include "bv/gpu/host_bench.hpp"
@@ -27,12 +29,14 @@ std::string utc_now() {
 }  // namespace
 
 int bench_gpu_command(const std::vector<std::string>& names, bool json_out, int reps, int warmup,
-                      bool variants) {
+                      bool variants, int cooldown_ms) {
   if (!gpu::available()) {
     fmt::print(stderr, "blockvec bench: --backend gpu needs a GPU: {}\n", gpu::describe());
-    fmt::print(stderr, "usage: blockvec bench [KERNEL...] --backend gpu [--repeat N] [--warmup N] "
-                       "[--variants] [--json]   (in a build configured with -DBV_GPU_NVCC=ON or "
-                       "-DBV_GPU_HIP=ON, on a machine with a GPU)\n");
+    fmt::print(
+        stderr,
+        "usage: blockvec bench [KERNEL...] --backend gpu [--repeat N] [--warmup N] "
+        "[--cooldown MS] [--variants] [--json]   (in a build configured with -DBV_GPU_NVCC=ON or "
+        "-DBV_GPU_HIP=ON, on a machine with a GPU)\n");
     return 1;
   }
   const std::vector<std::string> have = gpu::bench_names();
@@ -76,6 +80,11 @@ int bench_gpu_command(const std::vector<std::string>& names, bool json_out, int 
   int failed = 0;
   for (const auto& n : todo) {
     if (!json_out) fmt::print(stderr, "  {} ...\n", n);
+    // Under sustained tensor-core load a GPU lowers its clock at its power limit (an H200 ran
+    // the f16 matmul 15% slower after a few hundred milliseconds of matmuls, and the attention
+    // forward after them 25% slower): an idle pause first, so that a kernel's figure does not
+    // depend on what the list ran before it. (The device is idle here: each bench synchronizes.)
+    if (cooldown_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(cooldown_ms));
     gpu::bench_figure f;
     try {
       f = gpu::bench(n, warmup, reps);
@@ -104,16 +113,17 @@ int bench_gpu_command(const std::vector<std::string>& names, bool json_out, int 
                     {"note", f.note}});
   }
   if (json_out) {
-    nlohmann::json j{{"date", utc_now()}, {"device", device}, {"backend", "gpu"},
-                     {"warmup", warmup}, {"reps", reps}, {"results", rows},
-                     {"no_gpu_bench", missing}};
+    nlohmann::json j{{"date", utc_now()}, {"device", device},       {"backend", "gpu"},
+                     {"warmup", warmup},  {"reps", reps},           {"cooldown_ms", cooldown_ms},
+                     {"results", rows},   {"no_gpu_bench", missing}};
     fmt::print("{}\n", j.dump(2));
   } else {
     fmt::print("blockvec bench --backend gpu, {} on {}\n", utc_now(), device);
-    fmt::print("median of {} launches after {} warm-up launch(es), device events around each; "
-               "inputs random on the device;\nTB/s counts each input read once and each output "
-               "written once\n\n",
-               reps, warmup);
+    fmt::print(
+        "median of {} launches after {} warm-up launch(es), device events around each, "
+        "each kernel after {} ms of an idle device; inputs random on the device;\nTB/s "
+        "counts each input read once and each output written once\n\n",
+        reps, warmup, cooldown_ms);
     tab.print();
     if (!missing.empty()) {
       fmt::print("\nno GPU bench (no GPU entry):");

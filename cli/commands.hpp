@@ -29,9 +29,10 @@ int run_command(const run_request& r);
 // per_check: also time each check alone (sequential), as a ratio to checks off.
 int bench_command(const std::vector<std::string>& kernels, bool json, int repeat,
                   bool per_check = false);
-// bench --backend gpu (cli/bench_gpu.cpp): median of `reps` device-timed launches after `warmup`.
+// bench --backend gpu (cli/bench_gpu.cpp): median of `reps` device-timed launches after `warmup`,
+// each kernel after `cooldown_ms` of an idle device.
 int bench_gpu_command(const std::vector<std::string>& kernels, bool json, int reps, int warmup,
-                      bool variants);
+                      bool variants, int cooldown_ms = 1000);
 int demo_command(bool json, const report_request& reports = {});
 
 // "256,1024" or "256x1024" -> {256, 1024}; false with a message when malformed.

@@ -109,6 +109,13 @@ int main(int argc, char** argv) {
                     "run size)");
   bench->add_option("--warmup", warmup, "GPU: untimed launches first")->check(CLI::Range(0, 100));
   bench->add_flag("--variants", bench_variants, "GPU: also the launch-configuration variants");
+  int cooldown_ms = 1000;
+  bench
+      ->add_option("--cooldown", cooldown_ms,
+                   "GPU: milliseconds the device stays idle before each kernel's measurement, so "
+                   "that the heavy kernels before it (which bring the clock down at the power "
+                   "limit) do not slow it (default 1000; 0: none)")
+      ->check(CLI::Range(0, 60000));
   add_target_option(bench, target_arg);
   add_lib_option(bench);
 
@@ -173,8 +180,9 @@ int main(int argc, char** argv) {
   req.reports.command_line = demo_reports.command_line = command_line;
   if (*run) return bv::cli::run_command(req);
   if (*bench && bench_backend == "gpu")
-    return bv::cli::bench_gpu_command(
-        bench_kernels, bench_json, bench->count("--repeat") ? repeat : 20, warmup, bench_variants);
+    return bv::cli::bench_gpu_command(bench_kernels, bench_json,
+                                      bench->count("--repeat") ? repeat : 20, warmup,
+                                      bench_variants, cooldown_ms);
   if (*bench && bench_backend == "amd-emu") {
     std::vector<int64_t> bench_size;
     if (!bench_size_arg.empty() && !bv::cli::parse_size(bench_size_arg, bench_size, err)) {

@@ -4,14 +4,23 @@ median_time: the median of single calls between two CUDA events, as `blockvec be
 times ours (a Python launch delays the kernel inside the events). batch_time: the mean of calls
 issued back to back between two events (Python's launch overlaps the kernels before it: the
 kernel's own time). host_median_time: the median by the host clock around a call and a
-synchronize. All in seconds.
+synchronize. All in seconds, each after an idle pause (COOLDOWN_S).
 """
+import os
 import time
 
 import torch
 
+# Seconds the device stays idle before each measurement (BV_PEER_COOLDOWN_MS, default 1000), as
+# `blockvec bench --cooldown` does for ours: under sustained tensor-core load the GPU lowers its
+# clock at its power limit, and a figure would depend on what ran before it.
+COOLDOWN_S = int(os.environ.get("BV_PEER_COOLDOWN_MS", "1000")) / 1000.0
+
 
 def _warm(fn, n):
+    torch.cuda.synchronize()
+    if COOLDOWN_S > 0:
+        time.sleep(COOLDOWN_S)
     for _ in range(n):
         fn()
     torch.cuda.synchronize()
