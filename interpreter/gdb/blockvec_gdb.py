@@ -15,6 +15,20 @@ import re
 
 import gdb
 
+# gdb before 14 cannot call a function in the program on a CPU whose register state includes AMX
+# tiles (Intel Sapphire Rapids and later): Linux takes that state back only whole, and gdb 13's
+# buffer for it is smaller. What needs a call (bv programs, bv break, bv program, a fused block's
+# values) then says so instead of failing with gdb's message.
+_NO_CALLS = ("this gdb cannot call functions in the program on this CPU (its AMX register state is "
+             "larger than gdb 13 writes back; gdb 14 or later can): bv programs, bv break, bv program "
+             "and fused blocks' values need such calls; breakpoint_if, print_if and the printers of "
+             "other blocks and tensors work without them")
+
+
+def _no_calls(e):
+    return "extended state" in str(e)
+
+
 _STATES = ["not started", "running", "parked at a wait", "stopped", "done"]
 
 
@@ -84,8 +98,13 @@ class BlockPrinter:
                 # A fused f32 value: computed where it is consumed; compute it now into the
                 # block's own lanes (what its first read would do), without marking it done.
                 out = int(v["v_"]["m_storage"]["m_data"]["array"].address)
-                gdb.parse_and_eval("((void(*)(const void*, float*))%d)((const void*)%d, (float*)%d)" % (
-                    int(lz["eval"]), int(v.address), out))
+                try:
+                    gdb.parse_and_eval("((void(*)(const void*, float*))%d)((const void*)%d, (float*)%d)" % (
+                        int(lz["eval"]), int(v.address), out))
+                except gdb.error as e:
+                    if not _no_calls(e):
+                        raise
+                    return "fused, not computed: " + _NO_CALLS, [], code
                 return "fused (computed for display)", _elements(gdb.Value(out).cast(self.elem.pointer()), n), code
             cols = self.dims[-1] if len(self.dims) == 2 else self.dims[0]
             rows = self.dims[0] if len(self.dims) == 2 else 1
@@ -157,6 +176,8 @@ def _call(expr):
     try:
         return gdb.parse_and_eval(expr)
     except gdb.error as e:
+        if _no_calls(e):
+            raise gdb.GdbError("blockvec: " + _NO_CALLS)
         raise gdb.GdbError("blockvec: %s (does this program link blockvec's interpreter, and is it running?)" % e)
 
 
@@ -287,8 +308,12 @@ class BvBreakpoint(gdb.Breakpoint):
     def stop(self):
         try:
             r = int(gdb.parse_and_eval('((int(*)(const char*))bv_gdb_pid_matches)("%s")' % self.bv_cond.replace('"', '\\"')))
-        except gdb.error:
-            return False
+        except gdb.error as e:
+            if not _no_calls(e):
+                return False
+            # The condition cannot be tested: stop at every program rather than at none.
+            gdb.write("bv break: %s; stopping here for every program\n" % _NO_CALLS)
+            return True
         if r < 0:
             gdb.write("bv break: '%s' is not a program-id condition\n" % self.bv_cond)
             return True
