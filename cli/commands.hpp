@@ -30,9 +30,9 @@ int run_command(const run_request& r);
 int bench_command(const std::vector<std::string>& kernels, bool json, int repeat,
                   bool per_check = false);
 // bench --backend gpu (cli/bench_gpu.cpp): median of `reps` device-timed launches after `warmup`,
-// each kernel after `cooldown_ms` of an idle device.
+// each kernel after `cooldown_ms` of an idle device (the default is --cooldown's, in main.cpp).
 int bench_gpu_command(const std::vector<std::string>& kernels, bool json, int reps, int warmup,
-                      bool variants, int cooldown_ms = 1000);
+                      bool variants, int cooldown_ms);
 int demo_command(bool json, const report_request& reports = {});
 
 // "256,1024" or "256x1024" -> {256, 1024}; false with a message when malformed.

@@ -592,10 +592,10 @@ constexpr int tma_tile_issuers() {
 // ms. Lane 0 of wave w issues boxes w, w + W, ... and expects their bytes on the slot's mbarrier;
 // the issuing lanes arrive for the program's other threads too (the mbarrier counts every thread,
 // as its cp.async copies arrive), so that the waves that issue no box run nothing. Fewer, larger
-// boxes and more waves
-// issuing them are faster: the f16 matmul at 8192^3 took 2.74 ms with 8-row boxes for both tiles,
-// 2.50 with b's blocks whole, 2.31 with a's 64-row boxes, and 3.43 with every box from one thread
-// (docs/PERFORMANCE.md). Zero-filled outside the tensor, as the copies are.
+// boxes and more waves issuing them are faster: the f16 matmul at 8192^3 took 2.74 ms with 8-row
+// boxes for both tiles, 2.50 with b's blocks whole, 2.31 with a's 64-row boxes, and 3.43 with
+// every box from one thread (docs/PERFORMANCE.md). Zero-filled outside the tensor, as the copies
+// are.
 //
 // A tile's NB boxes of box_bytes each, spread over the waves: lane 0 of wave w expects the bytes of
 // boxes w, w + W, ... on the slot's mbarrier, arrives for its share of the program's threads and
