@@ -59,6 +59,9 @@ BV_HD constexpr BP advance(const BP& bp, index2 by) {
 // slot as soon as every wave is past the step that read it, with no bookkeeping in the step
 // (gpu_backend/bv/gpu/tile_loop.hpp). The stream owns the block pointer's tiles while the loop
 // runs: the body reads them only through its arguments, not by loading bp itself.
+// A stream along {0, 0} holds one tile through the loop (the attention forward's q): it is loaded
+// once, at the first step, and every step gets that tile; on the GPU it stays in its ring's slot
+// with nothing checked at the steps, as the moving streams' tiles do.
 // The interpreter reports a stream's loads (out of bounds, uncoalesced, ...) at its along().
 template <class BP>
 requires requires { typename BP::element_type; }
@@ -66,6 +69,7 @@ struct tile_stream {
   BP bp;
   index2 by;
   boundary_check bc;
+  BV_HD constexpr bool held() const { return by.d0 == 0 && by.d1 == 0; }
 #if !BV_GPU
   std::source_location loc;
 #endif

@@ -146,6 +146,22 @@ void stream_tiles(program<4> p, ptr<const float> x, ptr<float> out, int n, bool 
   store(out + ((p.id(0) * 32 + r.col()) * 32 + r.row()), acc);
 }
 
+// stream_tiles' sums plus, at every step, the tile of h [32, 32] a held stream (along {0, 0})
+// holds; each step then stores that tile plus one over h. A held stream's tile is loaded once, at
+// the first step, so every step adds h's first values (on a GPU it stays in its ring's slot).
+void held_stream(program<4> p, ptr<const float> x, ptr<float> h, ptr<float> out, int n) {
+  auto bp = make_block_ptr<32, 32>(p, x, {32, n}, {n, 1}, {0, 0});
+  auto hp = make_block_ptr<32, 32>(p, h, {32, 32}, {32, 1}, {0, 0});
+  auto r = arange<32>(p);
+  auto acc = for_range(p, 0, n, 32, zeros<float, 32, 32>(p), along(hp, {0, 0}),
+                       along(bp, {0, 32}, boundary_check(1)),
+                       [&](int, const auto& held, const auto& t, auto acc) {
+                         store(h + (r.col() * 32 + r.row()), held + 1.0f);
+                         return acc + t + held;
+                       });
+  store(out + (r.col() * 32 + r.row()), acc);
+}
+
 // Reads a column block of a row-major matrix: every lane in its own segment.
 template <int B>
 void column_read(program<4> p, ptr<const float> x, ptr<float> out, int ld) {
@@ -290,6 +306,23 @@ BV_DIAG_CASE(clean_stream_tiles) {
       double want = 4 * double(x(i, j));  // four steps add the first tile through `other`
       for (int k = j; k < 100; k += 32) want += x(i, k);
       CHECK(out(i, j) == doctest::Approx(want).epsilon(1e-5));
+    }
+}
+
+BV_DIAG_CASE(clean_held_stream) {
+  auto x = tensor<float>::randn("x", {32, 100}, 13);
+  auto h = tensor<float>::randn("h", {32, 32}, 14);
+  std::vector<double> h0(32 * 32);
+  for (int i = 0; i < 32; ++i)
+    for (int j = 0; j < 32; ++j) h0[i * 32 + j] = h(i, j);
+  auto out = tensor<float>::full("out", {32, 32}, std::nanf(""));
+  launch<held_stream>(grid(1), x, h, out, 100);
+  for (int i = 0; i < 32; ++i)
+    for (int j = 0; j < 32; ++j) {
+      double want = 4 * h0[i * 32 + j];  // four steps, each adding the tile held from the first
+      for (int k = j; k < 100; k += 32) want += x(i, k);
+      CHECK(out(i, j) == doctest::Approx(want).epsilon(1e-5));
+      CHECK(h(i, j) == doctest::Approx(h0[i * 32 + j] + 1.0).epsilon(1e-6));
     }
 }
 

@@ -952,6 +952,18 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
 }
 
 namespace detail {
+// The view of a ring tile's block pointer before its load (no tile number yet).
+template <class T, int R, int C, int W>
+BV_DI bp_tile<T, R, C, W> view_of(const block_ptr<T, R, C, W>& bp, boundary_check bc) {
+  return {{bp.base, bp.shape0, bp.shape1, bp.stride0, bp.stride1, bp.stages, bp.meta, bp.ring_at,
+           bp.tmap},
+          bp.off0,
+          bp.off1,
+          bc.dim0,
+          bc.dim1,
+          -1,
+          fmt_b};
+}
 template <class T, int R, int C, int W>
 BV_DI auto load_bp(const block_ptr<T, R, C, W>& bp, boundary_check bc) {
   if constexpr (!ring_tile<T, R, C, W>()) {
@@ -959,14 +971,7 @@ BV_DI auto load_bp(const block_ptr<T, R, C, W>& bp, boundary_check bc) {
                 tile_mask<W, R, C>(bp.off0, bp.off1, bp.shape0, bp.shape1, bc.dim0, bc.dim1),
                 std::remove_const_t<T>{});
   } else {
-    bp_tile<T, R, C, W> v{{bp.base, bp.shape0, bp.shape1, bp.stride0, bp.stride1, bp.stages,
-                           bp.meta, bp.ring_at, bp.tmap},
-                          bp.off0,
-                          bp.off1,
-                          bc.dim0,
-                          bc.dim1,
-                          -1,
-                          fmt_b};
+    bp_tile<T, R, C, W> v = view_of(bp, bc);
 #if BV_NVIDIA
     if (bp.stages > 0) v.t = ring_load(v.src, bp.rs, bp.off0, bp.off1, v.fmt);
 #endif
@@ -1116,8 +1121,8 @@ BV_DI void ring_dot(const X& x, const Y& y, Acc& acc) {
   constexpr bool wb = BT || wg_b_tile<K, N, W>();
   static_assert(!BT || wg_kmajor_dot<M, K, N, W>(), "internal: see wg_kmajor_dot");
   if constexpr (wg_a_tile<M, K, W>() && wb) {
-    // Pinned slots were written by the TMA only (tile_loop.hpp), which wgmma's reads follow
-    // without a proxy fence.
+    // Pinned slots were written by the TMA, which wgmma's reads follow without a proxy fence, or
+    // fenced once before their loop (tile_loop.hpp's held streams).
     wgmma_core<AX, M, K, N, W, Keep, BT>(xv.src.slot_ptr(xv.t), yv.src.slot_ptr(yv.t), acc,
                                          !(xv.pinned && yv.pinned));
     if constexpr (Keep != wg_sync) {
@@ -1138,7 +1143,8 @@ BV_DI void ring_rs_dot(const basic_block<A, shape<M, K>, W>& a, const Y& y, Acc&
   static_assert(F == fmt_wr || !BT, "internal: fmt_wm feeds a K-major b only from an fmt_a slot");
   Y yv = y;
   if (!yv.pinned && (!yv.fresh() | (yv.fmt != F))) yv.refetch(F);
-  // The copies, visible to wgmma's reads (a pinned slot's were the TMA's: no fence).
+  // The copies, visible to wgmma's reads (a pinned slot's were the TMA's or fenced before its
+  // loop: no fence).
   if (!yv.pinned) gpu::prim::fence_proxy_async();
   wgmma_rs_core<BT, A, M, K, N, W>(a_regs<A, M, K, W>{a}, yv.src.slot_ptr(yv.t), acc);
 }

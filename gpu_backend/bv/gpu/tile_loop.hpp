@@ -22,6 +22,11 @@
 //    step i + S - 1's, so that S - 1 steps' copies are in flight while a step's work runs. Only
 //    the waves that issue them wait for every warp to be past step i - 1 (a named barrier the
 //    others arrive at), so a program's warps are not held in step.
+// A held stream (along {0, 0}: the attention forward's q) is loaded once before the loop through
+// its ring (by the TMA or by cp.async, then a proxy fence), in its stream's format, and every
+// step's view of it is pinned too: a dot reading it checks nothing, records nothing and fences
+// nothing at the steps, where a tile loaded before the loop and read in the body has its ring's
+// count read, its freshness tested, its tile recorded and a proxy fence at every dot.
 // What the ring-by-ring loads do at every step (learn the step from the last load, test the
 // prefetch window, keep a record of the tile in flight) is known here from the loop's own
 // arguments. The body must not load the streamed block pointers itself (the interpreter reports
@@ -82,14 +87,15 @@ constexpr int stream_issuers() {
   else
     return tma_tile_issuers<R, C, W, (wg_b_tile<R, C, W>() ? fmt_bn : fmt_wm)>();
 }
-// ... and by its block pointer over n steps: a ring with a tensor map of the stream's format (a
-// wgmma A tile's map is fmt_a's or fmt_wm's: block_ptr.hpp's tmap_wm), box columns 16-byte
-// aligned at every step, and for an fmt_a tile (whose map cannot bound the rows) the rows inside
-// the tensor at every step; for an fmt_wm tile rows from multiples of 32, past the tensor's end
-// only where its map bounds them (wm_rows_bounded).
+// ... and by its block pointer over n steps: a held stream, a ring; a moving one, a ring with a
+// tensor map of the stream's format (a wgmma A tile's map is fmt_a's or fmt_wm's: block_ptr.hpp's
+// tmap_wm), box columns 16-byte aligned at every step, and for an fmt_a tile (whose map cannot
+// bound the rows) the rows inside the tensor at every step; for an fmt_wm tile rows from
+// multiples of 32, past the tensor's end only where its map bounds them (wm_rows_bounded).
 template <class T, int R, int C, int W>
 BV_DI bool tma_streamable(const tile_stream<block_ptr<T, R, C, W>>& s, int n) {
   const auto& b = s.bp;
+  if (s.held()) return b.stages >= 1;
   if (b.stages < 2 || b.tmap == nullptr || b.off1 % 8 != 0 || s.by.d1 % 8 != 0) return false;
   const int f = stream_fmt<R, C, W>(s.by);
   if constexpr (wg_a_tile<R, C, W>())
@@ -104,6 +110,18 @@ BV_DI bool tma_streamable(const tile_stream<block_ptr<T, R, C, W>>& s, int n) {
 template <class T, int R, int C, int W>
 BV_DI ring_ref<T, R, C, W> ring_of(const block_ptr<T, R, C, W>& b) {
   return {b.base, b.shape0, b.shape1, b.stride0, b.stride1, b.stages, b.meta, b.ring_at, b.tmap};
+}
+// Whether the loop can run the streams by the TMA: each one can (tma_streamable), one at least
+// moves, and no two share a ring (two streams of one block pointer would issue into the same
+// slots). The ring offsets are constants of the inlined kernel: the test folds.
+template <class... BP>
+BV_DI bool tma_loop(int n, const tile_stream<BP>&... s) {
+  const int at[] = {s.bp.ring_at...};
+  constexpr int k = sizeof...(BP);
+  for (int i = 0; i < k; ++i)
+    for (int j = i + 1; j < k; ++j)
+      if (at[i] == at[j]) return false;
+  return (tma_streamable(s, n) && ...) && (!s.held() || ...);
 }
 // Every tile from before the loop still in the ring's slots (t0: the loop's first) waited for, by
 // every thread: a ring's prefetch may still be in flight, only the issuing waves refill a slot,
@@ -134,10 +152,23 @@ BV_DI void stream_issue(const tile_stream<block_ptr<T, R, C, W>>& s, const ring_
     ring_copy_tma_wm<R, C, W>(r.tmap, img, bar, o0, o1);
   }
 }
-// The view of the stream's tile of step j, waited for.
+// A held stream's tile (loaded before the loop) pinned: fresh and in the stream's format, copied
+// again if not. The format folds, so that every dot on the view compiles to one path (stream_fmt).
+template <class T, int R, int C, int W>
+BV_DI bp_tile<T, R, C, W> stream_pin(const tile_stream<block_ptr<T, R, C, W>>& s,
+                                     bp_tile<T, R, C, W> v) {
+  const int f = stream_fmt<R, C, W>(s.by);
+  if (!v.fresh() | (v.fmt != f)) v.refetch(f);
+  v.fmt = f;
+  v.pinned = true;
+  return v;
+}
+// The view of the stream's tile of step j, waited for (a held stream's: its one tile, h).
 template <class T, int R, int C, int W>
 BV_DI bp_tile<T, R, C, W> stream_view(const tile_stream<block_ptr<T, R, C, W>>& s,
-                                      const ring_ref<T, R, C, W>& r, int t0, int j) {
+                                      const ring_ref<T, R, C, W>& r, int t0, int j,
+                                      const bp_tile<T, R, C, W>& h) {
+  if (s.held()) return h;
   ring_wait(r, t0 + j);
   bp_tile<T, R, C, W> v{r, s.bp.off0 + j * s.by.d0, s.bp.off1 + j * s.by.d1, s.bc.dim0, s.bc.dim1};
   v.t = t0 + j;
@@ -146,9 +177,9 @@ BV_DI bp_tile<T, R, C, W> stream_view(const tile_stream<block_ptr<T, R, C, W>>& 
   return v;
 }
 
-template <class Acc, class Body, size_t... I, class... BP>
+template <class Acc, class Body, class Held, size_t... I, class... BP>
 BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, const Acc& init,
-                          Body& body, const tile_stream<BP>&... s) {
+                          Body& body, const Held& held, const tile_stream<BP>&... s) {
   using Carry = typename in_flight_of<Acc>::type;
   const int n = steps(lo, hi, step);
   const std::tuple<decltype(ring_of(s.bp))...> r{ring_of(s.bp)...};
@@ -156,18 +187,24 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
   // i - 1's slots are free only after step i's group is issued (then wgmma_wait1). Otherwise every
   // read of step i - 1 is done when step i starts.
   constexpr bool keep = !std::is_same_v<Carry, Acc>;
-  // The smallest ring's slots: step i + S - 1's tiles go into step i - 1's slots.
+  // The smallest moving stream's ring's slots: step i + S - 1's tiles go into step i - 1's slots.
   int S = INT_MAX;
-  ((S = s.bp.stages < S ? s.bp.stages : S), ...);
-  // Each ring's count of tiles so far (this wave's copy; all equal): this loop's first tile.
+  ((S = !s.held() && s.bp.stages < S ? s.bp.stages : S), ...);
+  // The held streams' tiles, each in its ring's slot for the whole loop; copies by cp.async
+  // visible to wgmma's reads (a fence once here, none at the dots).
+  const Held h{(s.held() ? stream_pin(s, std::get<I>(held)) : std::get<I>(held))...};
+  if ((s.held() || ...)) gpu::prim::fence_proxy_async();
+  // Each ring's count of tiles so far (this wave's copy; all equal): a moving stream's first
+  // tile in this loop, a held stream's count past its tile.
   const int t0[] = {gpu::prim::wave_uniform(*std::get<I>(r).count())...};
-  (ring_drain(std::get<I>(r), t0[I]), ...);
+  ((s.held() ? void() : ring_drain(std::get<I>(r), t0[I])), ...);
   // No wave still reads a slot the first issues refill (a view from before the loop).
   gpu::prim::barrier();
   // Before the first step: S - 1 steps' tiles (S where no group stays in flight).
   const int ahead = keep ? S - 1 : S;
-  // The waves that issue any stream's boxes, and the program's threads (every stream's waves).
-  constexpr int issuers = std::max({stream_issuers<BP>()...});
+  // The waves that issue any moving stream's boxes (folds: the steps are constants of the inlined
+  // kernel), and the program's threads (every stream's waves).
+  const int issuers = std::max({s.held() ? 0 : stream_issuers<BP>()...});
   constexpr int W = std::max({BP::waves...});
   static_assert(((BP::waves == W) && ...), "internal: a program's block pointers share its waves");
   constexpr int threads = 32 * W;
@@ -175,7 +212,8 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
   const bool issuer = gpu::prim::wave_id() < issuers;
   if (issuer) {
 #pragma unroll 1
-    for (int j = 0; j < ahead && j < n; ++j) (stream_issue(s, std::get<I>(r), t0[I], j), ...);
+    for (int j = 0; j < ahead && j < n; ++j)
+      ((s.held() ? void() : stream_issue(s, std::get<I>(r), t0[I], j)), ...);
   }
   Carry acc = [&] {
     if constexpr (keep)
@@ -197,17 +235,18 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
         gpu::prim::named_sync(1 + (i - 1) % S, threads);
       else
         gpu::prim::named_arrive(1 + (i - 1) % S, threads);
-      if (issuer) (stream_issue(s, std::get<I>(r), t0[I], i + S - 1), ...);
+      if (issuer) ((s.held() ? void() : stream_issue(s, std::get<I>(r), t0[I], i + S - 1)), ...);
     }
-    BV_INLINE_CALLS acc = body(lo + i * step, stream_view(s, std::get<I>(r), t0[I], i)...,
-                               static_cast<const Carry&>(acc));
+    BV_INLINE_CALLS acc =
+        body(lo + i * step, stream_view(s, std::get<I>(r), t0[I], i, std::get<I>(h))...,
+             static_cast<const Carry&>(acc));
     // A dot the body left in flight and never read (pending.hpp) done before its slots refill.
     if constexpr (!keep) wgmma_settle();
     if (keep && i + S - 1 < n) {
       // Every warp's group of step i - 1 done: its slots are free.
       gpu::prim::wgmma_wait1();
       gpu::prim::barrier();
-      if (issuer) (stream_issue(s, std::get<I>(r), t0[I], i + S - 1), ...);
+      if (issuer) ((s.held() ? void() : stream_issue(s, std::get<I>(r), t0[I], i + S - 1)), ...);
     }
   }
   wgmma_settle();
@@ -216,7 +255,7 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
   // loop is a load of a streamed block pointer in the body, whose copy may have gone into a slot
   // this loop still read: trap (a printf would serialise every wgmma of the kernel).
   if (((*std::get<I>(r).count() != t0[I]) || ...)) gpu::prim::trap();
-  ((*std::get<I>(r).count() = t0[I] + n), ...);
+  ((s.held() ? void() : void(*std::get<I>(r).count() = t0[I] + n)), ...);
   if constexpr (keep)
     return retag<Acc>(acc);
   else
@@ -233,22 +272,44 @@ template <class Body, class Tiles, class Acc, size_t... I>
 BV_DI auto call_body(Body& body, int k, const Tiles& t, const Acc& acc, std::index_sequence<I...>) {
   BV_INLINE_CALLS return body(k, std::get<I>(t)..., acc);
 }
-template <int W, class Acc, class Body, class... BP>
+// A held stream's tile where the loop runs a step (runs), else its view unloaded: a ring tile's
+// view names its ring either way, so that the ring's offset stays a constant (a view that was
+// the loaded one or a default-made one lost it, and dots of two rings could no longer tell them
+// apart: static LDS staging, and the attention forward spilled 1.4 KB on sm_90a).
+template <class BP>
+BV_DI auto held_tile(const tile_stream<BP>& s, bool runs) {
+  using V = decltype(load(s.bp, s.bc));
+  if constexpr (is_bp_tile<V>) {
+    V v = view_of(s.bp, s.bc);
+    if (runs) v = load(s.bp, s.bc);
+    return v;
+  } else {
+    return runs ? load(s.bp, s.bc) : V{};
+  }
+}
+template <int W, class Acc, class Body, size_t... I, class... BP>
 BV_DI Acc stream_loop(const program<W>& p, int lo, int hi, int step, const Acc& init, Body& body,
-                      tile_stream<BP>... s) {
+                      std::index_sequence<I...>, tile_stream<BP>... s) {
+  // (Types spelled out: HIP has no device code for class template argument deduction.)
+  using tiles = std::tuple<decltype(load(s.bp, s.bc))...>;
+  // The held streams' tiles, loaded before either loop (where it runs a step) by one load each: a
+  // load in the body, or one in each loop, put a ring load's copy code beside the loop's live
+  // values (the attention forward spilled 700 to 900 bytes on sm_90a).
+  const bool runs = lo < hi && step > 0;
+  const tiles held{held_tile(s, s.held() && runs)...};
 #if BV_NVIDIA
   if constexpr ((tma_stream_tile<BP>() && ...)) {
-    if (lo < hi && step > 0) {
+    if (runs) {
       const int n = steps(lo, hi, step);
-      if ((tma_streamable(s, n) && ...))
-        return stream_loop_tma(std::index_sequence_for<BP...>{}, lo, hi, step, init, body, s...);
+      if (tma_loop(n, s...))
+        return stream_loop_tma(std::index_sequence_for<BP...>{}, lo, hi, step, init, body, held,
+                               s...);
     }
   }
 #endif
   return for_range(p, lo, hi, step, init, [&](int k, const auto& acc) {
     // The tiles in the order the streams are written, as a kernel's own loop would load them.
-    // (Types spelled out: HIP has no device code for class template argument deduction.)
-    const std::tuple<decltype(load(s.bp, s.bc))...> t{load(s.bp, s.bc)...};
+    const tiles t{(s.held() ? std::get<I>(held) : load(s.bp, s.bc))...};
     auto out = call_body(body, k, t, acc, std::index_sequence_for<BP...>{});
     ((s.bp = advance(s.bp, s.by)), ...);
     return out;
@@ -259,7 +320,7 @@ template <int W, class Acc, class Args, size_t... I>
 BV_DI Acc stream_loop_of(const program<W>& p, int lo, int hi, int step, const Acc& init,
                          const Args& args, std::index_sequence<I...>) {
   BV_INLINE_CALLS return stream_loop(p, lo, hi, step, init, std::get<sizeof...(I)>(args),
-                                     std::get<I>(args)...);
+                                     std::index_sequence<I...>{}, std::get<I>(args)...);
 }
 }  // namespace detail
 

@@ -148,15 +148,16 @@ auto load(const block_ptr<T, R, C, W>& bp, boundary_check bc,
 // at k = lo + i * step, acc = body(k, load(advance(bp, {i * by.d0, i * by.d1}), bc)..., acc), one
 // tile per stream (lang's tile_stream; the GPU runs the same loop as a TMA pipeline, tile_loop.hpp
 // there). The tiles' loads are checked as any other and reported at their stream's along(). The
-// body may not load a streamed block pointer itself (stream-load).
+// body may not load a streamed block pointer itself (stream-load). A stream along {0, 0} is loaded
+// at the first step only (lang's tile_stream::held).
 namespace detail {
 template <class T, int R, int C, int W>
 auto stream_tile(const tile_stream<block_ptr<T, R, C, W>>& s, int i) {
   return load_bp(advance(s.bp, {i * s.by.d0, i * s.by.d1}), s.bc, s.loc);
 }
-template <class Acc, class Body, class... BP>
+template <class Acc, class Body, size_t... I, class... BP>
 Acc stream_loop(program_state* st, int lo, int hi, int step, Acc acc, Body& body,
-                const tile_stream<BP>&... s) {
+                std::index_sequence<I...>, const tile_stream<BP>&... s) {
   static_assert(rules::for_range_body<
                 std::invoke_result_t<Body&, int, const decltype(stream_tile(s, 0))&..., const Acc&>,
                 Acc>());
@@ -169,10 +170,13 @@ Acc stream_loop(program_state* st, int lo, int hi, int step, Acc acc, Body& body
     return acc;
   }
   const streaming_scope scope(st, s.bp...);
+  using tiles = std::tuple<decltype(stream_tile(s, 0))...>;
+  tiles first{};  // step 0's tiles: the held streams' for every step
   int i = 0;
   for (int k = lo; k < hi; k += step, ++i) {
     // The tiles in the order the streams are written, as a kernel's own loop would load them.
-    const std::tuple<decltype(stream_tile(s, i))...> t{stream_tile(s, i)...};
+    const tiles t{(i > 0 && s.held() ? std::get<I>(first) : stream_tile(s, i))...};
+    if (i == 0) first = t;
     acc = std::apply([&](const auto&... x) { return body(k, x..., static_cast<const Acc&>(acc)); },
                      t);
   }
@@ -182,7 +186,8 @@ Acc stream_loop(program_state* st, int lo, int hi, int step, Acc acc, Body& body
 template <class Acc, class Args, size_t... I>
 Acc stream_loop_of(program_state* st, int lo, int hi, int step, Acc acc, const Args& args,
                    std::index_sequence<I...>) {
-  return stream_loop(st, lo, hi, step, acc, std::get<sizeof...(I)>(args), std::get<I>(args)...);
+  return stream_loop(st, lo, hi, step, acc, std::get<sizeof...(I)>(args),
+                     std::index_sequence<I...>{}, std::get<I>(args)...);
 }
 }  // namespace detail
 template <int W, class Acc, class S0, class... Rest>

@@ -106,7 +106,8 @@ BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k
 // QTile (variant 3): q through a block pointer too, o in an accumulator() for dots of T, and the
 // key loop a for_range over k's and v's tiles as streams (on sm_90a a TMA pipeline with the next
 // key block's copies in flight during this one's work: gpu_backend/bv/gpu/tile_loop.hpp). On
-// sm_90a, launched with stages, q's tile stays in its ring slot through the loop: wgmma reads
+// sm_90a, launched with stages, q's tile (a held stream) stays in its ring slot through the
+// loop: wgmma reads
 // q k^T from q's and k's slots and p v from p's registers and v's slot, into o kept in the tensor
 // cores' order (gpu_backend/bv/gpu/accumulator.hpp), so k's and v's images keep their columns in
 // natural order and go by the TMA or 16-byte copies (variant 2's, with q in registers, permute
@@ -121,13 +122,6 @@ BV_KERNEL void attention_fwd_bp_kernel(program<W> p, ptr<const T> q, ptr<const T
   auto rm = start_m + arange<BM>(p);
   auto rn = arange<BN>(p);
   auto rd = arange<D>(p);
-  auto qb = [&] {
-    if constexpr (QTile)
-      return load(make_block_ptr<BM, D>(p, q + base, {s, D}, {D, 1}, {start_m, 0}),
-                  boundary_check(0));
-    else
-      return load(q + base + rm.col() * D + rd.row(), rm.col() < s, 0.0f);
-  }();
   auto k_bp = make_block_ptr<BN, D>(p, k + base, {s, D}, {D, 1}, {0, 0});
   auto v_bp = make_block_ptr<BN, D>(p, v + base, {s, D}, {D, 1}, {0, 0});
   auto m_i = full<float, BM>(p, -INFINITY);
@@ -140,18 +134,21 @@ BV_KERNEL void attention_fwd_bp_kernel(program<W> p, ptr<const T> q, ptr<const T
   }();
   const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
   if constexpr (QTile) {
-    // k and v as tile streams: on sm_90a the loop's own TMA pipeline (gpu/tile_loop.hpp). The
-    // step is written in the body, not a helper lambda's call: the GPU's loop calls its body in
-    // two places (the TMA's and the rings'), and nvcc left such a helper a call, which ends the
-    // wgmma groups in flight (ptxas serialises them, C7510) and spilled its arguments.
+    // k and v as tile streams: on sm_90a the loop's own TMA pipeline (gpu/tile_loop.hpp); q a
+    // held stream (along {0, 0}), its tile loaded once and read in place at every step with
+    // nothing checked. The step is written in the body, not a helper lambda's call: the GPU's
+    // loop calls its body in two places (the TMA's and the rings'), and nvcc left such a helper a
+    // call, which ends the wgmma groups in flight (ptxas serialises them, C7510) and spilled its
+    // arguments.
     struct carried {
       decltype(acc) o;
       decltype(m_i) m, l;
     };
+    const auto q_bp = make_block_ptr<BM, D>(p, q + base, {s, D}, {D, 1}, {start_m, 0});
     const carried c =
-        for_range(p, 0, end, BN, carried{acc, m_i, l_i}, along(k_bp, {BN, 0}, boundary_check(0)),
-                  along(v_bp, {BN, 0}, boundary_check(0)),
-                  [&](int start_n, const auto& kb, const auto& vb, carried c) {
+        for_range(p, 0, end, BN, carried{acc, m_i, l_i}, along(q_bp, {0, 0}, boundary_check(0)),
+                  along(k_bp, {BN, 0}, boundary_check(0)), along(v_bp, {BN, 0}, boundary_check(0)),
+                  [&](int start_n, const auto& qb, const auto& kb, const auto& vb, carried c) {
                     // The scores as a block at once (on sm_90a the dot could stay in flight until
                     // read, pending.hpp; read first inside the step's mask test, it would be waited
                     // for on one path only, and ptxas would serialise every wgmma: C7515).
@@ -165,6 +162,7 @@ BV_KERNEL void attention_fwd_bp_kernel(program<W> p, ptr<const T> q, ptr<const T
     m_i = c.m;
     l_i = c.l;
   } else {
+    const auto qb = load(q + base + rm.col() * D + rd.row(), rm.col() < s, 0.0f);
     for (int start_n = 0; start_n < end; start_n += BN) {
       const auto sm =
           attention_softmax_step<CAUSAL, BN>(dot(qb, trans(load(k_bp, boundary_check(0)))), start_n,
@@ -264,10 +262,8 @@ BV_KERNEL void attention_fwd_halves_kernel(program<W> p, ptr<const T> q, ptr<con
   auto k1 = make_block_ptr<BN, H>(p, k + base, {s, D}, {D, 1}, {0, H});
   auto v0 = make_block_ptr<BN, H>(p, v + base, {s, D}, {D, 1}, {0, 0});
   auto v1 = make_block_ptr<BN, H>(p, v + base, {s, D}, {D, 1}, {0, H});
-  auto q0 =
-      load(make_block_ptr<BM, H>(p, q + base, {s, D}, {D, 1}, {start_m, 0}), boundary_check(0));
-  auto q1 =
-      load(make_block_ptr<BM, H>(p, q + base, {s, D}, {D, 1}, {start_m, H}), boundary_check(0));
+  const auto q0_bp = make_block_ptr<BM, H>(p, q + base, {s, D}, {D, 1}, {start_m, 0});
+  const auto q1_bp = make_block_ptr<BM, H>(p, q + base, {s, D}, {D, 1}, {start_m, H});
   auto o_zero = accumulator<float, BM, H>(p, dtype<T>{});
   auto m_i = full<float, BM>(p, -INFINITY);
   auto l_i = zeros<float, BM>(p);
@@ -287,6 +283,8 @@ BV_KERNEL void attention_fwd_halves_kernel(program<W> p, ptr<const T> q, ptr<con
   // every one, C7510). So is the choice below two statements, not a lambda called in place.
   std::conditional_t<Ahead, carried_ahead, carried> c;
   if constexpr (Ahead) {
+    const auto q0 = load(q0_bp, boundary_check(0));
+    const auto q1 = load(q1_bp, boundary_check(0));
     const auto kf0 = load(k0, boundary_check(0));
     const auto kf1 = load(k1, boundary_check(0));
     const carried_ahead first{{o_zero, o_zero, m_i, l_i}, dot(q1, trans(kf1), dot(q0, trans(kf0)))};
@@ -301,10 +299,12 @@ BV_KERNEL void attention_fwd_halves_kernel(program<W> p, ptr<const T> q, ptr<con
                     return c;
                   });
   } else {
-    c = for_range(p, 0, end, BN, carried{o_zero, o_zero, m_i, l_i}, keys(k0), keys(k1), keys(v0),
-                  keys(v1),
-                  [&](int start_n, const auto& kb0, const auto& kb1, const auto& vb0,
-                      const auto& vb1, carried c) {
+    // q's halves as held streams (along {0, 0}): loaded once, read in place with nothing checked.
+    const auto held = [](const auto& bp) { return along(bp, {0, 0}, boundary_check(0)); };
+    c = for_range(p, 0, end, BN, carried{o_zero, o_zero, m_i, l_i}, held(q0_bp), held(q1_bp),
+                  keys(k0), keys(k1), keys(v0), keys(v1),
+                  [&](int start_n, const auto& q0, const auto& q1, const auto& kb0, const auto& kb1,
+                      const auto& vb0, const auto& vb1, carried c) {
                     // A block at once, as variant 3's.
                     const scores qk = dot(q1, trans(kb1), dot(q0, trans(kb0)));
                     attention_halves_step<CAUSAL, BN, T>(qk, start_n, start_m, s, rm, rn, qk_scale,

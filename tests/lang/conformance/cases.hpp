@@ -187,7 +187,8 @@ BV_KERNEL void ring_chain(program<W> p, ptr<const half> q, ptr<const half> k, pt
 // (k0, v0: the rings' first loads, copied only at their first use) are read after it. Stream: the
 // loop is a for_range over k and v as tile streams (gpu/tile_loop.hpp: on sm_90a the loop's own
 // TMA pipeline where n is a multiple of BN), carrying the accumulator (1: its groups may stay in
-// flight) or a struct that holds it (2: the loop's other schedule).
+// flight) or a struct that holds it (2: the loop's other schedule; 3: with q a held stream too,
+// along {0, 0}, its tile loaded once by the loop, while the view loaded before it is read after).
 template <int BM, int D, int BN, int W, int Stream = 0>
 BV_KERNEL void ring_chain_acc(program<W> p, ptr<const half> q, ptr<const half> k, ptr<const half> v,
                               ptr<float> o, int m, int n) {
@@ -219,6 +220,16 @@ BV_KERNEL void ring_chain_acc(program<W> p, ptr<const half> q, ptr<const half> k
                       return carried{key_block(kb, vb, c.a)};
                     })
               .a;
+  } else if constexpr (Stream == 3) {
+    struct carried {
+      decltype(acc) a;
+    };
+    acc = for_range(
+              p, 0, n, BN, carried{acc}, along(q_bp, {0, 0}, boundary_check(0)), kv(k_bp), kv(v_bp),
+              [&](int, const auto& qh, const auto& kb, const auto& vb, carried c) {
+                return carried{dot(dot(qh, trans(kb)).to(dtype<half>{}), vb, c.a * alpha.col())};
+              })
+              .a;
   } else {
     for (int j = 0; j < n; j += BN) {
       acc = key_block(load(k_bp, boundary_check(0)), load(v_bp, boundary_check(0)), acc);
@@ -234,8 +245,9 @@ BV_KERNEL void ring_chain_acc(program<W> p, ptr<const half> q, ptr<const half> k
 // [., D / 2] block pointers each, q k^T the sum of the halves' products, o two accumulators, and
 // the key loop a for_range over four tile streams carrying a struct of both. On sm_90a, launched
 // with stages: four fmt_wm streams by the TMA (keys a multiple of BN), q's halves as wgmma A
-// tiles (made last: a program's first four rings get the tensor maps).
-template <int BM, int D, int BN, int W>
+// tiles (made last: a program's first four rings get the tensor maps). Held: q's halves are held
+// streams of the loop (along {0, 0}), as in the attention forward, not views loaded before it.
+template <int BM, int D, int BN, int W, bool Held = false>
 BV_KERNEL void ring_chain_halves(program<W> p, ptr<const half> q, ptr<const half> k,
                                  ptr<const half> v, ptr<float> o, int m, int n) {
   constexpr int H = D / 2;
@@ -245,20 +257,36 @@ BV_KERNEL void ring_chain_halves(program<W> p, ptr<const half> q, ptr<const half
   auto k1 = make_block_ptr<BN, H>(p, k, {n, D}, {D, 1}, {0, H});
   auto v0 = make_block_ptr<BN, H>(p, v, {n, D}, {D, 1}, {0, 0});
   auto v1 = make_block_ptr<BN, H>(p, v, {n, D}, {D, 1}, {0, H});
-  auto q0 = load(make_block_ptr<BM, H>(p, q, {m, D}, {D, 1}, {0, 0}), boundary_check(0));
-  auto q1 = load(make_block_ptr<BM, H>(p, q, {m, D}, {D, 1}, {0, H}), boundary_check(0));
+  const auto q0_bp = make_block_ptr<BM, H>(p, q, {m, D}, {D, 1}, {0, 0});
+  const auto q1_bp = make_block_ptr<BM, H>(p, q, {m, D}, {D, 1}, {0, H});
   auto alpha = where(rm % 3 == 0, 0.5f, 1.0f);
   auto zero = accumulator<float, BM, H>(p, dtype<half>{});
   struct halves {
     decltype(zero) lo, hi;
   };
   const auto kv = [&](const auto& bp) { return along(bp, {BN, 0}, boundary_check(0)); };
-  const halves acc =
-      for_range(p, 0, n, BN, halves{zero, zero}, kv(k0), kv(k1), kv(v0), kv(v1),
-                [&](int, const auto& ka, const auto& kb, const auto& va, const auto& vb, halves c) {
-                  const auto sc = dot(q1, trans(kb), dot(q0, trans(ka))).to(dtype<half>{});
-                  return halves{dot(sc, va, c.lo * alpha.col()), dot(sc, vb, c.hi * alpha.col())};
-                });
+  // (The step written in each body, not a helper lambda: as in the attention forward, the GPU's
+  // loop calls its body in two places, and a helper called there may stay a call.)
+  halves acc;
+  if constexpr (Held) {
+    const auto held = [](const auto& bp) { return along(bp, {0, 0}, boundary_check(0)); };
+    acc = for_range(
+        p, 0, n, BN, halves{zero, zero}, held(q0_bp), held(q1_bp), kv(k0), kv(k1), kv(v0), kv(v1),
+        [&](int, const auto& qa, const auto& qb, const auto& ka, const auto& kb, const auto& va,
+            const auto& vb, halves c) {
+          const auto sc = dot(qb, trans(kb), dot(qa, trans(ka))).to(dtype<half>{});
+          return halves{dot(sc, va, c.lo * alpha.col()), dot(sc, vb, c.hi * alpha.col())};
+        });
+  } else {
+    const auto q0 = load(q0_bp, boundary_check(0));
+    const auto q1 = load(q1_bp, boundary_check(0));
+    acc = for_range(
+        p, 0, n, BN, halves{zero, zero}, kv(k0), kv(k1), kv(v0), kv(v1),
+        [&](int, const auto& ka, const auto& kb, const auto& va, const auto& vb, halves c) {
+          const auto sc = dot(q1, trans(kb), dot(q0, trans(ka))).to(dtype<half>{});
+          return halves{dot(sc, va, c.lo * alpha.col()), dot(sc, vb, c.hi * alpha.col())};
+        });
+  }
   store(o + rm.col() * D + rh.row(), acc.lo, rm.col() < m);
   store(o + rm.col() * D + H + rh.row(), acc.hi, rm.col() < m);
 }
@@ -909,7 +937,7 @@ outcome run_ring_chain_acc(int m, int n, uint64_t seed) {
 }
 
 // ring_chain_halves on rings of Stages slots, the same way (without the extra key block).
-template <int BM, int D, int BN, int W, int Stages, class B>
+template <int BM, int D, int BN, int W, int Stages, class B, bool Held = false>
 outcome run_ring_chain_halves(int m, int n, uint64_t seed) {
   const chain_data x = small_chain(m, n, D, seed);
   auto [tq, tk, tv, to] = chain_tensors<B>(x, m, n, D);
@@ -917,7 +945,7 @@ outcome run_ring_chain_halves(int m, int n, uint64_t seed) {
                                4 * block_ptr_lds_bytes<const half, BN, D / 2, W>(Stages)
                          : 0;
   outcome o;
-  expect_launch(o, B::template launch<ring_chain_halves<BM, D, BN, W>>(
+  expect_launch(o, B::template launch<ring_chain_halves<BM, D, BN, W, Held>>(
                        gpu_tuning<Stages>{lds}, grid(1), tq, tk, tv, to, m, n));
   expect_near(o, "o", B::read(to), chain_acc_reference(x, m, n, D, BN, false), 0.0);
   return o;
@@ -1323,6 +1351,14 @@ void run_rings(uint64_t seed, F&& f) {
     run_ring_chain_acc<128, 64, 64, 8, 3, B, 2>(90, 190, seed + 71));
   f("ring_chain_acc stream 64x64x64 w4 s2",
     run_ring_chain_acc<64, 64, 64, 4, 2, B, 1>(64, 128, seed + 72));
+  // q a held stream besides k's and v's (its tile loaded once by the loop): the TMA pipeline,
+  // ragged keys (through the rings), and 4 waves.
+  f("ring_chain_acc held 128x64x64 w8 s2",
+    run_ring_chain_acc<128, 64, 64, 8, 2, B, 3>(100, 256, seed + 87));
+  f("ring_chain_acc held 128x64x64 w8 s2 ragged",
+    run_ring_chain_acc<128, 64, 64, 8, 2, B, 3>(128, 150, seed + 88));
+  f("ring_chain_acc held 64x64x64 w4 s3",
+    run_ring_chain_acc<64, 64, 64, 4, 3, B, 3>(61, 192, seed + 89));
   // Four streams (the halves of D = 128), carrying a struct of two accumulators: the TMA pipeline,
   // ragged keys (through the rings), three slots, and no rings.
   f("ring_chain_halves 128x128x64 w8 s2",
@@ -1333,6 +1369,14 @@ void run_rings(uint64_t seed, F&& f) {
     run_ring_chain_halves<128, 128, 64, 8, 3, B>(77, 320, seed + 75));
   f("ring_chain_halves 128x128x64 w8 s0",
     run_ring_chain_halves<128, 128, 64, 8, 0, B>(61, 130, seed + 76));
+  // ... and six, q's halves held streams too (their tiles by cp.async: the four tensor maps are
+  // k's and v's).
+  f("ring_chain_halves held 128x128x64 w8 s2",
+    run_ring_chain_halves<128, 128, 64, 8, 2, B, true>(100, 256, seed + 90));
+  f("ring_chain_halves held 128x128x64 w8 s2 ragged",
+    run_ring_chain_halves<128, 128, 64, 8, 2, B, true>(128, 150, seed + 91));
+  f("ring_chain_halves held 128x128x64 w8 s0",
+    run_ring_chain_halves<128, 128, 64, 8, 0, B, true>(61, 130, seed + 92));
   f("ring_chain_ahead 128x128x64 w8 s2",
     run_ring_chain_ahead<128, 128, 64, 8, 2, B>(128, 256, seed + 77));
   f("ring_chain_ahead 128x128x64 w8 s2 ragged",
