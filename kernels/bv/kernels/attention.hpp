@@ -106,13 +106,12 @@ BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k
 // QTile (variant 3): q through a block pointer too, o in an accumulator() for dots of T, and the
 // key loop a for_range over k's and v's tiles as streams (on sm_90a a TMA pipeline with the next
 // key block's copies in flight during this one's work: gpu_backend/bv/gpu/tile_loop.hpp). On
-// sm_90a, launched with stages, q's tile (a held stream) stays in its ring slot through the
-// loop: wgmma reads
-// q k^T from q's and k's slots and p v from p's registers and v's slot, into o kept in the tensor
-// cores' order (gpu_backend/bv/gpu/accumulator.hpp), so k's and v's images keep their columns in
-// natural order and go by the TMA or 16-byte copies (variant 2's, with q in registers, permute
-// column pairs: 4-byte copies). Elsewhere q's block pointer is a masked load and o a block of
-// zeros.
+// sm_90a, launched with stages, q's tile (a held stream) stays in its ring slot through the loop:
+// wgmma reads q k^T from q's and k's slots and p v from p's registers and v's slot, into o kept
+// in the tensor cores' order (gpu_backend/bv/gpu/accumulator.hpp), so k's and v's images keep
+// their columns in natural order and go by the TMA or 16-byte copies (variant 2's, with q in
+// registers, permute column pairs: 4-byte copies). Elsewhere q's block pointer is a masked load
+// and o a block of zeros.
 template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4, bool QTile = false>
 BV_KERNEL void attention_fwd_bp_kernel(program<W> p, ptr<const T> q, ptr<const T> k, ptr<const T> v,
                                        ptr<T> o, ptr<float> lse, int s, float scale) {
