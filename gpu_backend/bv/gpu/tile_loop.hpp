@@ -133,10 +133,12 @@ BV_DI void ring_drain(const ring_ref<T, R, C, W>& r, int t0) {
   for (int t = t0 > r.stages ? t0 - r.stages : 0; t < t0; ++t) ring_wait(r, t);
 }
 // Issue the stream's tile of step j (tile number t0 + j) into its slot, whose previous tile every
-// thread waited for (in the loop, or ring_drain before it).
+// thread waited for (in the loop, or ring_drain before it). A held stream's one tile was loaded
+// before the loop: nothing to issue.
 template <class T, int R, int C, int W>
 BV_DI void stream_issue(const tile_stream<block_ptr<T, R, C, W>>& s, const ring_ref<T, R, C, W>& r,
                         int t0, int j) {
+  if (s.held()) return;
   const int t = t0 + j, slot = t % r.stages;
   const uint32_t bar = r.bar(slot);
   const uint32_t img = gpu::prim::lds_addr(r.ring() + slot * r.tile_bytes);
@@ -212,8 +214,7 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
   const bool issuer = gpu::prim::wave_id() < issuers;
   if (issuer) {
 #pragma unroll 1
-    for (int j = 0; j < ahead && j < n; ++j)
-      ((s.held() ? void() : stream_issue(s, std::get<I>(r), t0[I], j)), ...);
+    for (int j = 0; j < ahead && j < n; ++j) (stream_issue(s, std::get<I>(r), t0[I], j), ...);
   }
   Carry acc = [&] {
     if constexpr (keep)
@@ -235,7 +236,7 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
         gpu::prim::named_sync(1 + (i - 1) % S, threads);
       else
         gpu::prim::named_arrive(1 + (i - 1) % S, threads);
-      if (issuer) ((s.held() ? void() : stream_issue(s, std::get<I>(r), t0[I], i + S - 1)), ...);
+      if (issuer) (stream_issue(s, std::get<I>(r), t0[I], i + S - 1), ...);
     }
     BV_INLINE_CALLS acc =
         body(lo + i * step, stream_view(s, std::get<I>(r), t0[I], i, std::get<I>(h))...,
@@ -246,7 +247,7 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
       // Every warp's group of step i - 1 done: its slots are free.
       gpu::prim::wgmma_wait1();
       gpu::prim::barrier();
-      if (issuer) ((s.held() ? void() : stream_issue(s, std::get<I>(r), t0[I], i + S - 1)), ...);
+      if (issuer) (stream_issue(s, std::get<I>(r), t0[I], i + S - 1), ...);
     }
   }
   wgmma_settle();
