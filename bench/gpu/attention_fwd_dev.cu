@@ -6,6 +6,9 @@
 // `blockvec bench --backend gpu attention` and the attention backward peer.
 //   nvcc -std=c++20 -arch=sm_90a -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
 //        -Itests/lang -I/usr/include/eigen3 bench/gpu/attention_fwd_dev.cu -o attention_fwd_dev
+// Modes (first argument): none, the above; --fwd [TAG], the forward rows only (checked, then timed
+// twice); --tiles, --tiles128, --tiles64, --tiles-bwd, other tiles (each checked against the
+// launcher first); --overhead, --prof, --prof-bwd (see main).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -259,7 +262,45 @@ void tile_bwd(bool causal) {
 // BV_DEV_TILES_ONLY: no main, for a file that includes this one and times only the tiles it names
 // (a build of minutes instead of the whole tool's).
 #ifndef BV_DEV_TILES_ONLY
+// --fwd [TAG]: the library's forward rows only, for builds that take turns in one call: the
+// checks of two ragged shapes per head dimension and mask, then 4 x 16 x 4096 x D (D = 64 and
+// 128, causal and not) twice, median of 10 after 3 warm-ups, each line tagged.
+int fwd_rows(const char* tag) {
+  for (int d : {64, 128})
+    for (bool c : {false, true}) {
+      check(1, 2, 333, d, c);
+      check(1, 1, 192, d, c);
+    }
+  for (int round = 0; round < 2; ++round)
+    for (int d : {64, 128})
+      for (bool c : {false, true}) {
+        const std::vector<int64_t> shape{4, 16, 4096, d};
+        std::vector<T> hq, hk, hv;
+        auto q = random_tensor(shape, 1, hq), k = random_tensor(shape, 2, hk),
+             v = random_tensor(shape, 3, hv);
+        auto o = device_tensor<T>::empty("o", shape);
+        auto lse = device_tensor<float>::empty("lse", {64, 4096});
+        const double ms = bench::median_ms([&] { attention_fwd(q, k, v, o, lse, c); }, 10, 3);
+        std::printf("%s D=%d %s: %.4f ms\n", tag, d, c ? "causal" : "full", ms);
+        std::fflush(stdout);
+      }
+  std::printf("%s %s\n", tag, failures ? "CHECK FAILURES" : "all checks ok");
+  return failures ? 1 : 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--fwd") return fwd_rows(argc > 2 ? argv[2] : "");
+  if (argc > 1 && std::string(argv[1]) == "--tiles64") {
+    // One-warpgroup tiles at D = 64 beside the library's row (variant 3, q held).
+    for (int round = 0; round < 2; ++round)
+      for (bool c : {false, true}) {
+        tile<64, 64, 64, 4, 4, 3, 2>(c);
+        tile<64, 64, 64, 4, 4, 3, 3>(c);
+        tile<64, 128, 128, 8, 1, 3, 2>(c);
+      }
+    std::printf("%s\n", failures ? "CHECK FAILURES" : "all checks ok");
+    return failures ? 1 : 0;
+  }
   if (argc > 1 && std::string(argv[1]) == "--tiles-bwd") {
     for (bool c : {true, false}) {
       tile_bwd<64, 64, 64, 4, 0>(c);
