@@ -61,17 +61,6 @@ BV_DI To cvt(const From& x) {
   }
 }
 
-#if BV_NVIDIA
-// Two floats as two 16-bit floats in one register (a first, in the low half): one instruction.
-template <class To>
-BV_DI auto cvt2(float a, float b) {
-  if constexpr (std::is_same_v<To, half>)
-    return __floats2half2_rn(a, b);
-  else
-    return __floats2bfloat162_rn(a, b);
-}
-#endif
-
 // max / min in which a NaN operand wins, as on the CPU. On sm_80+ one instruction for f32
 // (max.NaN.f32, instead of two compares and two selects: attention's row maxima); it also orders
 // -0 below +0, where the portable form returns the second operand of two zeros.
@@ -127,21 +116,8 @@ struct basic_block<T, shape<R, C>, W> {
   template <class U>
   BV_DI basic_block<U, shape<R, C>, W> to(dtype<U>) const {
     basic_block<U, shape<R, C>, W> out;
-#if BV_NVIDIA
-    if constexpr (std::is_same_v<T, float> && is_16bit_float<U> && NR * NC % 2 == 0) {
-      // Pairs, each by one cvt that packs two (cvt.rn.f16x2.f32, cvt.rn.bf16x2.f32: the same
-      // rounding): one at a time, each pair cost a PRMT to pack (the attention forward's p).
 #pragma unroll
-      for (int i = 0; i < NR * NC; i += 2) {
-        const auto two = cvt2<U>(v[i], v[i + 1]);
-        __builtin_memcpy(out.v + i, &two, 4);
-      }
-    } else
-#endif
-    {
-#pragma unroll
-      for (int i = 0; i < NR * NC; ++i) out.v[i] = cvt<U>(v[i]);
-    }
+    for (int i = 0; i < NR * NC; ++i) out.v[i] = cvt<U>(v[i]);
     return out;
   }
   template <class Y>
