@@ -57,8 +57,10 @@ BV_HD constexpr BP advance(const BP& bp, index2 by) {
 // load(advance(bp, {i * by.d0, i * by.d1}), bc), as Triton's tl.range pipelines a loop's loads of
 // block pointers: on the GPU the loop issues each tile's copy stages - 1 steps ahead and refills a
 // slot as soon as every wave is past the step that read it, with no bookkeeping in the step
-// (gpu_backend/bv/gpu/tile_loop.hpp). The stream owns the block pointer's tiles while the loop
-// runs: the body reads them only through its arguments, not by loading bp itself.
+// (gpu_backend/bv/gpu/tile_loop.hpp; on AMD the next step's tiles are loaded during this step's
+// dot). The stream owns the block pointer's tiles while the loop runs: the body reads them only
+// through its arguments, not by loading bp itself, and does not store over memory that a later
+// step's tile covers (a pipelined loop may have read that tile already).
 // A stream along {0, 0} holds one tile through the loop (the attention forward's q): it is loaded
 // once, at the first step, and every step gets that tile; on the GPU it stays in its ring's slot
 // with nothing checked at the steps, as the moving streams' tiles do.

@@ -544,10 +544,18 @@ BV_DI staged<X, false> cols(const X& x) {
   return {x};
 }
 
+// What dot_lds runs once both operands are in LDS and before the products: nothing, or the AMD
+// stream loop's loads of the next step's tiles (tile_loop.hpp), whose latency the products hide.
+struct no_hook {
+  BV_DI void operator()() const {}
+};
+
 // acc += a @ b with both operands staged in LDS by sa and sb: the AMD product (MFMA where
 // use_tensor_cores allows, else the portable loop); NVIDIA uses mma_dot or dot_simt instead.
-template <class A, class B, class C, int M, int K, int N, int W, class SA, class SB>
-BV_DI void dot_lds(const SA& sa, const SB& sb, basic_block<C, shape<M, N>, W>& acc) {
+template <class A, class B, class C, int M, int K, int N, int W, class SA, class SB,
+          class Staged = no_hook>
+BV_DI void dot_lds(const SA& sa, const SB& sb, basic_block<C, shape<M, N>, W>& acc,
+                   Staged staged = {}) {
   using O = basic_block<C, shape<M, N>, W>;
   using L = gpu::layout2d<M, N, W>;
   constexpr int lda = K + lds_pad, ldb = K + lds_pad;
@@ -557,6 +565,7 @@ BV_DI void dot_lds(const SA& sa, const SB& sb, basic_block<C, shape<M, N>, W>& a
   sa.stage(As);
   sb.stage(Bs);
   gpu::prim::barrier();
+  staged();
   const int lane = gpu::prim::lane_id(), wave = gpu::prim::wave_id();
   if constexpr (use_tensor_cores<A, B, C, M, N, K, W>()) {
 #if !BV_NVIDIA

@@ -16,10 +16,13 @@ using bfloat16 = __nv_bfloat16;
 #else
 namespace bv {
 using half = _Float16;
+// The conversions are forced inline: left to the inliner, a kernel grown large enough (gfx942's
+// 128x256 bf16 matmul) called bfloat16(float) for every element its epilogue stored, a call and
+// an LDS round trip each.
 struct bfloat16 {
   uint16_t bits = 0;
   bfloat16() = default;
-  __host__ __device__ explicit bfloat16(float f) {
+  __host__ __device__ __attribute__((always_inline)) explicit bfloat16(float f) {
     uint32_t u;
     __builtin_memcpy(&u, &f, 4);
     if ((u & 0x7fffffffu) > 0x7f800000u) {
@@ -29,9 +32,11 @@ struct bfloat16 {
       bits = static_cast<uint16_t>(u >> 16);
     }
   }
-  __host__ __device__ explicit bfloat16(double d) : bfloat16(static_cast<float>(d)) {}
-  __host__ __device__ explicit bfloat16(int i) : bfloat16(static_cast<float>(i)) {}
-  __host__ __device__ explicit operator float() const {
+  __host__ __device__ __attribute__((always_inline)) explicit bfloat16(double d)
+      : bfloat16(static_cast<float>(d)) {}
+  __host__ __device__ __attribute__((always_inline)) explicit bfloat16(int i)
+      : bfloat16(static_cast<float>(i)) {}
+  __host__ __device__ __attribute__((always_inline)) explicit operator float() const {
     const uint32_t u = static_cast<uint32_t>(bits) << 16;
     float f;
     __builtin_memcpy(&f, &u, 4);

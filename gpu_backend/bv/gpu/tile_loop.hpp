@@ -34,7 +34,8 @@
 // (another target, dtype or tile shape, no ring, a tensor the TMA cannot copy, a wgmma A tile's or
 // an fmt_wm tile's rows across the tensor's edge at some step, unaligned columns) runs the same
 // loop with each step's tiles loaded through the block pointers (their rings pipeline them, as in
-// a kernel's own loop).
+// a kernel's own loop). On AMD, where block pointers have no rings, the loop loads the next step's
+// tiles into registers during this step's dot (stream_loop_amd below).
 #pragma once
 #include <algorithm>
 #include <climits>
@@ -60,11 +61,12 @@ constexpr bool tma_stream_tile() {
 #endif
 }
 
-#if BV_NVIDIA
 // The number of steps of for (k = lo; k < hi; k += step), for lo < hi and step > 0.
 BV_DI int steps(int lo, int hi, int step) {
   return static_cast<int>((static_cast<int64_t>(hi) - lo + step - 1) / step);
 }
+
+#if BV_NVIDIA
 // The format a stream's tiles take: the image its reader needs, told by the tile's shape and, for
 // a wgmma A tile, by its step, as a ring's loads tell it (fmt_for_step): along its columns (K) it
 // is a's, fmt_a; along its rows it is read as wgmma's B (the attention forward's k and v at 128
@@ -288,6 +290,98 @@ BV_DI auto held_tile(const tile_stream<BP>& s, bool runs) {
     return runs ? load(s.bp, s.bc) : V{};
   }
 }
+#if !BV_NVIDIA
+// AMD: the next step's tiles in flight during this step's products. A step's tiles come to the
+// body as prefetch_tiles (views of their blocks, with the loop's hook); a dot of two of them
+// stages them in LDS, then calls the hook, which loads the next step's tiles into registers before
+// the MFMAs read LDS, so their latency hides behind the products. Before, each step's loads went
+// out after the last step's MFMAs, and at the 16-bit matmul's 128x256x64 tile (2 waves a SIMD,
+// one workgroup a CU) no other workgroup's work hid them either. The loads are the ones the step
+// would make, moved a step earlier: a body must not store over a later step's tile (the sm_90a
+// pipeline issues its copies stages - 1 steps ahead). The hook runs once a step, after the body
+// if no dot ran it; the last step loads nothing.
+//
+// A block pointer's offsets go through an empty asm at every step: otherwise clang hoists each
+// register's offset along the dimension a stream does not advance (b's columns in the matmul) out
+// of the loop, about 60 SGPRs live through it, and gfx942's 128x256 matmul spilled 4 of them.
+template <class BP>
+BV_DI void in_step(BP& bp) {
+#if defined(__HIP_DEVICE_COMPILE__)
+  asm volatile("" : "+s"(bp.off0), "+s"(bp.off1));
+#else
+  (void)bp;
+#endif
+}
+// The loop's state: the streams, the tiles of the step to come, and whether this step's hook ran.
+// Member functions, not lambdas, so that all of it is inlined and stays in registers (lambdas
+// left to the inliner kept the streams in scratch: 620 bytes on gfx942's 128x256 matmul).
+template <class Tiles, class... BP>
+struct prefetcher {
+  std::tuple<tile_stream<BP>...> s;
+  const Tiles& held;
+  Tiles cur;
+  bool more = false, done = false;
+
+  template <size_t... I>
+  BV_DI void load_step(std::index_sequence<I...>) {
+    (in_step(std::get<I>(s).bp), ...);
+    cur = Tiles{(std::get<I>(s).held() ? std::get<I>(held)
+                                       : load(std::get<I>(s).bp, std::get<I>(s).bc))...};
+    ((std::get<I>(s).bp = advance(std::get<I>(s).bp, std::get<I>(s).by)), ...);
+  }
+  BV_DI void operator()() {
+    if (!done) {
+      done = true;
+      if (more) load_step(std::index_sequence_for<BP...>{});
+    }
+  }
+};
+// A streamed tile on AMD: a view of its block (anything but a dot of two such tiles reads the
+// block) with the loop's hook.
+template <class B, class Hook>
+struct prefetch_tile {
+  using block_type = B;
+  using value_type = typename B::value_type;
+  using shape_type = typename B::shape_type;
+  static constexpr int waves = B::waves;
+  B b;
+  Hook* hook;
+  BV_DI const B& get() const { return b; }
+  BV_DI operator B() const { return b; }
+  template <class U>
+  BV_DI auto to(dtype<U> d) const {
+    return b.to(d);
+  }
+};
+template <class X>
+inline constexpr bool is_prefetch_tile = false;
+template <class B, class Hook>
+inline constexpr bool is_prefetch_tile<prefetch_tile<B, Hook>> = true;
+}  // namespace detail
+template <class B, class Hook>
+inline constexpr bool is_view<detail::prefetch_tile<B, Hook>> = true;
+namespace detail {
+template <class Tiles, class Hook, size_t... I>
+BV_DI auto hooked(const Tiles& t, Hook* h, std::index_sequence<I...>) {
+  using out = std::tuple<prefetch_tile<std::tuple_element_t<I, Tiles>, Hook>...>;
+  return out{prefetch_tile<std::tuple_element_t<I, Tiles>, Hook>{std::get<I>(t), h}...};
+}
+template <class Acc, class Body, size_t... I, class Tiles, class... BP>
+BV_DI Acc stream_loop_amd(std::index_sequence<I...>, int lo, int n, int step, const Acc& init,
+                          Body& body, const Tiles& held, tile_stream<BP>... s) {
+  prefetcher<Tiles, BP...> pf{{s...}, held, {}};
+  pf.load_step(std::index_sequence<I...>{});
+  Acc acc = init;
+  for (int i = 0; i < n; ++i) {
+    pf.more = i + 1 < n;
+    pf.done = false;
+    const auto t = hooked(pf.cur, &pf, std::index_sequence<I...>{});
+    acc = call_body(body, lo + i * step, t, acc, std::index_sequence<I...>{});
+    pf();
+  }
+  return acc;
+}
+#endif
 template <int W, class Acc, class Body, size_t... I, class... BP>
 BV_DI Acc stream_loop(const program<W>& p, int lo, int hi, int step, const Acc& init, Body& body,
                       std::index_sequence<I...>, tile_stream<BP>... s) {
@@ -307,6 +401,10 @@ BV_DI Acc stream_loop(const program<W>& p, int lo, int hi, int step, const Acc& 
                                s...);
     }
   }
+#else
+  if (runs)
+    return stream_loop_amd(std::index_sequence_for<BP...>{}, lo, steps(lo, hi, step), step, init,
+                           body, held, s...);
 #endif
   return for_range(p, lo, hi, step, init, [&](int k, const auto& acc) {
     // The tiles in the order the streams are written, as a kernel's own loop would load them.
@@ -324,6 +422,33 @@ BV_DI Acc stream_loop_of(const program<W>& p, int lo, int hi, int step, const Ac
                                      std::index_sequence<I...>{}, std::get<I>(args)...);
 }
 }  // namespace detail
+
+#if !BV_NVIDIA
+// dot of two streamed tiles on AMD (the matmul's step): the next step's loads go out once the two
+// are in LDS (above). Any other dot of a prefetch_tile is its block's.
+template <class A, int M, int K, class B, int K2, int N, class C, int W, class H1, class H2>
+BV_DI basic_block<C, shape<M, N>, W> dot(
+    const detail::prefetch_tile<basic_block<A, shape<M, K>, W>, H1>& a,
+    const detail::prefetch_tile<basic_block<B, shape<K2, N>, W>, H2>& b,
+    const basic_block<C, shape<M, N>, W>& acc) {
+  if constexpr (std::is_same_v<A, B>) {
+    static_assert(rules::dot<A, M, K, B, K2, N, true>());
+    basic_block<C, shape<M, N>, W> out = acc;
+    detail::dot_lds<A, B, C, M, K, N, W>(detail::rows(a.b), detail::cols(b.b), out, [&] {
+      (*a.hook)();
+      (*b.hook)();
+    });
+    return out;
+  } else {
+    return dot(a.b, b.b, acc);
+  }
+}
+template <class X, class Y, class... Acc>
+requires(detail::is_prefetch_tile<X> || detail::is_prefetch_tile<Y>) BV_DI
+    auto dot(const X& x, const Y& y, const Acc&... acc) {
+  return dot(detail::unview(x), detail::unview(y), acc...);
+}
+#endif
 
 // for_range(p, lo, hi, step, init, along(bp, by, bc)..., body).
 template <int W, class Acc, class S0, class... Rest>
