@@ -27,7 +27,9 @@ int usable_cores() {
 const check_name check_names[] = {
     {"bounds", checks::bounds, "out-of-bounds and misaligned accesses"},
     {"uninit", checks::uninit, "reads of memory never written"},
-    {"race", checks::race, "two programs of one launch on one element (atomics exempt)"},
+    {"race", checks::race,
+     "two programs of one launch on one element (atomics exempt); a store over a tile a pipelined "
+     "loop may have read (stream-store)"},
     {"contiguity", checks::contiguity,
      "non-contiguous tensors, violated multiple_of/max_contiguous"},
     {"overflow", checks::overflow, "int32 overflow in index arithmetic"},

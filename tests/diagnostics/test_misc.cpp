@@ -162,6 +162,22 @@ void held_stream(program<4> p, ptr<const float> x, ptr<float> h, ptr<float> out,
   store(out + (r.col() * 32 + r.row()), acc);
 }
 
+// stream_tiles' loop over a tensor it also writes: each step stores its tile plus one into x,
+// `ahead` columns on. Ahead by 32, that is the next step's tile, which the loop streams later (a
+// pipelined loop may have read it already, and the interpreter, which loads each tile at its step,
+// would see the store); at 0 it is the step's own tile, already read: an update in place.
+void stream_overwrite(program<4> p, ptr<float> x, ptr<float> out, int n, int ahead) {
+  auto bp = make_block_ptr<32, 32>(p, x, {32, n}, {n, 1}, {0, 0});
+  auto r = arange<32>(p);
+  auto acc = for_range(p, 0, n, 32, zeros<float, 32, 32>(p), along(bp, {0, 32}, boundary_check(1)),
+                       [&](int k, const auto& t, auto acc) {
+                         auto c = k + ahead + r.row();
+                         store(x + (r.col() * n + c), t + 1.0f, c < n);  // @sstore
+                         return acc + t;
+                       });
+  store(out + (r.col() * 32 + r.row()), acc);
+}
+
 // Reads a column block of a row-major matrix: every lane in its own segment.
 template <int B>
 void column_read(program<4> p, ptr<const float> x, ptr<float> out, int ld) {
@@ -324,6 +340,31 @@ BV_DIAG_CASE(clean_held_stream) {
       CHECK(out(i, j) == doctest::Approx(want).epsilon(1e-5));
       CHECK(h(i, j) == doctest::Approx(h0[i * 32 + j] + 1.0).epsilon(1e-6));
     }
+}
+
+BV_DIAG_CASE(stream_store_in_body) {
+  auto x = tensor<float>::randn("x", {32, 100}, 15);
+  auto out = tensor<float>::zeros("out", {32, 32});
+  launch<stream_overwrite>(grid(1), x, out, 100, 32);
+}
+
+// The same loop storing over each step's own tile: read before the store on every backend.
+BV_DIAG_CASE(clean_stream_in_place) {
+  auto x = tensor<float>::randn("x", {32, 100}, 15);
+  std::vector<double> x0(32 * 100);
+  for (int i = 0; i < 32; ++i)
+    for (int j = 0; j < 100; ++j) x0[i * 100 + j] = x(i, j);
+  auto out = tensor<float>::full("out", {32, 32}, std::nanf(""));
+  launch<stream_overwrite>(grid(1), x, out, 100, 0);
+  for (int i = 0; i < 32; ++i) {
+    for (int j = 0; j < 32; ++j) {
+      double want = 0;
+      for (int k = j; k < 100; k += 32) want += x0[i * 100 + k];
+      CHECK(out(i, j) == doctest::Approx(want).epsilon(1e-5));
+    }
+    for (int j = 0; j < 100; ++j)
+      CHECK(x(i, j) == doctest::Approx(x0[i * 100 + j] + 1.0).epsilon(1e-6));
+  }
 }
 
 BV_DIAG_CASE_ALL(uncoalesced_column_read) {

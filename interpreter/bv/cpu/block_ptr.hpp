@@ -105,27 +105,50 @@ inline void check_not_streamed(int id, const std::source_location& loc) {
       return streamed_load(*s, loc);
     }
 }
-// The numbers of a for_range's streamed block pointers, marked while its loop runs.
+// The numbers of a for_range's streamed block pointers, marked while its loop runs, and where its
+// moving streams' tiles lie (program_state::stream_span), with the step the loop is at.
 class streaming_scope {
  public:
   template <class... BP>
-  explicit streaming_scope(program_state* s, const BP&... bp) : s_(s) {
+  streaming_scope(program_state* s, int steps, const tile_stream<BP>&... ts) : s_(s) {
     if (s_ == nullptr) return;
     n_ = s_->n_streamed;
-    ((s_->n_streamed < program_state::k_max_streamed && bp.id != 0
-          ? void(s_->streamed[s_->n_streamed++] = bp.id)
+    spans_ = s_->n_spans;
+    ((s_->n_streamed < program_state::k_max_streamed && ts.bp.id != 0
+          ? void(s_->streamed[s_->n_streamed++] = ts.bp.id)
           : void()),
      ...);
+    (add_span(ts, steps), ...);
   }
   ~streaming_scope() {
-    if (s_ != nullptr) s_->n_streamed = n_;
+    if (s_ == nullptr) return;
+    s_->n_streamed = n_;
+    s_->n_spans = spans_;
   }
   streaming_scope(const streaming_scope&) = delete;
   streaming_scope& operator=(const streaming_scope&) = delete;
+  void at_step(int i) {
+    if (s_ == nullptr) return;
+    for (int j = spans_; j < s_->n_spans; ++j) s_->spans[j].step = i;
+  }
 
  private:
+  template <class T, int R, int C, int W>
+  void add_span(const tile_stream<block_ptr<T, R, C, W>>& ts, int steps) {
+    const block_ptr<T, R, C, W>& b = ts.bp;
+    if (ts.held() || b.base.alloc == nullptr || s_->n_spans >= program_state::k_max_streamed)
+      return;
+    program_state::stream_span& sp = s_->spans[s_->n_spans++];
+    sp = {};
+    sp.buffer = b.base.alloc->buffer;
+    sp.base = static_cast<int64_t>(b.base.p - static_cast<const T*>(b.base.alloc->buffer));
+    sp.shape0 = b.shape0, sp.shape1 = b.shape1, sp.stride0 = b.stride0, sp.stride1 = b.stride1;
+    sp.off0 = b.off0, sp.off1 = b.off1, sp.by0 = ts.by.d0, sp.by1 = ts.by.d1;
+    sp.rows = R, sp.cols = C, sp.steps = steps;
+    sp.along = &ts.loc;
+  }
   program_state* s_;
-  int n_ = 0;
+  int n_ = 0, spans_ = 0;
 };
 }  // namespace detail
 
@@ -148,8 +171,9 @@ auto load(const block_ptr<T, R, C, W>& bp, boundary_check bc,
 // at k = lo + i * step, acc = body(k, load(advance(bp, {i * by.d0, i * by.d1}), bc)..., acc), one
 // tile per stream (lang's tile_stream; the GPU runs the same loop as a TMA pipeline, tile_loop.hpp
 // there). The tiles' loads are checked as any other and reported at their stream's along(). The
-// body may not load a streamed block pointer itself (stream-load). A stream along {0, 0} is loaded
-// at the first step only (lang's tile_stream::held).
+// body may not load a streamed block pointer itself (stream-load), nor store over a later step's
+// tile (stream-store, checks/stream_store.cpp). A stream along {0, 0} is loaded at the first step
+// only (lang's tile_stream::held).
 namespace detail {
 template <class T, int R, int C, int W>
 auto stream_tile(const tile_stream<block_ptr<T, R, C, W>>& s, int i) {
@@ -169,11 +193,13 @@ Acc stream_loop(program_state* st, int lo, int hi, int step, Acc acc, Body& body
     bad_loop_step(*st, lo, hi, step, locs[0]);
     return acc;
   }
-  const streaming_scope scope(st, s.bp...);
+  streaming_scope scope(st, lo < hi ? static_cast<int>((int64_t(hi) - lo + step - 1) / step) : 0,
+                        s...);
   using tiles = std::tuple<decltype(stream_tile(s, 0))...>;
   tiles first{};  // step 0's tiles: the held streams' for every step
   int i = 0;
   for (int k = lo; k < hi; k += step, ++i) {
+    scope.at_step(i);
     // The tiles in the order the streams are written, as a kernel's own loop would load them.
     const tiles t{(i > 0 && s.held() ? std::get<I>(first) : stream_tile(s, i))...};
     if (i == 0) first = t;

@@ -206,6 +206,20 @@ struct program_state {
   static constexpr int k_max_streamed = 8;
   std::array<int, k_max_streamed> streamed{};
   int n_streamed = 0;
+  // Where the moving streams of the running for_range loops read (the race check's stream-store:
+  // a store over a later step's tile): step 0's tile, the step, and the step the loop is at.
+  struct stream_span {
+    const void* buffer = nullptr;  // the tensor's buffer (views of one buffer share it)
+    int64_t base = 0;              // element index of the block pointer's base in the buffer
+    int64_t shape0 = 0, shape1 = 0, stride0 = 0, stride1 = 0;
+    int64_t off0 = 0, off1 = 0, by0 = 0, by1 = 0;
+    int rows = 0, cols = 0;
+    int step = 0, steps = 0;
+    bool reported = false;  // said once a loop
+    const std::source_location* along = nullptr;
+  };
+  std::array<stream_span, k_max_streamed> spans{};
+  int n_spans = 0;
   // The checks' state of this program: each check keeps a struct of its own here, in a slot it
   // reserves (program_scratch in check.hpp); all zero when the program starts.
   static constexpr std::size_t k_check_scratch = 256;

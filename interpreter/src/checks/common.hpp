@@ -93,5 +93,6 @@ std::unique_ptr<observer> make_overflow_check();
 std::unique_ptr<observer> make_nan_check();
 std::unique_ptr<observer> make_masked_check();
 std::unique_ptr<observer> make_coalescing_check();
+std::unique_ptr<observer> make_stream_store_check();
 
 }  // namespace bv::detail

@@ -13,6 +13,7 @@ void register_builtin_checks() {
   register_observer(make_nan_check);
   register_observer(make_masked_check);
   register_observer(make_coalescing_check);
+  register_observer(make_stream_store_check);
 }
 
 }  // namespace bv::detail

@@ -25,9 +25,10 @@ BV_HD constexpr tile_index grouped_tile(int pid, int M, int N, int BM, int BN, i
 // interpreter loads each tile as a masked pointer block; on sm_90a the loop is a TMA pipeline
 // with the next stages - 1 steps' tiles in flight during this step's wgmma
 // (gpu_backend/bv/gpu/tile_loop.hpp), elsewhere on NVIDIA a cp.async pipeline through the block
-// pointers' rings (block_ptr.hpp). The accumulator is an accumulator(): zeros that, on sm_90a,
-// stay in wgmma's register order through the loop, each step's wgmma running on into the next
-// (gpu_backend/bv/gpu/accumulator.hpp).
+// pointers' rings (block_ptr.hpp), and on AMD the next step's tiles are loaded into registers
+// while this step's MFMA instructions run. The accumulator is an accumulator(): zeros that, on
+// sm_90a, stay in wgmma's register order through the loop, each step's wgmma running on into the
+// next (gpu_backend/bv/gpu/accumulator.hpp).
 template <class T, class O, int BM, int BN, int BK, int GROUP_M, int W = 4>
 BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O> c, int M, int N,
                              int K, int sam, int sak, int sbk, int sbn, int scm, int scn) {
