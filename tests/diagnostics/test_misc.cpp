@@ -178,6 +178,23 @@ void stream_overwrite(program<4> p, ptr<float> x, ptr<float> out, int n, int ahe
   store(out + (r.col() * 32 + r.row()), acc);
 }
 
+// The same over x^T through a column-major block pointer (xt is [n, 32] row-major; the pointer
+// sees it as [32, n], strides {1, 32}), its tiles taken from the last columns back (a negative
+// step): each step stores ones into the columns the next step's tile reads.
+void stream_overwrite_back(program<4> p, ptr<float> xt, ptr<float> out, int n) {
+  const int last = (n - 1) / 32 * 32;
+  auto bp = make_block_ptr<32, 32>(p, xt, {32, n}, {1, 32}, {0, last});
+  auto r = arange<32>(p);
+  auto acc = for_range(p, 0, n, 32, zeros<float, 32, 32>(p), along(bp, {0, -32}, boundary_check(1)),
+                       [&](int k, const auto& t, auto acc) {
+                         auto c = last - k - 32 + r.col();  // the next step's columns
+                         auto ones = zeros<float, 32, 32>(p) + 1.0f;
+                         store(xt + (c * 32 + r.row()), ones, c >= 0);  // @sback
+                         return acc + t;
+                       });
+  store(out + (r.col() * 32 + r.row()), acc);
+}
+
 // Reads a column block of a row-major matrix: every lane in its own segment.
 template <int B>
 void column_read(program<4> p, ptr<const float> x, ptr<float> out, int ld) {
@@ -346,6 +363,12 @@ BV_DIAG_CASE(stream_store_in_body) {
   auto x = tensor<float>::randn("x", {32, 100}, 15);
   auto out = tensor<float>::zeros("out", {32, 32});
   launch<stream_overwrite>(grid(1), x, out, 100, 32);
+}
+
+BV_DIAG_CASE(stream_store_column_major_back) {
+  auto xt = tensor<float>::randn("xt", {100, 32}, 16);
+  auto out = tensor<float>::zeros("out", {32, 32});
+  launch<stream_overwrite_back>(grid(1), xt, out, 100);
 }
 
 // The same loop storing over each step's own tile: read before the store on every backend.
