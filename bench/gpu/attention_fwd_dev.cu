@@ -113,14 +113,31 @@ void check(int b, int h, int s, int d, bool causal) {
   std::fflush(stdout);
 }
 
-void timing(int d, bool causal) {
-  const std::vector<int64_t> shape{4, 16, 4096, d};
+// The forward's tensors at the timing shape 4 x 16 x 4096 x d: q, k and v random, o and lse.
+struct timing_inputs {
+  std::vector<int64_t> shape;
   std::vector<T> hq, hk, hv;
-  auto q = random_tensor(shape, 1, hq), k = random_tensor(shape, 2, hk),
-       v = random_tensor(shape, 3, hv);
-  auto o = device_tensor<T>::empty("o", shape);
-  auto lse = device_tensor<float>::empty("lse", {64, 4096});
-  const double ms = bench::median_ms([&] { attention_fwd(q, k, v, o, lse, causal); }, 10, 3);
+  device_tensor<T> q, k, v, o;
+  device_tensor<float> lse;
+  explicit timing_inputs(int d)
+      : shape{4, 16, 4096, d},
+        q(random_tensor(shape, 1, hq)),
+        k(random_tensor(shape, 2, hk)),
+        v(random_tensor(shape, 3, hv)),
+        o(device_tensor<T>::empty("o", shape)),
+        lse(device_tensor<float>::empty("lse", {64, 4096})) {}
+  // The library's forward: median of 10 after 3 warm-ups, ms.
+  double forward_ms(bool causal) {
+    return bench::median_ms([&] { attention_fwd(q, k, v, o, lse, causal); }, 10, 3);
+  }
+};
+
+void timing(int d, bool causal) {
+  timing_inputs in(d);
+  const auto& shape = in.shape;
+  auto &q = in.q, &k = in.k, &v = in.v, &o = in.o;
+  auto& lse = in.lse;
+  const double ms = in.forward_ms(causal);
   const double flops = 4.0 * 4 * 16 * 4096.0 * 4096.0 * d * (causal ? 0.5 : 1.0);
   std::vector<T> hdo;
   auto dout = random_tensor(shape, 4, hdo);
@@ -259,6 +276,12 @@ void tile_bwd(bool causal) {
 }
 }  // namespace
 
+// The last line of a mode, and its exit status: whether every check passed.
+int summary() {
+  std::printf("%s\n", failures ? "CHECK FAILURES" : "all checks ok");
+  return failures ? 1 : 0;
+}
+
 // BV_DEV_TILES_ONLY: no main, for a file that includes this one and times only the tiles it names
 // (a build of minutes instead of the whole tool's).
 #ifndef BV_DEV_TILES_ONLY
@@ -274,13 +297,7 @@ int fwd_rows(const char* tag) {
   for (int round = 0; round < 2; ++round)
     for (int d : {64, 128})
       for (bool c : {false, true}) {
-        const std::vector<int64_t> shape{4, 16, 4096, d};
-        std::vector<T> hq, hk, hv;
-        auto q = random_tensor(shape, 1, hq), k = random_tensor(shape, 2, hk),
-             v = random_tensor(shape, 3, hv);
-        auto o = device_tensor<T>::empty("o", shape);
-        auto lse = device_tensor<float>::empty("lse", {64, 4096});
-        const double ms = bench::median_ms([&] { attention_fwd(q, k, v, o, lse, c); }, 10, 3);
+        const double ms = timing_inputs(d).forward_ms(c);
         std::printf("%s D=%d %s: %.4f ms\n", tag, d, c ? "causal" : "full", ms);
         std::fflush(stdout);
       }
@@ -298,8 +315,7 @@ int main(int argc, char** argv) {
         tile<64, 64, 64, 4, 4, 3, 3>(c);
         tile<64, 128, 128, 8, 1, 3, 2>(c);
       }
-    std::printf("%s\n", failures ? "CHECK FAILURES" : "all checks ok");
-    return failures ? 1 : 0;
+    return summary();
   }
   if (argc > 1 && std::string(argv[1]) == "--tiles-bwd") {
     for (bool c : {true, false}) {
@@ -312,8 +328,7 @@ int main(int argc, char** argv) {
       tile_bwd<128, 64, 64, 4, 0>(c);
       tile_bwd<128, 128, 64, 8, 0>(c);
     }
-    std::printf("%s\n", failures ? "CHECK FAILURES" : "all checks ok");
-    return failures ? 1 : 0;
+    return summary();
   }
   if (argc > 1 && std::string(argv[1]) == "--overhead") {
     std::vector<int> seqs;  // the key counts given after --overhead, or all three
@@ -325,8 +340,7 @@ int main(int argc, char** argv) {
           overhead<1, 0>(seq, c);
           overhead<3, 2>(seq, c);
         }
-    std::printf("%s\n", failures ? "CHECK FAILURES" : "all checks ok");
-    return failures ? 1 : 0;
+    return summary();
   }
   if (argc > 1 && std::string(argv[1]) == "--tiles128") {
     for (int round = 0; round < 2; ++round)
@@ -338,8 +352,7 @@ int main(int argc, char** argv) {
         tile<128, 128, 64, 8, 1, 6, 2>(c);
         tile<128, 128, 64, 8, 1, 6, 3>(c);
       }
-    std::printf("%s\n", failures ? "CHECK FAILURES" : "all checks ok");
-    return failures ? 1 : 0;
+    return summary();
   }
   if (argc > 1 && std::string(argv[1]) == "--tiles") {
     for (int round = 0; round < 2; ++round)
@@ -353,21 +366,19 @@ int main(int argc, char** argv) {
         tile<64, 128, 64, 8, 2, 5, 2>(c);
         tile<64, 128, 64, 8, 1, 5, 2>(c);
       }
-    std::printf("%s\n", failures ? "CHECK FAILURES" : "all checks ok");
-    return failures ? 1 : 0;
+    return summary();
   }
   // For ncu: one forward at 4x16x4096x64 (--prof), or one forward and one causal backward
   // (--prof-bwd).
   if (argc > 1 && (std::string(argv[1]) == "--prof" || std::string(argv[1]) == "--prof-bwd")) {
     const bool bwd = std::string(argv[1]) == "--prof-bwd";
-    const std::vector<int64_t> shape{4, 16, 4096, 64};
-    std::vector<T> hq, hk, hv, hdo;
-    auto q = random_tensor(shape, 1, hq), k = random_tensor(shape, 2, hk),
-         v = random_tensor(shape, 3, hv);
-    auto o = device_tensor<T>::empty("o", shape);
-    auto lse = device_tensor<float>::empty("lse", {64, 4096});
+    timing_inputs in(64);
+    const auto& shape = in.shape;
+    auto &q = in.q, &k = in.k, &v = in.v, &o = in.o;
+    auto& lse = in.lse;
     attention_fwd(q, k, v, o, lse, bwd);
     if (bwd) {
+      std::vector<T> hdo;
       auto dout = random_tensor(shape, 4, hdo);
       auto dq = device_tensor<T>::empty("dq", shape), dk = device_tensor<T>::empty("dk", shape),
            dv = device_tensor<T>::empty("dv", shape);
@@ -385,7 +396,6 @@ int main(int argc, char** argv) {
     }
   for (int d : {64, 128})
     for (bool c : {false, true}) timing(d, c);
-  std::printf("%s\n", failures ? "CHECK FAILURES" : "all checks ok");
-  return failures ? 1 : 0;
+  return summary();
 }
 #endif

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "bv/config.hpp"
+#include "bv/math.hpp"
 
 namespace bv {
 
@@ -50,6 +51,12 @@ BV_HD constexpr BP advance(const BP& bp, index2 by) {
   out.off0 += by.d0;
   out.off1 += by.d1;
   return out;
+}
+
+// How many steps for_range(p, lo, hi, step, ...) runs: k = lo, lo + step, ... below hi (none
+// where lo >= hi or step <= 0).
+BV_HD constexpr int for_range_steps(int lo, int hi, int step) {
+  return lo < hi && step > 0 ? static_cast<int>(cdiv(static_cast<int64_t>(hi) - lo, step)) : 0;
 }
 
 // along(bp, {d_rows, d_cols}, boundary_check(...)): the tiles a for_range streams from a block

@@ -61,11 +61,6 @@ constexpr bool tma_stream_tile() {
 #endif
 }
 
-// The number of steps of for (k = lo; k < hi; k += step), for lo < hi and step > 0.
-BV_DI int steps(int lo, int hi, int step) {
-  return static_cast<int>((static_cast<int64_t>(hi) - lo + step - 1) / step);
-}
-
 #if BV_NVIDIA
 // The format a stream's tiles take: the image its reader needs, told by the tile's shape and, for
 // a wgmma A tile, by its step, as a ring's loads tell it (fmt_for_step): along its columns (K) it
@@ -185,7 +180,7 @@ template <class Acc, class Body, class Held, size_t... I, class... BP>
 BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, const Acc& init,
                           Body& body, const Held& held, const tile_stream<BP>&... s) {
   using Carry = typename in_flight_of<Acc>::type;
-  const int n = steps(lo, hi, step);
+  const int n = for_range_steps(lo, hi, step);
   const std::tuple<decltype(ring_of(s.bp))...> r{ring_of(s.bp)...};
   // An accumulator() carried: each step's wgmma group stays in flight into the next, so step
   // i - 1's slots are free only after step i's group is issued (then wgmma_wait1). Otherwise every
@@ -395,7 +390,7 @@ BV_DI Acc stream_loop(const program<W>& p, int lo, int hi, int step, const Acc& 
 #if BV_NVIDIA
   if constexpr ((tma_stream_tile<BP>() && ...)) {
     if (runs) {
-      const int n = steps(lo, hi, step);
+      const int n = for_range_steps(lo, hi, step);
       if (tma_loop(n, s...))
         return stream_loop_tma(std::index_sequence_for<BP...>{}, lo, hi, step, init, body, held,
                                s...);
@@ -403,8 +398,8 @@ BV_DI Acc stream_loop(const program<W>& p, int lo, int hi, int step, const Acc& 
   }
 #else
   if (runs)
-    return stream_loop_amd(std::index_sequence_for<BP...>{}, lo, steps(lo, hi, step), step, init,
-                           body, held, s...);
+    return stream_loop_amd(std::index_sequence_for<BP...>{}, lo, for_range_steps(lo, hi, step),
+                           step, init, body, held, s...);
 #endif
   return for_range(p, lo, hi, step, init, [&](int k, const auto& acc) {
     // The tiles in the order the streams are written, as a kernel's own loop would load them.

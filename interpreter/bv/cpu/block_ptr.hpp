@@ -99,47 +99,42 @@ inline void check_not_streamed(int id, const std::source_location& loc) {
   if (id == 0) return;
   program_state* s = current();
   if (s == nullptr) return;
-  for (int i = 0; i < s->n_streamed; ++i)
-    if (s->streamed[i] == id) {
-      s->streamed[i] = 0;  // said once a loop
+  for (int i = 0; i < s->n_streams; ++i)
+    if (s->streams[i].id == id) {
+      s->streams[i].id = 0;  // said once a loop
       return streamed_load(*s, loc);
     }
 }
-// The numbers of a for_range's streamed block pointers, marked while its loop runs, and where its
-// moving streams' tiles lie (program_state::stream_span), with the step the loop is at.
+// A for_range's streams, marked in program_state::streams while its loop runs, with the step the
+// loop is at.
 class streaming_scope {
  public:
   template <class... BP>
   streaming_scope(program_state* s, int steps, const tile_stream<BP>&... ts) : s_(s) {
     if (s_ == nullptr) return;
-    n_ = s_->n_streamed;
-    spans_ = s_->n_spans;
-    ((s_->n_streamed < program_state::k_max_streamed && ts.bp.id != 0
-          ? void(s_->streamed[s_->n_streamed++] = ts.bp.id)
-          : void()),
-     ...);
-    (add_span(ts, steps), ...);
+    n_ = s_->n_streams;
+    (add(ts, steps), ...);
   }
   ~streaming_scope() {
-    if (s_ == nullptr) return;
-    s_->n_streamed = n_;
-    s_->n_spans = spans_;
+    if (s_ != nullptr) s_->n_streams = n_;
   }
   streaming_scope(const streaming_scope&) = delete;
   streaming_scope& operator=(const streaming_scope&) = delete;
   void at_step(int i) {
     if (s_ == nullptr) return;
-    for (int j = spans_; j < s_->n_spans; ++j) s_->spans[j].step = i;
+    for (int j = n_; j < s_->n_streams; ++j) s_->streams[j].step = i;
   }
 
  private:
   template <class T, int R, int C, int W>
-  void add_span(const tile_stream<block_ptr<T, R, C, W>>& ts, int steps) {
+  void add(const tile_stream<block_ptr<T, R, C, W>>& ts, int steps) {
+    if (s_->n_streams >= program_state::k_max_streamed) return;
     const block_ptr<T, R, C, W>& b = ts.bp;
-    if (ts.held() || b.base.alloc == nullptr || s_->n_spans >= program_state::k_max_streamed)
-      return;
-    program_state::stream_span& sp = s_->spans[s_->n_spans++];
+    program_state::stream_span& sp = s_->streams[s_->n_streams++];
     sp = {};
+    sp.id = b.id;
+    sp.moving = !ts.held() && b.base.alloc != nullptr;
+    if (!sp.moving) return;
     sp.buffer = b.base.alloc->buffer;
     sp.base = static_cast<int64_t>(b.base.p - static_cast<const T*>(b.base.alloc->buffer));
     sp.shape0 = b.shape0, sp.shape1 = b.shape1, sp.stride0 = b.stride0, sp.stride1 = b.stride1;
@@ -148,7 +143,7 @@ class streaming_scope {
     sp.along = &ts.loc;
   }
   program_state* s_;
-  int n_ = 0, spans_ = 0;
+  int n_ = 0;
 };
 }  // namespace detail
 
@@ -193,8 +188,7 @@ Acc stream_loop(program_state* st, int lo, int hi, int step, Acc acc, Body& body
     bad_loop_step(*st, lo, hi, step, locs[0]);
     return acc;
   }
-  streaming_scope scope(st, lo < hi ? static_cast<int>((int64_t(hi) - lo + step - 1) / step) : 0,
-                        s...);
+  streaming_scope scope(st, for_range_steps(lo, hi, step), s...);
   using tiles = std::tuple<decltype(stream_tile(s, 0))...>;
   tiles first{};  // step 0's tiles: the held streams' for every step
   int i = 0;

@@ -199,27 +199,26 @@ struct program_state {
   bool stepping = false;
   uint64_t waited_epoch = 0;
   std::vector<std::pair<std::string, std::string>> watched;  // name -> rendered value
-  // Block pointers: how many this program has made (each gets the next number; block_ptr.hpp),
-  // and the numbers of those the running for_range loops stream (along()), which their bodies may
-  // not load.
+  // Block pointers: how many this program has made (each gets the next number; block_ptr.hpp).
   int block_ptrs_made = 0;
-  static constexpr int k_max_streamed = 8;
-  std::array<int, k_max_streamed> streamed{};
-  int n_streamed = 0;
-  // Where the moving streams of the running for_range loops read (the race check's stream-store:
-  // a store over a later step's tile): step 0's tile, the step, and the step the loop is at.
+  // The streams (along()) of the running for_range loops: each one's block pointer number, which
+  // the bodies may not load (stream-load), and, for a moving stream, where its tiles lie and the
+  // step its loop is at (the race check's stream-store: a store over a later step's tile).
   struct stream_span {
+    int id = 0;                    // the block pointer's number (0 once stream-load was said)
+    bool moving = false;           // a moving stream over a tensor: the fields below are set
     const void* buffer = nullptr;  // the tensor's buffer (views of one buffer share it)
     int64_t base = 0;              // element index of the block pointer's base in the buffer
     int64_t shape0 = 0, shape1 = 0, stride0 = 0, stride1 = 0;
-    int64_t off0 = 0, off1 = 0, by0 = 0, by1 = 0;
+    int64_t off0 = 0, off1 = 0, by0 = 0, by1 = 0;  // step 0's tile, and the step
     int rows = 0, cols = 0;
-    int step = 0, steps = 0;
-    bool reported = false;  // said once a loop
+    int step = 0, steps = 0;  // the step the loop is at, of how many
+    bool reported = false;    // stream-store said once a loop
     const std::source_location* along = nullptr;
   };
-  std::array<stream_span, k_max_streamed> spans{};
-  int n_spans = 0;
+  static constexpr int k_max_streamed = 8;
+  std::array<stream_span, k_max_streamed> streams{};
+  int n_streams = 0;
   // The checks' state of this program: each check keeps a struct of its own here, in a slot it
   // reserves (program_scratch in check.hpp); all zero when the program starts.
   static constexpr std::size_t k_check_scratch = 256;

@@ -3,11 +3,11 @@
 // step, so it would see the store; a pipelined loop may have read that tile already (sm_90a's TMA
 // issues copies stages - 1 steps ahead, AMD loads the next step's tiles during this step's dot),
 // and there the store would not be seen: the same source would compute different results on the
-// two. The streams' tiles are described by program_state::stream_span (the interpreter's stream
-// loop keeps them and the current step); an element is matched to its (row, column) where the
-// block pointer's strides are a row-major or a column-major layout of its shape (other strides
-// are not checked). Held streams (along {0, 0}) are not spans: their one tile is read at the
-// first step on every backend.
+// two. The moving streams' tiles are described by program_state::stream_span (the interpreter's
+// stream loop keeps them and the current step); an element is matched to its (row, column) where
+// the block pointer's strides are a row-major or a column-major layout of its shape (other strides
+// are not checked). Held streams (along {0, 0}) do not move: their one tile is read at the first
+// step on every backend.
 #include <algorithm>
 #include <climits>
 
@@ -62,10 +62,10 @@ struct stream_store_check final : observer {
   uint32_t bit() const override { return checks::race; }
 
   void on_access(const access& a, const bool* perform, program_state& s) override {
-    if (s.n_spans == 0 || a.kind == access_kind::load || a.alloc == nullptr) return;
-    for (int k = 0; k < s.n_spans; ++k) {
-      program_state::stream_span& sp = s.spans[k];
-      if (sp.reported || sp.buffer != a.alloc->buffer) continue;
+    if (s.n_streams == 0 || a.kind == access_kind::load || a.alloc == nullptr) return;
+    for (int k = 0; k < s.n_streams; ++k) {
+      program_state::stream_span& sp = s.streams[k];
+      if (!sp.moving || sp.reported || sp.buffer != a.alloc->buffer) continue;
       std::vector<int> lanes;
       int64_t step = -1, row = 0, col = 0;
       for (int i = 0; i < a.lanes; ++i) {
