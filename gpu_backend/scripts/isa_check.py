@@ -4,8 +4,9 @@
 The input is the device-only assembly of gpu_backend/src/coverage.cu, which instantiates every
 launch configuration the kernels in kernels/ declare for gfx942 and gfx90a. Every kernel in it is
 checked strictly: no scratch (private segment) and no VGPR/SGPR spills; the tiled products
-(matmul, its fused and split-K forms, conv2d, attention) contain v_mfma where their element type
-takes the MFMA path; matmul_kernel keeps at least 2 waves per SIMD. Writes a Markdown report with
+(matmul, its fused and split-K forms) contain v_mfma; the attention kernels (forward, dK/dV, dQ)
+contain v_mfma in 16-bit, whose tiles must be MFMA-sized (each wave's part of a BM x BN tile at
+least 32 x 32), and in f32 where their tile is; matmul_kernel keeps at least 2 waves per SIMD. Writes a Markdown report with
 VGPR/AGPR/SGPR counts, LDS bytes, the occupancy they allow (waves per SIMD) and, for the matmul
 kernels, the MFMA instructions one K step issues and the issue time they need at the MFMA
 rate. Exit status 1 when a check fails.
@@ -189,6 +190,28 @@ def matmul_tile(label):
     return None
 
 
+def attention_tile(label):
+    """(element type, D, BM, BN, waves) of an attention kernel, from its template arguments."""
+    a = template_args(label)
+    try:
+        if label.startswith("attention_fwd_kernel<") and len(a) == 7:
+            return a[0], int(a[1]), int(a[2]), int(a[3]), int(a[5])
+        if label.startswith(("attention_bwd_dkdv_kernel<", "attention_bwd_dq_kernel<")) and \
+                len(a) == 6:
+            return a[0], int(a[1]), int(a[2]), int(a[3]), int(a[5])
+    except ValueError:
+        pass
+    return None
+
+
+def mfma_sized(bm, bn, waves):
+    """Whether each wave's part of a BM x BN tile is at least one 32x32 MFMA accumulator: the
+    AMD layout puts waves 1x1, 2x1, 2x2, 4x2 or 4x4 over a 2-D block (lang/bv/layout.hpp)."""
+    wm = 1 if waves <= 1 else (2 if waves <= 4 else 4)
+    wn = max(1, waves // wm)
+    return bm >= 32 * wm and bn % (32 * wn) == 0
+
+
 def mfma_per_k_step(tile):
     """MFMA instructions a workgroup issues per BK step: the tile's multiply-adds over one MFMA's
     (32x32x8 for 16-bit inputs, 32x32x2 for f32)."""
@@ -227,8 +250,10 @@ def main():
         "`gpu_backend/src/coverage.cu`, which instantiates every launch configuration the kernels "
         "in `kernels/` declare for gfx942 and gfx90a (walked from their tables at compile time), "
         "in every element type. Checks, on every kernel: no scratch, no spills; the tiled "
-        "products contain `v_mfma` where their element type takes the MFMA path; `matmul_kernel` "
-        "keeps at least 2 waves per SIMD. Occupancy = waves per SIMD allowed by the unified "
+        "products (matmul and its forms) contain `v_mfma`; the attention kernels contain "
+        "`v_mfma` in 16-bit, whose tiles must be MFMA-sized (each wave's part at least 32x32), "
+        "and in f32 where their tile is; `matmul_kernel` keeps at least 2 waves per SIMD. "
+        "Occupancy = waves per SIMD allowed by the unified "
         "VGPR file (512 per lane, granule 8) and by 64 KiB of LDS per CU.\n")
     for spec in a.inputs:
         arch, path = spec.split("=", 1)
@@ -270,6 +295,15 @@ def main():
             tile = matmul_tile(label)
             if tile and k.get("mfma", 0) == 0:
                 failures.append(f"{arch} {label}: tiled product without v_mfma")
+            at = attention_tile(label)
+            if at:
+                t, d, bm, bn, w = at
+                if t != "float" and not mfma_sized(bm, bn, w):
+                    failures.append(f"{arch} {label}: a {bm}x{bn} tile on {w} waves is too small "
+                                    "for MFMA (each wave's part must be at least 32x32); 16-bit "
+                                    "attention must run on the matrix cores")
+                elif mfma_sized(bm, bn, w) and k.get("mfma", 0) == 0:
+                    failures.append(f"{arch} {label}: attention tile without v_mfma")
             if label.startswith("matmul_kernel<") and occ < 2:
                 failures.append(f"{arch} {label}: {occ} wave(s) per SIMD; matmul needs at least 2")
             if tile and label.startswith("matmul_kernel<"):

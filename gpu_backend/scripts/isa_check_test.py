@@ -6,7 +6,8 @@ kernel names mangled as clang-19 mangles the trampolines of gpu_backend/src/cove
 Each case runs the check and compares its exit status and the lines it prints with what the
 rules say: a spill or scratch use anywhere fails, unless isa_known_spills-style entries allow it
 (up to their counts; a fixed entry fails, one not built is reported); a matmul without v_mfma fails, and so
-does a matmul_kernel below 2 waves per SIMD.
+does a matmul_kernel below 2 waves per SIMD; a 16-bit attention kernel on a tile too small for MFMA
+fails, as does an MFMA-sized attention tile without v_mfma, and an f32 one on a small tile passes.
 
 usage: isa_check_test.py   (exit 0 when every case holds)
 """
@@ -68,6 +69,9 @@ def asm_file(d, fname, kernels):
 ADD = mangled("add_kernel", "fLi2048ELi4E")
 SOFTMAX = mangled("softmax_kernel", "fLi8192ELi16E")
 MATMUL = mangled("matmul_kernel", "DF16_S5_Li128ELi128ELi32ELi8ELi8E")
+ATT_FWD = mangled("attention_fwd_kernel", "DF16_Li128ELi128ELi64ELb0ELi8ELi0E")
+ATT_SMALL = mangled("attention_bwd_dq_kernel", "DF16_Li128ELi32ELi32ELb1ELi4E")
+ATT_F32_SMALL = mangled("attention_fwd_kernel", "fLi128ELi32ELi16ELb0ELi4ELi0E")
 
 
 def run(d, inputs, known=None):
@@ -113,6 +117,21 @@ with tempfile.TemporaryDirectory() as d:
     f = asm_file(d, "occ.s", [kernel_asm(MATMUL, vgpr=300, mfma=4, threads=512)])
     rc, out, _ = run(d, [f"gfx942={f}"])
     expect("matmul at 1 wave per SIMD fails", rc == 1 and "1 wave(s) per SIMD" in out, out)
+
+    f = asm_file(d, "att.s", clean + [kernel_asm(ATT_FWD, vgpr=159, lds=47104, mfma=8,
+                                                 threads=512), kernel_asm(ATT_F32_SMALL)])
+    rc, out, rep = run(d, [f"gfx942={f}"])
+    expect("MFMA attention and small f32 attention pass", rc == 0, out)
+    expect("attention: label",
+           "`attention_fwd_kernel<_Float16, 128, 128, 64, false, 8, 0>`" in rep, rep)
+    f = asm_file(d, "att_nomfma.s", [kernel_asm(ATT_FWD, vgpr=159, threads=512)])
+    rc, out, _ = run(d, [f"gfx942={f}"])
+    expect("MFMA-sized attention without MFMA fails",
+           rc == 1 and "attention tile without v_mfma" in out, out)
+    f = asm_file(d, "att_small.s", [kernel_asm(ATT_SMALL, vgpr=160)])
+    rc, out, _ = run(d, [f"gfx90a={f}"])
+    expect("16-bit attention on a small tile fails",
+           rc == 1 and "a 32x32 tile on 4 waves is too small for MFMA" in out, out)
 
     # The known list: allowed up to its counts, listed in the report; more, fixed or gone fails.
     f = asm_file(d, "known.s", clean + [kernel_asm(SOFTMAX, vspill=5, scratch=32)])

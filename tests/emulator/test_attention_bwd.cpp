@@ -112,7 +112,7 @@ void declared_row(bv::target t, int s) {
 
 TEST_CASE("emulator: attention backward, every declared AMD row against a double reference") {
   setenv("BV_EMU_QUIET", "1", 0);
-  // gfx942 and gfx90a share the lowering and the tables; one target runs every row.
+  // gfx942 and gfx90a share the lowering and the backward tables; one target runs every row.
   const bv::target t = bv::target::gfx942;
   for (int s : {37, 70}) {
     declared_row<bv::half, 64, true>(t, s);

@@ -2,8 +2,9 @@
 // the configuration tables' static check uses) against what the emulator measures: for every row
 // declared for gfx942 and gfx90a, 16-bit and f32, head dimension 64 and 128, the emulated launch
 // takes exactly the modelled bytes, stays within 64 KiB with no diagnostic, and matches a double
-// reference at a ragged sequence length. Two undeclared tiles that overflow (f32 at D = 128 with
-// 64 keys a step: sm_90's 64x64 and 32x64) are modelled as exactly and reported by the emulator.
+// reference at a ragged sequence length. Two undeclared tiles that overflow (at D = 128, f32 on
+// 128x256 and 16-bit on 256x256, 8 waves: their k or v images larger than any slice of q's) are
+// modelled as exactly and reported by the emulator.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -103,6 +104,6 @@ TEST_CASE("emulator: attention forward, every declared AMD row fits LDS as model
 
 TEST_CASE("emulator: attention forward, f32 tiles too large for LDS overflow as modelled") {
   setenv("BV_EMU_QUIET", "1", 0);
-  overflowing_tile<float, 128, 64, 64, 4>(125440);
-  overflowing_tile<float, 128, 32, 64, 4>(98560);
+  overflowing_tile<float, 128, 128, 256, 8>(82944);
+  overflowing_tile<bv::half, 128, 256, 256, 8>(94208);
 }

@@ -213,34 +213,35 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     check_ran(bw64[2], t, t == target::sm_90 ? 8 : 4);
 
     // D = 128: 128x128 on 8 warps on sm_90, the halves of D through block pointers (variant 4);
-    // 32x32 on AMD, whose 64 KiB of LDS a 64x64 tile pass overflows.
+    // on AMD the D = 64 tiles (MFMA-sized), q k^T staged in slices to fit the LDS.
     auto q2 = tensor<half>::randn("q2", {1, 1, 70, 128}, 18);
     auto o2 = tensor<half>::empty("o2", {1, 1, 70, 128});
     auto lse3 = tensor<float>::empty("lse3", {1, 70});
     auto at2 = kernels::attention_fwd(q2, q2, q2, o2, lse3, false);
     CHECK(at2.kernel.find(t == target::sm_90 ? "attention_fwd_halves_kernel"
                                              : "attention_fwd_kernel") != std::string::npos);
-    CHECK(ends_with(at2.kernel, t == target::sm_90 ? ", 128, 128, 128, false, 8>"
-                                                   : ", 128, 32, 32, false, 4, 0>"));
-    CHECK(at2.programs == (t == target::sm_90 ? 1 : 3));
+    CHECK(ends_with(at2.kernel, mi200                ? ", 128, 64, 64, false, 4, 0>"
+                                : t == target::sm_90 ? ", 128, 128, 128, false, 8>"
+                                                     : ", 128, 128, 64, false, 8, 0>"));
+    CHECK(at2.programs == (mi200 ? 2 : 1));
     // Its backward: dK/dV (k q^T) 64 query rows x 128 keys on 8 warps on sm_90 and dQ 128x64 on 8;
-    // 32x32 on 4 waves on AMD.
+    // 64x64 on 4 waves on AMD.
     auto dq2 = tensor<half>::empty("dq2", {1, 1, 70, 128}),
          dk2 = tensor<half>::empty("dk2", {1, 1, 70, 128}),
          dv2 = tensor<half>::empty("dv2", {1, 1, 70, 128});
     const auto bw = kernels::attention_bwd(q2, q2, q2, o2, lse3, q2, dq2, dk2, dv2, false);
     REQUIRE(bw.size() == 3);
     CHECK(ends_with(bw[1].kernel,
-                    t == target::sm_90 ? ", 128, 64, 128, false, 8>" : ", 128, 32, 32, false, 4>"));
-    CHECK(bw[1].programs == (t == target::sm_90 ? 1 : 3));
+                    t == target::sm_90 ? ", 128, 64, 128, false, 8>" : ", 128, 64, 64, false, 4>"));
+    CHECK(bw[1].programs == (t == target::sm_90 ? 1 : 2));
     CHECK(bw[2].kernel.find(t == target::sm_90 ? "attention_bwd_dq_bp_kernel"
                                                : "attention_bwd_dq_kernel") != std::string::npos);
     CHECK(ends_with(bw[2].kernel,
-                    t == target::sm_90 ? ", 128, 128, 64, false, 8>" : ", 128, 32, 32, false, 4>"));
-    CHECK(bw[2].programs == (t == target::sm_90 ? 1 : 3));
+                    t == target::sm_90 ? ", 128, 128, 64, false, 8>" : ", 128, 64, 64, false, 4>"));
+    CHECK(bw[2].programs == (t == target::sm_90 ? 1 : 2));
 
-    // f32: sm_90 as 16-bit; AMD tiles whose LDS fits 64 KiB in f32 (64x64 at D = 64, 32x16 at
-    // D = 128), where the 16-bit ones would not.
+    // f32: sm_90 as 16-bit; AMD 64x64 (K staged in slices to fit the LDS), but 32x16 at D = 128
+    // on gfx942, where the causal 64x64 forward spills.
     auto fq = tensor<float>::randn("fq", {1, 1, 130, 64}, 19);
     auto fo = tensor<float>::empty("fo", {1, 1, 130, 64});
     auto flse = tensor<float>::empty("flse", {1, 130});
@@ -252,9 +253,10 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     auto fo2 = tensor<float>::empty("fo2", {1, 1, 70, 128});
     auto flse2 = tensor<float>::empty("flse2", {1, 70});
     auto at4 = kernels::attention_fwd(fq2, fq2, fq2, fo2, flse2, false);
-    CHECK(ends_with(at4.kernel, t == target::sm_90 ? "<float, 128, 128, 128, false, 8, 0>"
-                                                   : "<float, 128, 32, 16, false, 4, 0>"));
-    CHECK(at4.programs == (t == target::sm_90 ? 1 : 3));
+    CHECK(ends_with(at4.kernel, mi200                ? "<float, 128, 64, 64, false, 4, 0>"
+                                : t == target::sm_90 ? "<float, 128, 128, 128, false, 8, 0>"
+                                                     : "<float, 128, 32, 16, false, 4, 0>"));
+    CHECK(at4.programs == (mi200 ? 2 : t == target::sm_90 ? 1 : 3));
 
     auto logits = tensor<float>::randn("logits", {2, 3000}, 17);
     auto tg = tensor<int32_t>::zeros("tg", {2});
@@ -284,10 +286,12 @@ TEST_CASE("launch_config: instantiations are the distinct configurations, not ro
   CHECK(count.operator()<kernels::matmul_configs, 2>() == 2);
   // 16-bit attention at D = 64: gfx90a's tile, sm_90's row (v beside k) and gfx942's.
   CHECK(count.operator()<kernels::attention_fwd_configs<2>, 64>() == 3);
-  CHECK(count.operator()<kernels::attention_fwd_configs<2>, 128>() == 2);
-  // f32 attention: sm_90's and AMD's tiles differ at both head dimensions.
+  // At D = 128: gfx90a's (the same row), sm_90's and gfx942's.
+  CHECK(count.operator()<kernels::attention_fwd_configs<2>, 128>() == 3);
+  // f32 attention: sm_90's and AMD's tiles differ at both head dimensions, gfx942's and gfx90a's
+  // at D = 128.
   CHECK(count.operator()<kernels::attention_fwd_configs<4>, 64>() == 2);
-  CHECK(count.operator()<kernels::attention_fwd_configs<4>, 128>() == 2);
+  CHECK(count.operator()<kernels::attention_fwd_configs<4>, 128>() == 3);
   // An NVIDIA build (sm_90 only) instantiates sm_90's col_sum alone.
   CHECK(detail::canonical<kernels::col_sum_configs, runtime_key, only(target::sm_90).bits>(1) ==
         -1);

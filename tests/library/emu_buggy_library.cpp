@@ -1,6 +1,7 @@
-// A kernel library with a bug only the AMD emulator shows: tile_matmul's 128x128 tiles with a
-// K step of 64 stage two f32 operands of 128 x (64 + 8) in LDS, 73728 bytes, more than an AMD
-// workgroup's 65536. The interpreter, which has no LDS, runs it correctly; its emulated build
+// A kernel library with a bug only the AMD emulator shows: tile_matmul's 256x256 tiles with a
+// K step of 32 stage two f32 operands of 256 x (32 + 8) in LDS, 81920 bytes, more than an AMD
+// workgroup's 65536 (a K step of 32 f32 is one slice: slicing K does not shrink it). The
+// interpreter, which has no LDS, runs it correctly; its emulated build
 // (bv_test_emu_buggy_library.amd-emu.so) reports lds-capacity. small_tile_matmul, the same kernel
 // with 64x64 tiles, passes both.
 #include <bv/kernel_library.hpp>
@@ -67,7 +68,7 @@ bv::library::kernel<io, std::vector<double>> entry(const char* name, const char*
 }
 
 const bv::library::registration big{
-    entry<128, 128, 64>("tile_matmul", "c = a @ b, f32, 128x128 tiles (too much LDS on AMD)")};
+    entry<256, 256, 32>("tile_matmul", "c = a @ b, f32, 256x256 tiles (too much LDS on AMD)")};
 const bv::library::registration small{
     entry<64, 64, 32>("small_tile_matmul", "c = a @ b, f32, 64x64 tiles")};
 

@@ -15,6 +15,7 @@
 //  - anything else (f32, small tiles, other dtypes, older GPUs): both operands through LDS, each
 //    thread computing its own registers; on NVIDIA a register-blocked outer product (dot_simt).
 #pragma once
+#include "bv/dot_staging.hpp"
 #include "bv/gpu/block.hpp"
 #include "bv/gpu/memory.hpp"
 
@@ -22,34 +23,61 @@ namespace bv {
 inline namespace gpu_lang {
 
 namespace detail {
-inline constexpr int lds_pad = 8;  // elements of padding per LDS row: fewer bank conflicts
+inline constexpr int lds_pad = layout::dot_lds_pad;
 
-template <class T, int M, int K, int W>
-BV_DI void stage_rows(T* s, const basic_block<T, shape<M, K>, W>& a) {  // s[row][k]
+// Slice S of KS k's (dot_lds, layout::dot_k_slice) of a dimension of extent K laid out as D. Each
+// register's k's along it fall in one slice, a wave's span (spt x tpw, a whole number of which KS
+// is) being contiguous. Where KS is a whole number of D's tiles too, a slice is the contiguous run
+// [lo, hi) of a thread's registers along it (a tile's registers are spt contiguous ones), known at
+// compile time; otherwise every register is tested (in() holds for the same registers across a
+// wave: a uniform branch).
+template <class D, int K, int KS, int S>
+struct k_regs {
+  static constexpr int spt = D::regs() / D::reps();
+  static constexpr bool exact = KS == K || KS % D::tile() == 0;
+  static constexpr int lo = KS == K || !exact ? 0 : S * (KS / D::tile()) * spt;
+  static constexpr int hi = KS == K || !exact ? D::regs() : lo + (KS / D::tile()) * spt;
+  BV_DI static bool in(int k) {
+#ifdef BV_EMU_MUTATION_K_SLICE
+    // (Test hook: the emulator's mutation tests, tests/emulator/CMakeLists.txt, stage every
+    // register in every slice; the slices test must catch the rows of other slices.)
+    return true;
+#else
+    return exact || (k >= S * KS && k < (S + 1) * KS);
+#endif
+  }
+};
+
+template <class T, int M, int K, int W, int KS = K, int S = 0>  // s[row][k - S KS]
+BV_DI void stage_rows(T* s, const basic_block<T, shape<M, K>, W>& a) {
   using B = basic_block<T, shape<M, K>, W>;
-  constexpr int ld = K + lds_pad, V = gpu::tile2d::spt1 <= B::NC ? gpu::tile2d::spt1 : B::NC;
+  using R = k_regs<typename gpu::layout2d<M, K, W>::cols, K, KS, S>;
+  constexpr int ld = KS + lds_pad, V = gpu::tile2d::spt1 <= B::NC ? gpu::tile2d::spt1 : B::NC;
 #pragma unroll
   for (int ri = 0; ri < B::NR; ++ri) {
     const int row = gpu::row_of<M, K, W>(ri);
 #pragma unroll
-    for (int cg = 0; cg < B::NC; cg += V) {
-      const int col = gpu::col_of<M, K, W>(cg);
+    for (int cg = R::lo; cg < R::hi; cg += V) {
+      if (!R::in(gpu::col_of<M, K, W>(cg))) continue;
+      const int col = gpu::col_of<M, K, W>(cg) - S * KS;
       if constexpr (V > 1 && K >= gpu::layout2d<M, K, W>::cols::tile() && (V * sizeof(T)) % 4 == 0)
         vstore<V>(s + row * ld + col, a.v + ri * B::NC + cg);
       else
 #pragma unroll
         for (int j = 0; j < V; ++j)
-          s[row * ld + gpu::col_of<M, K, W>(cg + j)] = a.v[ri * B::NC + cg + j];
+          s[row * ld + gpu::col_of<M, K, W>(cg + j) - S * KS] = a.v[ri * B::NC + cg + j];
     }
   }
 }
-template <class T, int K, int N, int W>
-BV_DI void stage_cols(T* s, const basic_block<T, shape<K, N>, W>& b) {  // s[col][k]
+template <class T, int K, int N, int W, int KS = K, int S = 0>  // s[col][k - S KS]
+BV_DI void stage_cols(T* s, const basic_block<T, shape<K, N>, W>& b) {
   using B = basic_block<T, shape<K, N>, W>;
-  constexpr int ld = K + lds_pad;
+  using R = k_regs<typename gpu::layout2d<K, N, W>::rows, K, KS, S>;
+  constexpr int ld = KS + lds_pad;
 #pragma unroll
-  for (int ri = 0; ri < B::NR; ++ri) {
-    const int k = gpu::row_of<K, N, W>(ri);
+  for (int ri = R::lo; ri < R::hi; ++ri) {
+    if (!R::in(gpu::row_of<K, N, W>(ri))) continue;
+    const int k = gpu::row_of<K, N, W>(ri) - S * KS;
 #pragma unroll
     for (int ci = 0; ci < B::NC; ++ci) s[gpu::col_of<K, N, W>(ci) * ld + k] = b.v[ri * B::NC + ci];
   }
@@ -527,12 +555,17 @@ BV_DI void wg_dot_trans_a(const basic_block<A, shape<K, M>, W>& x,
 template <class X, bool Rows>
 struct staged {
   const X& x;
-  template <class T>
+  static constexpr int K = Rows ? X::shape_type::cols : X::shape_type::rows;
+  // A wave's span of x's layout along K (layout::dot_k_slice slices K in whole ones).
+  static constexpr int k_span =
+      Rows ? gpu::tile2d::spt1 * gpu::tile2d::tpw1 : gpu::tile2d::spt0 * gpu::tile2d::tpw0;
+  // Slice S of KS k's (every k by default) into s, as [row][k - S KS] or [col][k - S KS].
+  template <int KS = K, int S = 0, class T>
   BV_DI void stage(T* s) const {
     if constexpr (Rows)
-      stage_rows(s, x);
+      stage_rows<T, X::shape_type::rows, K, X::waves, KS, S>(s, x);
     else
-      stage_cols(s, x);
+      stage_cols<T, K, X::shape_type::cols, X::waves, KS, S>(s, x);
   }
 };
 template <class X>
@@ -550,22 +583,12 @@ struct no_hook {
   BV_DI void operator()() const {}
 };
 
-// acc += a @ b with both operands staged in LDS by sa and sb: the AMD product (MFMA where
-// use_tensor_cores allows, else the portable loop); NVIDIA uses mma_dot or dot_simt instead.
-template <class A, class B, class C, int M, int K, int N, int W, class SA, class SB,
-          class Staged = no_hook>
-BV_DI void dot_lds(const SA& sa, const SB& sb, basic_block<C, shape<M, N>, W>& acc,
-                   Staged staged = {}) {
+// acc += the product of the K x (operand) images in LDS (As [M][K + pad], Bs [N][K + pad]).
+template <class A, class B, class C, int M, int K, int N, int W>
+BV_DI void dot_lds_slice(const A* As, const B* Bs, basic_block<C, shape<M, N>, W>& acc) {
   using O = basic_block<C, shape<M, N>, W>;
   using L = gpu::layout2d<M, N, W>;
   constexpr int lda = K + lds_pad, ldb = K + lds_pad;
-  A* As = gpu::prim::lds<A, M * lda, 3>();
-  B* Bs = gpu::prim::lds<B, N * ldb, 4>();
-  gpu::prim::barrier();
-  sa.stage(As);
-  sb.stage(Bs);
-  gpu::prim::barrier();
-  staged();
   const int lane = gpu::prim::lane_id(), wave = gpu::prim::wave_id();
   if constexpr (use_tensor_cores<A, B, C, M, N, K, W>()) {
 #if !BV_NVIDIA
@@ -625,6 +648,41 @@ BV_DI void dot_lds(const SA& sa, const SB& sb, basic_block<C, shape<M, N>, W>& a
 #pragma unroll
     for (int i = 0; i < O::NR * O::NC; ++i) acc.v[i] = cvt<C>(s[i]);
   }
+}
+
+// Slices S.. of dot_lds (a function per slice, not a lambda: the stream loop's hook must inline).
+template <class A, class B, class C, int M, int K, int N, int W, int KS, int S, class SA, class SB,
+          class Staged>
+BV_DI void dot_lds_slices(const SA& sa, const SB& sb, basic_block<C, shape<M, N>, W>& acc,
+                          Staged& staged, A* As, B* Bs) {
+#ifdef BV_EMU_MUTATION_SLICE_BARRIER
+  // (Test hook: the mutation tests leave out the barrier before a later slice's stores; the
+  // slices test must catch them overwriting the slice other waves still read.)
+  if constexpr (S == 0)
+#endif
+    gpu::prim::barrier();
+  sa.template stage<KS, S>(As);
+  sb.template stage<KS, S>(Bs);
+  gpu::prim::barrier();
+  if constexpr (S == K / KS - 1) staged();
+  dot_lds_slice<A, B, C, M, KS, N, W>(As, Bs, acc);
+  if constexpr (S + 1 < K / KS)
+    dot_lds_slices<A, B, C, M, K, N, W, KS, S + 1>(sa, sb, acc, staged, As, Bs);
+}
+
+// acc += a @ b with both operands staged in LDS by sa and sb: the AMD product (MFMA where
+// use_tensor_cores allows, else the portable loop); NVIDIA uses mma_dot or dot_simt instead. K
+// goes through LDS in slices (layout::dot_k_slice); staged runs once the last slice is in LDS (the
+// blocks' registers are free then).
+template <class A, class B, class C, int M, int K, int N, int W, class SA, class SB,
+          class Staged = no_hook>
+BV_DI void dot_lds(const SA& sa, const SB& sb, basic_block<C, shape<M, N>, W>& acc,
+                   Staged staged = {}) {
+  constexpr int KS = layout::dot_k_slice(sizeof(A), K, SA::k_span, SB::k_span);
+  constexpr int lda = KS + lds_pad, ldb = KS + lds_pad;
+  A* As = gpu::prim::lds<A, M * lda, 3>();
+  B* Bs = gpu::prim::lds<B, N * ldb, 4>();
+  dot_lds_slices<A, B, C, M, K, N, W, KS, 0>(sa, sb, acc, staged, As, Bs);
 }
 
 #if BV_NVIDIA

@@ -1,0 +1,23 @@
+// How the AMD lowering stages a dot's operands in LDS (gpu_backend/bv/gpu/dot.hpp), as a rule the
+// kernels' LDS models (attention_fwd_lds_bytes) compute with too, so that a model and the lowering
+// cannot disagree: both operands go through LDS read along K, a as [M][KS + pad] and b as
+// [N][KS + pad], K in slices of KS k's, one slice at a time between two barriers.
+#pragma once
+#include "bv/config.hpp"
+
+namespace bv::layout {
+
+inline constexpr int dot_lds_pad = 8;  // elements of padding per LDS row: fewer bank conflicts
+
+// The k's a slice holds: 128 bytes of a row (64 16-bit k's, 32 f32), or all of K where K is no
+// longer or not a whole number of slices, or a slice would not hold whole spans of both operands
+// along K (a_span, b_span: the k's one wave's lanes cover in a register of each). A slice's
+// images take KS / K of the LDS of the whole operands (q k^T at head dimension 128: half), for
+// two barriers more a slice, and a kernel's dots of the same element type reuse them where their
+// sizes agree (a buffer is one per operand, element type and size).
+BV_HD constexpr int dot_k_slice(int bytes, int k, int a_span, int b_span) {
+  const int ks = 128 / bytes;
+  return k > ks && k % ks == 0 && ks % a_span == 0 && ks % b_span == 0 ? ks : k;
+}
+
+}  // namespace bv::layout
