@@ -1,4 +1,4 @@
-// Emulated runners: flash attention forward, f32, head dim 64 or 128, with the inputs the
+// Emulated runners: flash attention forward, f32 and f16, head dim 64 or 128, with the inputs the
 // command's entries make (cli/kernels/attention.cpp).
 #include <stdexcept>
 
@@ -9,10 +9,10 @@ namespace bv::cli::amd_emu {
 namespace {
 
 // q, k, v [B, H, S, D] -> o, lse [B*H, S]
-template <bool Causal>
+template <class T, bool Causal>
 void forward(run_result& r, const std::vector<array>& in, const std::vector<int64_t>&) {
-  auto q = input<float>(in[0]), k = input<float>(in[1]), v = input<float>(in[2]);
-  auto o = output<float>(q.shape());
+  auto q = input<T>(in[0]), k = input<T>(in[1]), v = input<T>(in[2]);
+  auto o = output<T>(q.shape());
   auto lse = output<float>({q.size(0) * q.size(1), q.size(2)});
   if (q.size(3) == 64)
     collect(r, emu::lib::attention_fwd<64, Causal>(q, k, v, o, lse));
@@ -28,8 +28,9 @@ void forward(run_result& r, const std::vector<array>& in, const std::vector<int6
 
 std::vector<runner> attention_runners() {
   return {
-      {"attention", 3, 0, forward<false>},
-      {"attention_causal", 3, 0, forward<true>},
+      {"attention", 3, 0, forward<float, false>},
+      {"attention_causal", 3, 0, forward<float, true>},
+      {"attention_f16", 3, 0, forward<half, true>},
   };
 }
 

@@ -1,6 +1,6 @@
-// attention, attention_causal and attention_bwd: the kernels (bv/kernels/attention.hpp), their
-// references (bv/kernels/ref/attention.hpp) and one registration each; Eigen's unfused
-// computation times bench's native column.
+// attention, attention_causal, attention_f16 and attention_bwd: the kernels
+// (bv/kernels/attention.hpp), their references (bv/kernels/ref/attention.hpp) and one registration
+// each; Eigen's unfused computation times bench's native column.
 #include "bv/kernels/attention.hpp"
 
 #include <cmath>
@@ -16,6 +16,7 @@ using namespace lib;
 
 sizes shape4(const sizes& s) { return {s[0], s[1], s[2], s[3]}; }
 int dim(const tensor<float>& t, int d) { return static_cast<int>(t.size(d)); }
+int dim4(const tensor<half>& t, int d) { return static_cast<int>(t.size(d)); }
 
 // The GPU build instantiates attention for f16 at head dims 64 and 128: the GPU run takes the
 // entry's inputs as f16 (the values an f16 draw from the same seed gives), and the interpreter
@@ -120,6 +121,99 @@ registrar r_fwd =
 registrar r_causal =
     reg_fwd(true, "attention_causal", "flash attention forward, causal, f32, head dim 128",
             {1, 2, 150, 128}, {1, 2, 256, 128});
+
+// attention_f16: the causal forward in 16-bit, as the GPUs run it (f16 q, k, v and o; scores,
+// softmax, lse and accumulation in fp32), on every backend from the same f16 inputs: on AMD its
+// tiles are the 16-bit rows of attention_fwd_configs, not the f32 entries' ones.
+struct fwd16_io {
+  tensor<half> q, k, v, o;
+  tensor<float> lse;
+};
+
+fmat to_fmat(const tensor<half>& t, int64_t h, int64_t n, int64_t d) {
+  fmat m(n, d);
+  for (int64_t i = 0; i < n * d; ++i) m(i / d, i % d) = static_cast<float>(t.data()[h * n * d + i]);
+  return m;
+}
+
+registrar r_f16{
+    kernel<fwd16_io, kernels::ref::attention_result>{
+        .name = "attention_f16",
+        .description = "flash attention forward, causal, f16 inputs and output, fp32 softmax and "
+                       "accumulation",
+        .size_help = "B,H,S,D (D = 64 or 128)",
+        .default_size = {1, 2, 150, 128},
+        .bench_size = {1, 2, 256, 128},
+        .make =
+            [](const sizes& s, uint64_t seed) {
+              return fwd16_io{tensor<half>::randn("q", shape4(s), seed),
+                              tensor<half>::randn("k", shape4(s), seed + 1),
+                              tensor<half>::randn("v", shape4(s), seed + 2),
+                              output<half>("o", shape4(s)),
+                              output<float>("lse", {s[0] * s[1], s[2]})};
+            },
+        .launch =
+            [](fwd16_io& a) { return kernels::attention_fwd(a.q, a.k, a.v, a.o, a.lse, true); },
+        .reference =
+            [](const fwd16_io& a) { return kernels::ref::attention_fwd(a.q, a.k, a.v, true); },
+        .compare =
+            [](checker& c, const fwd16_io& a, const kernels::ref::attention_result& r) {
+              c.expect(a.o, r.o, 3e-3);
+              c.expect(a.lse, r.lse, 1e-5);
+            },
+        .note = "f16 inputs and output, fp32 softmax and accumulation",
+        // Native: attention_causal's unfused computation in f32 on the f16 values, o rounded to
+        // f16.
+        .native = [](fwd16_io& a) -> std::function<void()> {
+          const int64_t heads = a.q.size(0) * a.q.size(1), n = a.q.size(2), d = a.q.size(3);
+          std::vector<fmat> q, k, v;
+          for (int64_t h = 0; h < heads; ++h) {
+            q.push_back(to_fmat(a.q, h, n, d));
+            k.push_back(to_fmat(a.k, h, n, d));
+            v.push_back(to_fmat(a.v, h, n, d));
+          }
+          return [&a, heads, n, d, q, k, v, sc = fmat(n, n), o = fmat(n, d)]() mutable {
+            const float scale = 1.0f / std::sqrt(static_cast<float>(d));
+            for (int64_t h = 0; h < heads; ++h) {
+              sc.noalias() = (q[h] * k[h].transpose()) * scale;
+              for (int64_t i = 0; i < n; ++i) {
+                auto row = sc.row(i).head(i + 1).array();
+                row = (row - row.maxCoeff()).exp();
+                row /= row.sum();
+                sc.row(i).tail(n - i - 1).setZero();
+              }
+              o.noalias() = sc * v[h];
+              for (int64_t i = 0; i < n * d; ++i)
+                a.o.data()[h * n * d + i] = static_cast<half>(o(i / d, i % d));
+            }
+          };
+        },
+    },
+    {
+        .gpu =
+            [](fwd16_io& a, bool cpu) {
+              std::vector<float> lse(static_cast<size_t>(a.lse.numel()));
+              const double ms = gpu::attention_fwd(gpu::dtype_id::f16, a.q.data(), a.k.data(),
+                                                   a.v.data(), a.o.data(), lse.data(), dim4(a.q, 0),
+                                                   dim4(a.q, 1), dim4(a.q, 2), dim4(a.q, 3), true);
+              return finish_gpu(a.o, ms, kernels::ref::attention_fwd(a.q, a.k, a.v, true).o, 1e-2,
+                                cpu, 2e-2, [&](tensor<half>& out) {
+                                  auto l = tensor<float>::empty("lse", a.lse.shape());
+                                  return kernels::attention_fwd(a.q, a.k, a.v, out, l, true);
+                                });
+            },
+        .amd_emu =
+            [](fwd16_io& a, const kernels::ref::attention_result& ref, target t) {
+              return emu_compare("attention_f16", t)
+                  .in(a.q)
+                  .in(a.k)
+                  .in(a.v)
+                  .cpu([&] { return kernels::attention_fwd(a.q, a.k, a.v, a.o, a.lse, true); })
+                  .out(0, a.o, ref.o, 3e-3, 8e-3)
+                  .out(1, a.lse, ref.lse, 1e-5, 1e-3)
+                  .done("f16 inputs and output, fp32 softmax and accumulation");
+            },
+    }};
 
 // The backward's inputs: q, k, v, dout, and o and lse as the forward (on the interpreter) left
 // them; its outputs dq, dk, dv.
