@@ -14,7 +14,8 @@ inline constexpr int dot_lds_pad = 8;  // elements of padding per LDS row: fewer
 // along K (a_span, b_span: the k's one wave's lanes cover in a register of each). A slice's
 // images take KS / K of the LDS of the whole operands (q k^T at head dimension 128: half), for
 // two barriers more a slice, and a kernel's dots of the same element type reuse them where their
-// sizes agree (a buffer is one per operand, element type and size).
+// sizes agree (a buffer is one per operand, element type and size). A dot into a 16-bit
+// accumulator is staged whole (its sums are rounded once, after all of K).
 BV_HD constexpr int dot_k_slice(int bytes, int k, int a_span, int b_span) {
   const int ks = 128 / bytes;
   return k > ks && k % ks == 0 && ks % a_span == 0 && ks % b_span == 0 ? ks : k;

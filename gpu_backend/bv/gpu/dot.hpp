@@ -678,7 +678,10 @@ template <class A, class B, class C, int M, int K, int N, int W, class SA, class
           class Staged = no_hook>
 BV_DI void dot_lds(const SA& sa, const SB& sb, basic_block<C, shape<M, N>, W>& acc,
                    Staged staged = {}) {
-  constexpr int KS = layout::dot_k_slice(sizeof(A), K, SA::k_span, SB::k_span);
+  // (A 16-bit accumulator is staged whole: the portable product rounds its sums once, after K.)
+  constexpr int KS = std::is_same_v<compute_t<C>, C>
+                         ? layout::dot_k_slice(sizeof(A), K, SA::k_span, SB::k_span)
+                         : K;
   constexpr int lda = KS + lds_pad, ldb = KS + lds_pad;
   A* As = gpu::prim::lds<A, M * lda, 3>();
   B* Bs = gpu::prim::lds<B, N * ldb, 4>();
