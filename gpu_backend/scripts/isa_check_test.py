@@ -124,6 +124,9 @@ with tempfile.TemporaryDirectory() as d:
     expect("MFMA attention and small f32 attention pass", rc == 0, out)
     expect("attention: label",
            "`attention_fwd_kernel<_Float16, 128, 128, 64, false, 8, 0>`" in rep, rep)
+    # 2 x 128 x 64 x 128 multiply-adds a key step over 32 x 32 x 8, 32 clocks each on gfx942,
+    # 8 waves over 4 SIMDs.
+    expect("attention: MFMA per key step", "| 256 (32 a wave) | 2048 | 2 |" in rep, rep)
     f = asm_file(d, "att_nomfma.s", [kernel_asm(ATT_FWD, vgpr=159, threads=512)])
     rc, out, _ = run(d, [f"gfx942={f}"])
     expect("MFMA-sized attention without MFMA fails",
