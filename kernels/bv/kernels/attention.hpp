@@ -599,8 +599,10 @@ struct attention_fwd_configs<2> {
 // programs an SM at D = 64, 128x128 with one at D = 128; its 227 KiB of shared memory hold f32
 // tiles): the 16-bit rows' block-pointer variants and the tiles chosen for them need rings, which
 // f32 tiles do not get. AMD: 4 waves on 64x64 (the MFMA path; 20992 bytes of LDS at D = 64, 41472
-// at D = 128, K staged in slices of 32), except gfx942 at D = 128, where the causal 64x64 forward
-// spills 2 SGPRs under clang-19 (as 128x64 on 8 waves does): 32x16 there, on the vector ALUs.
+// at D = 128, K staged in slices of 32), v loaded beside k at D = 128 (variant 1): with v loaded
+// right before p v, gfx942's causal forward spills 2 SGPRs under clang-19 (106 live; 104 and no
+// spill with variant 1, at the same 224 VGPRs; gfx90a 214 VGPRs against 194, one wave a SIMD
+// either way, which the LDS sets).
 template <>
 struct attention_fwd_configs<4> {
   static constexpr const char* key = "head dimension";
@@ -609,9 +611,8 @@ struct attention_fwd_configs<4> {
       // targets                        D up to        waves        BM          BN         programs per SM (GPU)
       {.targets = only(target::sm_90), .up_to = 64,   .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2},
       {.targets = only(target::sm_90), .up_to = 128,  .waves = 8,  .bm = 128, .bn = 128, .min_programs = 1},
-      {.targets = only(target::gfx90a), .up_to = 128, .waves = 4,  .bm = 64,  .bn = 64},
-      {.targets = amd_targets,         .up_to = 64,   .waves = 4,  .bm = 64,  .bn = 64},
-      {.targets = only(target::gfx942), .up_to = 128, .waves = 4,  .bm = 32,  .bn = 16},
+      {.targets = amd_targets,         .up_to = 64,                  .waves = 4,  .bm = 64,  .bn = 64},
+      {.targets = amd_targets,         .up_to = 128,  .variant = 1,  .waves = 4,  .bm = 64,  .bn = 64},
   };
   // clang-format on
 };
