@@ -57,7 +57,8 @@ BV_INLINE auto attention_softmax_step(QK qk, int start_n, int start_m, int s, co
 // Variant 1 (sm_90's rows) loads each step's v beside its k, so that v's latency hides behind
 // q k^T and the softmax: 2 to 5% on an H200 (docs/PERFORMANCE.md). On AMD the v block then stays
 // live across the softmax and costs a wave a SIMD (gfx942, D = 64: 126 VGPRs to 130, 4 waves to
-// 3), so AMD's rows load v where variant 0 does, right before p v.
+// 3), so AMD's rows load v where variant 0 does, right before p v; but f32 at D = 128, where the
+// LDS allows one wave a SIMD anyway and variant 0 spills SGPRs (attention_fwd_configs<4>).
 template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4, int Variant = 0>
 BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k, ptr<const T> v,
                                     ptr<T> o, ptr<float> lse, int s, float scale) {
