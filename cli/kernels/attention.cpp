@@ -15,8 +15,10 @@ namespace {
 using namespace lib;
 
 sizes shape4(const sizes& s) { return {s[0], s[1], s[2], s[3]}; }
-int dim(const tensor<float>& t, int d) { return static_cast<int>(t.size(d)); }
-int dim4(const tensor<half>& t, int d) { return static_cast<int>(t.size(d)); }
+template <class T>
+int dim(const tensor<T>& t, int d) {
+  return static_cast<int>(t.size(d));
+}
 
 // The GPU build instantiates attention for f16 at head dims 64 and 128: the GPU run takes the
 // entry's inputs as f16 (the values an f16 draw from the same seed gives), and the interpreter
@@ -39,6 +41,19 @@ fwd_io make_fwd(const sizes& s, uint64_t seed) {
           output<float>("lse", {s[0] * s[1], s[2]})};
 }
 
+// Each row of the scores p (n x n) to its softmax in place; causal: row i over keys 0..i, the rest
+// zero. The natives' one softmax.
+void softmax_rows(fmat& p, bool causal) {
+  const int64_t n = p.rows();
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t len = causal ? i + 1 : n;
+    auto row = p.row(i).head(len).array();
+    row = (row - row.maxCoeff()).exp();
+    row /= row.sum();
+    if (len < n) p.row(i).tail(n - len).setZero();
+  }
+}
+
 // Native: per head, S = Q K^T * scale as one GEMM, row softmax, O = P V: the unfused computation
 // at its best on one core.
 std::function<void()> native_fwd(fwd_io& a, bool causal) {
@@ -49,13 +64,7 @@ std::function<void()> native_fwd(fwd_io& a, bool causal) {
       fmap Q(a.q.data() + h * n * d, n, d), K(a.k.data() + h * n * d, n, d),
           V(a.v.data() + h * n * d, n, d), O(a.o.data() + h * n * d, n, d);
       sc.noalias() = (Q * K.transpose()) * scale;
-      for (int64_t i = 0; i < n; ++i) {
-        const int64_t len = causal ? i + 1 : n;
-        auto row = sc.row(i).head(len).array();
-        row = (row - row.maxCoeff()).exp();
-        row /= row.sum();
-        if (len < n) sc.row(i).tail(n - len).setZero();
-      }
+      softmax_rows(sc, causal);
       O.noalias() = sc * V;
     }
   };
@@ -176,12 +185,7 @@ registrar r_f16{
             const float scale = 1.0f / std::sqrt(static_cast<float>(d));
             for (int64_t h = 0; h < heads; ++h) {
               sc.noalias() = (q[h] * k[h].transpose()) * scale;
-              for (int64_t i = 0; i < n; ++i) {
-                auto row = sc.row(i).head(i + 1).array();
-                row = (row - row.maxCoeff()).exp();
-                row /= row.sum();
-                sc.row(i).tail(n - i - 1).setZero();
-              }
+              softmax_rows(sc, true);
               o.noalias() = sc * v[h];
               for (int64_t i = 0; i < n * d; ++i)
                 a.o.data()[h * n * d + i] = static_cast<half>(o(i / d, i % d));
@@ -194,8 +198,8 @@ registrar r_f16{
             [](fwd16_io& a, bool cpu) {
               std::vector<float> lse(static_cast<size_t>(a.lse.numel()));
               const double ms = gpu::attention_fwd(gpu::dtype_id::f16, a.q.data(), a.k.data(),
-                                                   a.v.data(), a.o.data(), lse.data(), dim4(a.q, 0),
-                                                   dim4(a.q, 1), dim4(a.q, 2), dim4(a.q, 3), true);
+                                                   a.v.data(), a.o.data(), lse.data(), dim(a.q, 0),
+                                                   dim(a.q, 1), dim(a.q, 2), dim(a.q, 3), true);
               return finish_gpu(a.o, ms, kernels::ref::attention_fwd(a.q, a.k, a.v, true).o, 1e-2,
                                 cpu, 2e-2, [&](tensor<half>& out) {
                                   auto l = tensor<float>::empty("lse", a.lse.shape());
@@ -267,12 +271,7 @@ registrar r_bwd{
                   dO(a.dout.data() + off, n, d), dQ(a.dq.data() + off, n, d),
                   dK(a.dk.data() + off, n, d), dV(a.dv.data() + off, n, d);
               p.noalias() = (Q * K.transpose()) * scale;
-              for (int64_t i = 0; i < n; ++i) {
-                auto row = p.row(i).head(i + 1).array();
-                row = (row - row.maxCoeff()).exp();
-                row /= row.sum();
-                p.row(i).tail(n - i - 1).setZero();
-              }
+              softmax_rows(p, true);
               dV.noalias() = p.transpose() * dO;
               dp.noalias() = dO * V.transpose();
               const Eigen::VectorXf delta = (p.array() * dp.array()).rowwise().sum();

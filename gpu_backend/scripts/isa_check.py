@@ -220,6 +220,14 @@ def mfma_per_k_step(tile):
     return bm * bn * bk // (32 * 32 * k_per)
 
 
+def issue_clocks(arch, k, per_step, waves):
+    """The kernel's MFMA instructions, and the clocks its busiest SIMD needs to issue per_step of
+    them at the peak rate (the workgroup's waves share the CU's 4 SIMDs), "?" when unknown."""
+    ops = sorted(k.get("mfma_ops", ()))
+    clocks = max((MFMA_CLOCKS.get(arch, {}).get(o, 0) for o in ops), default=0)
+    return ops, (f"{per_step * clocks // max(1, min(waves, 4))}" if clocks else "?")
+
+
 def read_known(path):
     known = {}
     if not path:
@@ -307,9 +315,7 @@ def main():
             if at and label.startswith("attention_fwd_kernel<") and k.get("mfma", 0):
                 t, d, bm, bn, w = at
                 per_step = 2 * bm * bn * d // (32 * 32 * (2 if t == "float" else 8))
-                ops = sorted(k.get("mfma_ops", ()))
-                clocks = max((MFMA_CLOCKS.get(arch, {}).get(o, 0) for o in ops), default=0)
-                issue = f"{per_step * clocks // max(1, min(w, 4))}" if clocks else "?"
+                ops, issue = issue_clocks(arch, k, per_step, w)
                 at_lines.append(
                     f"| {arch} | `{label}` | {bm}x{bn}, D = {d}, {w} waves | {', '.join(ops)} | "
                     f"{per_step} ({per_step // w} a wave) | {issue} | {occ} |")
@@ -317,10 +323,8 @@ def main():
                 failures.append(f"{arch} {label}: {occ} wave(s) per SIMD; matmul needs at least 2")
             if tile and label.startswith("matmul_kernel<"):
                 per_step = mfma_per_k_step(tile)
-                ops = sorted(k.get("mfma_ops", ()))
-                clocks = max((MFMA_CLOCKS.get(arch, {}).get(o, 0) for o in ops), default=0)
                 t, bm, bn, bk, w = tile
-                issue = f"{per_step * clocks // max(1, min(w, 4))}" if clocks else "?"
+                ops, issue = issue_clocks(arch, k, per_step, w)
                 mm_lines.append(
                     f"| {arch} | `{label}` | {bm}x{bn}x{bk}, {w} waves | {', '.join(ops) or '-'} | "
                     f"{per_step} ({per_step // w} a wave) | {issue} | {occ} |")
