@@ -119,6 +119,31 @@ BV_DI A program_fold(A a, Op op) {
   return a;
 }
 
+// A thread's registers folded into one value. Sums, maxima and minima fold in pairs (a tree of
+// depth log2 N), which the hardware runs N / 2 at a time where a chain waits on each result: the
+// attention softmax's row maxima and sums are such chains, 16 long a row at 64 keys. init is their
+// identity, so the result is the chain's (the sum's up to rounding: pairwise, its error grows as
+// log N). Other folds (argmax's first index on ties, whose NaN handling is not associative) keep
+// the chain.
+template <class Op>
+inline constexpr bool folds_in_pairs =
+    std::is_same_v<Op, op_add> || std::is_same_v<Op, op_max> || std::is_same_v<Op, op_min>;
+template <class A, int N, class Op>
+BV_DI A fold_registers(A (&x)[N], A init, Op op) {
+  if constexpr (folds_in_pairs<Op>) {
+#pragma unroll
+    for (int w = 1; w < N; w *= 2)
+#pragma unroll
+      for (int j = 0; j + w < N; j += 2 * w) x[j] = op(x[j], x[j + w]);
+    return x[0];
+  } else {
+    A a = init;
+#pragma unroll
+    for (int j = 0; j < N; ++j) a = op(a, x[j]);
+    return a;
+  }
+}
+
 // Every element of x folded into one value (each thread gets it). f(value, flat index) -> A.
 template <class A, class Op, class T, class S, int W, class F>
 BV_DI A reduce_all(const basic_block<T, S, W>& x0, A init, Op op, F make) {
@@ -155,16 +180,17 @@ BV_DI auto reduce_axis(const basic_block<T, shape<R, C>, W>& x, A init, Op op, F
   A acc[NK];
 #pragma unroll
   for (int k = 0; k < NK; ++k) {
-    acc[k] = init;
+    A part[NX];  // this thread's values of the kept index k, init where it holds none
 #pragma unroll
     for (int j = 0; j < NX; ++j) {
       const int ri = Axis == 1 ? k : j, ci = Axis == 1 ? j : k;
       const bool own = Axis == 1 ? L::cols::raw(L::lane_col(lane), L::wave_col(wave), ci) < C
                                  : L::rows::raw(L::lane_row(lane), L::wave_row(wave), ri) < R;
-      if (own)
-        acc[k] = op(acc[k], make(x.v[ri * B::NC + ci],
-                                 Axis == 1 ? gpu::col_of<R, C, W>(ci) : gpu::row_of<R, C, W>(ri)));
+      part[j] = own ? make(x.v[ri * B::NC + ci],
+                           Axis == 1 ? gpu::col_of<R, C, W>(ci) : gpu::row_of<R, C, W>(ri))
+                    : init;
     }
+    acc[k] = fold_registers(part, init, op);
     // lanes along the reduced dimension
     if constexpr (gpu::tile2d::lanes_cols_first == (Axis == 1))
       acc[k] = wave_fold<1, (Axis == 1 ? gpu::tile2d::tpw1 : gpu::tile2d::tpw0)>(acc[k], op);
@@ -180,8 +206,8 @@ BV_DI auto reduce_axis(const basic_block<T, shape<R, C>, W>& x, A init, Op op, F
     static_assert(out.NCol == NK, "internal: a K x 1 block's rows are the K x C block's");
 #pragma unroll
     for (int k = 0; k < NK; ++k) out.c[k] = out_of(acc[k]);
-    // f and r are placeholders until the block settles: values of this thread's own rows, so
-    // that what ops compute on them before then is computed on values the kernel's data holds.
+      // f and r are placeholders until the block settles: values of this thread's own rows, so
+      // that what ops compute on them before then is computed on values the kernel's data holds.
 #pragma unroll
     for (int i = 0; i < out.NF; ++i) out.f[i] = out.c[0];
 #pragma unroll

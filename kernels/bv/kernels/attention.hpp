@@ -560,23 +560,26 @@ struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 1>
 // against 1.940 to 1.952 for variant 6 on 128x64 tiles, q k^T a block ahead, which was the row
 // before, and 0.815 to 0.823 causal against 1.105 to 1.106; variant 6 on 128x128 spills; H200,
 // 2026-12-03). Variant 3 on 128x128 at D = 64 lost to the 128x64 row (0.878 to 0.890 ms against
-// 0.835 to 0.840).
+// 0.835 to 0.840). At D = 64 variant 3 runs on Triton's own Hopper tile, 64 query rows x 64 keys on
+// one warpgroup with registers for 4 programs an SM, since the softmax's row folds run in pairs
+// (gpu/reduce.hpp): 0.7362 to 0.7394 ms against 0.7372 to 0.7399 for 128x64 on 8 warps with 2, and
+// 0.4366 to 0.4402 causal against 0.4604 to 0.4665 (H200, 2026-12-05).
 // 16-bit,
-// D = 64, sm_90 and gfx942: BM = 128 query rows x BN = 64 keys a step, 8 waves, registers capped
-// for 2 programs per SM. Measured at 4x16x4096x64 f16 on an H100 (docs/PERFORMANCE.md): 128x64 with
-// 8 warps 4.59 ms against 5.91 for 64x64 with 4, and 1.55-1.58 ms with 2 programs per SM
-// against 2.40 with 1 (the loop is latency-bound). D = 128 on sm_90, variant 0: 128 query rows x
-// 128 keys on 8 warps, one program an SM, 2.48 ms at 4x16x4096x128 on an H200 (1.36 causal)
-// against 2.57 (1.47) for 128x64 with registers for 2 programs, which spills there, 2.96 (1.68) for
-// 128x64 with one, and 3.10 for 64x64 on 4 (bench/gpu/attention_fwd_dev.cu --tiles; q k^T by wgmma
-// in two groups of 64 k). AMD at D = 128 (no AMD GPU to time on): the D = 64 tiles, whose products
-// take the MFMA path (a wave's part of q k^T and p v at least 32x32). gfx942: 128x64 on 8 waves
-// (159 VGPRs, 47104 bytes of LDS with q k^T staged in two slices of 64 k's: 2 waves a SIMD);
-// the 32x32 tile before, on 4 waves, multiplied on the vector ALUs (a wave's part 16x16, and half
-// its waves copies). gfx90a: 64x64 on 4 waves (37376 bytes, 166 VGPRs), since hipcc's causal 128x64
-// forward keeps 104 SGPRs live across its key loop and spills 4 to 6 of them to VGPR lanes on 8
-// waves, at D = 64 as at D = 128 (D = 64 on gfx90a: 87 SGPRs, 126 VGPRs, no spills). Every AMD row
-// runs with no spills under clang-19 (gfx942) and hipcc (gfx90a).
+// D = 64, gfx942 (and sm_90 before the row above): BM = 128 query rows x BN = 64 keys a step, 8
+// waves, registers capped for 2 programs per SM. Measured at 4x16x4096x64 f16 on an H100
+// (docs/PERFORMANCE.md): 128x64 with 8 warps 4.59 ms against 5.91 for 64x64 with 4, and 1.55-1.58
+// ms with 2 programs per SM against 2.40 with 1 (the loop is latency-bound). D = 128 on sm_90,
+// variant 0: 128 query rows x 128 keys on 8 warps, one program an SM, 2.48 ms at 4x16x4096x128 on
+// an H200 (1.36 causal) against 2.57 (1.47) for 128x64 with registers for 2 programs, which spills
+// there, 2.96 (1.68) for 128x64 with one, and 3.10 for 64x64 on 4 (bench/gpu/attention_fwd_dev.cu
+// --tiles; q k^T by wgmma in two groups of 64 k). AMD at D = 128 (no AMD GPU to time on): the D =
+// 64 tiles, whose products take the MFMA path (a wave's part of q k^T and p v at least 32x32).
+// gfx942: 128x64 on 8 waves (159 VGPRs, 47104 bytes of LDS with q k^T staged in two slices of 64
+// k's: 2 waves a SIMD); the 32x32 tile before, on 4 waves, multiplied on the vector ALUs (a wave's
+// part 16x16, and half its waves copies). gfx90a: 64x64 on 4 waves (37376 bytes, 166 VGPRs), since
+// hipcc's causal 128x64 forward keeps 104 SGPRs live across its key loop and spills 4 to 6 of them
+// to VGPR lanes on 8 waves, at D = 64 as at D = 128 (D = 64 on gfx90a: 87 SGPRs, 126 VGPRs, no
+// spills). Every AMD row runs with no spills under clang-19 (gfx942) and hipcc (gfx90a).
 template <int Bytes>
 struct attention_fwd_configs {
   static_assert(Bytes == 2 || Bytes == 4,
@@ -589,7 +592,7 @@ struct attention_fwd_configs<2> {
   static constexpr launch_config table[] = {
       // targets                        D up to        kernel         waves        BM          BN          ring slots    programs per SM (GPU)
       {.targets = only(target::gfx90a), .up_to = 128,                 .waves = 4,  .bm = 64,  .bn = 64},
-      {.targets = only(target::sm_90), .up_to = 64,   .variant = 3,  .waves = 8,  .bm = 128, .bn = 64,  .stages = 2, .min_programs = 2},
+      {.targets = only(target::sm_90), .up_to = 64,   .variant = 3,  .waves = 4,  .bm = 64,  .bn = 64,  .stages = 2, .min_programs = 4},
       {                                .up_to = 64,                  .waves = 8,  .bm = 128, .bn = 64,                .min_programs = 2},
       {.targets = only(target::sm_90), .up_to = 128,  .variant = 4,  .waves = 8,  .bm = 128, .bn = 128, .stages = 2, .min_programs = 1},
       {.targets = only(target::gfx942), .up_to = 128,                 .waves = 8,  .bm = 128, .bn = 64},
