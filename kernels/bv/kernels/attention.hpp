@@ -574,7 +574,7 @@ struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 1>
 // there, 2.96 (1.68) for 128x64 with one, and 3.10 for 64x64 on 4 (bench/gpu/attention_fwd_dev.cu
 // --tiles; q k^T by wgmma in two groups of 64 k). AMD at D = 128 (no AMD GPU to time on): the D =
 // 64 tiles, whose products take the MFMA path (a wave's part of q k^T and p v at least 32x32).
-// gfx942: 128x64 on 8 waves (159 VGPRs, 47104 bytes of LDS with q k^T staged in two slices of 64
+// gfx942: 128x64 on 8 waves (152 VGPRs, 47104 bytes of LDS with q k^T staged in two slices of 64
 // k's: 2 waves a SIMD); the 32x32 tile before, on 4 waves, multiplied on the vector ALUs (a wave's
 // part 16x16, and half its waves copies). gfx90a: 64x64 on 4 waves (37376 bytes, 166 VGPRs), since
 // hipcc's causal 128x64 forward keeps 104 SGPRs live across its key loop and spills 4 to 6 of them
