@@ -1,9 +1,10 @@
 // LayerNorm forward f16 8192 x 8192 (bench/gpu/layernorm_peer.py's shape): the kernels/ kernel
 // against variants that hold less of the row in registers across the reduction, so that more
-// programs (rows in flight) fit per SM. Each variant is checked against the kernels/ kernel
-// (y, mean and rstd, every element), which is checked against a double-precision host LayerNorm
-// on sampled rows; then timed (median of 20 after 3 warm-up launches, CUDA events). A development
-// tool: the figures that count come from `blockvec bench --backend gpu layernorm`.
+// programs (rows in flight) fit per SM, and variants of several rows a program. Each variant is
+// checked against the kernels/ kernel (y, mean and rstd, every element), which is checked against a
+// double-precision host LayerNorm on sampled rows; then timed (median of 20 after 3 warm-up
+// launches, CUDA events). A development tool: the figures that count come from `blockvec bench
+// --backend gpu layernorm`.
 //   nvcc -std=c++20 -arch=sm_90 -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
 //        bench/gpu/layernorm_dev.cu -o layernorm_dev
 #include <cmath>
@@ -70,6 +71,40 @@ BV_KERNEL void ln_reload(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const
     fin(0, 0);
 }
 
+// RP rows a program: every row's x loaded first (RP rows' loads in flight together, where a
+// program of one row has nothing in flight during its reduction), w and b once for all of them;
+// then each row's statistics and y. Rows: a multiple of RP here.
+template <class T, int BLOCK, int W, int RP>
+BV_KERNEL void ln_rows(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T> b, ptr<T> y,
+                       ptr<float> mean, ptr<float> rstd, int sx, int sy, int n, float eps) {
+  const int row0 = p.id(0) * RP;
+  auto cols = arange<BLOCK>(p);
+  auto mask = cols < n;
+  using xblock = decltype(load(x + cols, mask, 0.0f));
+  xblock xs[RP];
+  float shift[RP];
+#pragma unroll
+  for (int i = 0; i < RP; ++i) {
+    xs[i] = load(x + (row0 + i) * sx + cols, mask, 0.0f);
+    shift[i] = static_cast<float>(load(x + (row0 + i) * sx));
+  }
+  auto wv = load(w + cols, mask, 0.0f);
+  auto bv_ = load(b + cols, mask, 0.0f);
+#pragma unroll
+  for (int i = 0; i < RP; ++i) {
+    const int row = row0 + i;
+    auto d = where(mask, xs[i].to(f32) - shift[i], 0.0f);
+    const auto s = sum2(d, d * d);
+    const float dm = s.first / n;
+    const float var = s.second / n - dm * dm;
+    const float r = rsqrt((var > 0.0f ? var : 0.0f) + eps);
+    store(mean + row, shift[i] + dm);
+    store(rstd + row, r);
+    store(y + row * sy + cols, (xs[i].to(f32) - shift[i] - dm) * r * wv.to(f32) + bv_.to(f32),
+          mask);
+  }
+}
+
 constexpr int R = 8192, C = 8192;
 struct bufs {
   device_tensor<half> x, w, b, y;
@@ -77,19 +112,21 @@ struct bufs {
 };
 std::vector<half> hx, hw, hb;
 
-template <auto K, int MP>
+template <auto K, int MP, int RP = 1>
 void run(bufs& t) {
-  launch<K>(gpu_tuning<0, MP>{}, grid(R), t.x, t.w, t.b, t.y, t.mean, t.rstd, C, C, C, 1e-5f);
+  launch<K>(gpu_tuning<0, MP>{}, grid(R / RP), t.x, t.w, t.b, t.y, t.mean, t.rstd, C, C, C, 1e-5f);
 }
 
 std::vector<half> ref_y;
 std::vector<float> ref_mean, ref_rstd;
 int failures = 0;
 
-template <auto K, int MP>
+template <auto K, int MP, int RP = 1>
 void variant(const char* name, bufs& t) {
   t.y.fill_bytes(0xff);
-  run<K, MP>(t);
+  t.mean.fill_bytes(0xff);
+  t.rstd.fill_bytes(0xff);
+  run<K, MP, RP>(t);
   gpu::synchronize();
   std::vector<half> y(size_t(R) * C);
   std::vector<float> m(R), r(R);
@@ -128,7 +165,7 @@ void variant(const char* name, bufs& t) {
   }
   const bool ok = worst < 1e-2;
   failures += !ok;
-  const double ms = bench::median_ms([&] { run<K, MP>(t); }, 20, 3);
+  const double ms = bench::median_ms([&] { run<K, MP, RP>(t); }, 20, 3);
   std::printf("%-30s check %s (worst %.1e)  %.4f ms  %.2f TB/s\n", name, ok ? "ok" : "FAILED",
               worst, ms, 4.0 * R * C / (ms * 1e-3) / 1e12);
 }
@@ -158,6 +195,13 @@ int main() {
     for (int rep = 0; rep < 2; ++rep) {
       variant<layernorm_fwd_kernel<half, 8192, 16>, 2>("kernels/ W16 P2 (launcher)", t);
       variant<layernorm_fwd_kernel<half, 8192, 16>, 3>("kernels/ W16 P3", t);
+      variant<ln_rows<half, 8192, 16, 2>, 2, 2>("rows 2 W16 P2", t);
+      variant<ln_rows<half, 8192, 16, 2>, 1, 2>("rows 2 W16 P1", t);
+      variant<ln_rows<half, 8192, 16, 4>, 1, 4>("rows 4 W16 P1", t);
+      variant<ln_rows<half, 8192, 8, 2>, 4, 2>("rows 2 W8 P4", t);
+      variant<ln_rows<half, 8192, 8, 2>, 3, 2>("rows 2 W8 P3", t);
+      variant<ln_rows<half, 8192, 8, 4>, 2, 4>("rows 4 W8 P2", t);
+      variant<ln_rows<half, 8192, 4, 2>, 4, 2>("rows 2 W4 P4", t);
       variant<ln_keep16<half, 8192, 16>, 2>("keep16 W16 P2", t);
       variant<ln_keep16<half, 8192, 16>, 3>("keep16 W16 P3", t);
       variant<ln_reload<half, 8192, 16, true>, 2>("reload hoist W16 P2", t);

@@ -151,11 +151,14 @@ void all() {
       emit<rmsnorm_bwd_kernel<T, k.block, k.waves>>();
     });
   });
+  amd_rows<layernorm_fwd_configs>([](auto c) {
+    constexpr launch_config k = decltype(c)::value;
+    each_dtype([](auto t) { emit<layernorm_fwd_kernel<decltype(t), k.block, k.waves>>(); });
+  });
   amd_rows<layernorm_configs>([](auto c) {
     constexpr launch_config k = decltype(c)::value;
     each_dtype([](auto t) {
       using T = decltype(t);
-      emit<layernorm_fwd_kernel<T, k.block, k.waves>>();
       emit<layernorm_bwd_lock_kernel<T, k.block, k.waves>>();
       emit<layernorm_bwd_twostage_kernel<T, k.block, k.waves>>();
     });

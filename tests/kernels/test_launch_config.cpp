@@ -109,7 +109,7 @@ TEST_CASE("launch_config: row kernels run the declared block and waves on every 
       check_ran(so, t, s.waves);
       CHECK(so.kernel == "bv::kernels::softmax_kernel<float" + args({s.block, s.waves}));
 
-      const launch_config l = config_for<kernels::layernorm_configs>(t, n);
+      const launch_config l = config_for<kernels::layernorm_fwd_configs>(t, n);
       auto mean = tensor<float>::empty("mean", {3});
       auto ln = kernels::layernorm_fwd(x, w, w, y, mean, rstd);
       check_ran(ln, t, l.waves);
