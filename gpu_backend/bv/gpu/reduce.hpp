@@ -204,10 +204,11 @@ BV_DI auto reduce_axis(const basic_block<T, shape<R, C>, W>& x, A init, Op op, F
   if constexpr (Axis == 1 && WX == 1 && basic_block<O, shape<K>, W>::col_role) {
     basic_block<O, shape<K>, W> out;
     static_assert(out.NCol == NK, "internal: a K x 1 block's rows are the K x C block's");
+    // c holds the rows' values; f and r are placeholders until the block settles: values of this
+    // thread's own rows, so that what ops compute on them before then is computed on values the
+    // kernel's data holds.
 #pragma unroll
     for (int k = 0; k < NK; ++k) out.c[k] = out_of(acc[k]);
-      // f and r are placeholders until the block settles: values of this thread's own rows, so
-      // that what ops compute on them before then is computed on values the kernel's data holds.
 #pragma unroll
     for (int i = 0; i < out.NF; ++i) out.f[i] = out.c[0];
 #pragma unroll

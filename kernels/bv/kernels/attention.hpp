@@ -750,16 +750,6 @@ void check_attention_shapes(const tensor<T>& q, const char* what) {
     throw std::invalid_argument(std::string(what) + ": head dim must be 64 or 128");
 }
 
-// A tuned launch where the kernel's block pointers get rings of Stages slots (lds bytes of them)
-// or the registers are left for MinPrograms programs an SM; a plain launch otherwise.
-template <auto Kernel, int Stages, int MinPrograms, class... A>
-launch_result launch_tuned(int lds, const grid& g, A&&... args) {
-  if constexpr (Stages > 0 || MinPrograms > 0)
-    return launch<Kernel>(gpu_tuning<Stages, MinPrograms>{lds}, g, std::forward<A>(args)...);
-  else
-    return launch<Kernel>(g, std::forward<A>(args)...);
-}
-
 // The forward at head dimension D (q's) on the tiles given, in the kernel of Variant
 // (attention_fwd_variant), its block pointers with rings of Stages slots: only these instantiate
 // it.

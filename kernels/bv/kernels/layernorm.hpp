@@ -169,15 +169,9 @@ launch_result layernorm_fwd(const tensor<T>& x, const tensor<T>& w, const tensor
   const int m = detail::i32(x.size(0)), n = detail::i32(x.size(1));
   return with_config<layernorm_fwd_configs>(n, "layernorm_fwd", [&](auto c) {
     constexpr launch_config k = decltype(c)::value;
-    const auto run = [&](auto... tuning) {
-      return launch<layernorm_fwd_kernel<T, k.block, k.waves>>(tuning..., grid(m), x, w, b, y, mean,
-                                                               rstd, detail::i32(x.stride(0)),
-                                                               detail::i32(y.stride(0)), n, eps);
-    };
-    if constexpr (k.min_programs > 0)
-      return run(gpu_tuning<0, k.min_programs>{});
-    else
-      return run();
+    return detail::launch_tuned<layernorm_fwd_kernel<T, k.block, k.waves>, 0, k.min_programs>(
+        0, grid(m), x, w, b, y, mean, rstd, detail::i32(x.stride(0)), detail::i32(y.stride(0)), n,
+        eps);
   });
 }
 
