@@ -117,4 +117,9 @@ TEST_CASE("emulator: dot with K staged in slices, every operand form, MFMA and v
   every_form<float, 32, 128, 16, 4>(40, 16, 128, 32, rng);
   // K no longer than a slice: staged whole.
   every_form<half, 64, 64, 64, 4>(50, 64, 64, 64, rng);
+  // Operands with copies, which only their first copy stages: 16 rows on lanes that cover 32 (a
+  // wave's own lanes wrap); on 16 waves 16 columns on 32 and 64 rows on 128 (whole waves are
+  // copies).
+  every_form<half, 16, 64, 16, 4>(21, 13, 50, 64, rng);
+  every_form<float, 64, 32, 16, 16>(70, 9, 29, 32, rng);
 }

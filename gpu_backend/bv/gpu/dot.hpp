@@ -55,6 +55,7 @@ BV_DI void stage_rows(T* s, const basic_block<T, shape<M, K>, W>& a) {
   constexpr int ld = KS + lds_pad, V = gpu::tile2d::spt1 <= B::NC ? gpu::tile2d::spt1 : B::NC;
 #pragma unroll
   for (int ri = 0; ri < B::NR; ++ri) {
+    if (!gpu::owns_row<M, K, W>(ri)) continue;  // a copy's row: its owner stores it
     const int row = gpu::row_of<M, K, W>(ri);
 #pragma unroll
     for (int cg = R::lo; cg < R::hi; cg += V) {
@@ -65,7 +66,8 @@ BV_DI void stage_rows(T* s, const basic_block<T, shape<M, K>, W>& a) {
       else
 #pragma unroll
         for (int j = 0; j < V; ++j)
-          s[row * ld + gpu::col_of<M, K, W>(cg + j) - S * KS] = a.v[ri * B::NC + cg + j];
+          if (gpu::owns_col<M, K, W>(cg + j))
+            s[row * ld + gpu::col_of<M, K, W>(cg + j) - S * KS] = a.v[ri * B::NC + cg + j];
     }
   }
 }
@@ -76,10 +78,11 @@ BV_DI void stage_cols(T* s, const basic_block<T, shape<K, N>, W>& b) {
   constexpr int ld = KS + lds_pad;
 #pragma unroll
   for (int ri = R::lo; ri < R::hi; ++ri) {
-    if (!R::in(gpu::row_of<K, N, W>(ri))) continue;
+    if (!R::in(gpu::row_of<K, N, W>(ri)) || !gpu::owns_row<K, N, W>(ri)) continue;
     const int k = gpu::row_of<K, N, W>(ri) - S * KS;
 #pragma unroll
-    for (int ci = 0; ci < B::NC; ++ci) s[gpu::col_of<K, N, W>(ci) * ld + k] = b.v[ri * B::NC + ci];
+    for (int ci = 0; ci < B::NC; ++ci)
+      if (gpu::owns_col<K, N, W>(ci)) s[gpu::col_of<K, N, W>(ci) * ld + k] = b.v[ri * B::NC + ci];
   }
 }
 
@@ -592,39 +595,55 @@ BV_DI void dot_lds_slice(const A* As, const B* Bs, basic_block<C, shape<M, N>, W
   const int lane = gpu::prim::lane_id(), wave = gpu::prim::wave_id();
   if constexpr (use_tensor_cores<A, B, C, M, N, K, W>()) {
 #if !BV_NVIDIA
+    // A thread's registers are NR x NS accumulators of 32x32, NS side by side along the columns.
+    // Each k step reads every row fragment of As and every column fragment of Bs once and feeds
+    // each to all the products that take it: NR + NS LDS reads for NR x NS MFMAs. (Each product
+    // reading its own pair, 2 NR NS reads, put gfx942's 16-bit matmul at LDS's peak, 128 bytes a
+    // clock a CU, with its MFMAs at theirs.)
     constexpr int KPL = std::is_same_v<A, float> ? 1 : 4;  // k values per lane per step
+    constexpr int NS = O::NC / 16;
+    using frag = std::conditional_t<
+        std::is_same_v<A, float>, float,
+        std::conditional_t<std::is_same_v<A, half>, gpu::prim::f16x4, gpu::prim::i16x4>>;
     const int hi = lane / 32, l32 = lane % 32;
     const int colbase = L::wave_col(wave) * 8 + 4 * ((l32 / 4) % 2) + l32 % 4;
+    gpu::prim::f32x16 c[O::NR][NS];
 #pragma unroll
     for (int r0 = 0; r0 < O::NR; ++r0)
 #pragma unroll
-      for (int s = 0; s < O::NC / 16; ++s) {
-        gpu::prim::f32x16 c;
+      for (int s = 0; s < NS; ++s)
 #pragma unroll
-        for (int i = 0; i < 16; ++i) c[i] = acc.v[r0 * O::NC + s * 16 + i];
-        // A' row label l32 = 8q' + 4h' + e' is column (4s + q') * tile1 + w1 * 8 + 4h' + e'.
-        const int bcol = (4 * s + l32 / 8) * L::cols::tile() + colbase;
-        const int arow = gpu::row_of<M, N, W>(r0);
+        for (int i = 0; i < 16; ++i) c[r0][s][i] = acc.v[r0 * O::NC + s * 16 + i];
 #pragma unroll 2
-        for (int kk = 0; kk < K; kk += 2 * KPL) {
-          const int k = kk + KPL * hi;
-          if constexpr (std::is_same_v<A, float>) {
-            gpu::prim::mfma_32x32x2_f32(c, Bs[bcol * ldb + k], As[arow * lda + k]);
-          } else if constexpr (std::is_same_v<A, half>) {
-            gpu::prim::f16x4 x, y;
-            __builtin_memcpy(&x, Bs + bcol * ldb + k, 8);
-            __builtin_memcpy(&y, As + arow * lda + k, 8);
-            gpu::prim::mfma_32x32x8_f16(c, x, y);
-          } else {
-            gpu::prim::i16x4 x, y;
-            __builtin_memcpy(&x, Bs + bcol * ldb + k, 8);
-            __builtin_memcpy(&y, As + arow * lda + k, 8);
-            gpu::prim::mfma_32x32x8_bf16(c, x, y);
-          }
-        }
+    for (int kk = 0; kk < K; kk += 2 * KPL) {
+      const int k = kk + KPL * hi;
+      frag x[NS], y[O::NR];
+      // A' row label l32 = 8q' + 4h' + e' is column (4s + q') * tile1 + w1 * 8 + 4h' + e'.
 #pragma unroll
-        for (int i = 0; i < 16; ++i) acc.v[r0 * O::NC + s * 16 + i] = c[i];
-      }
+      for (int s = 0; s < NS; ++s)
+        __builtin_memcpy(&x[s], Bs + ((4 * s + l32 / 8) * L::cols::tile() + colbase) * ldb + k,
+                         sizeof(frag));
+#pragma unroll
+      for (int r0 = 0; r0 < O::NR; ++r0)
+        __builtin_memcpy(&y[r0], As + gpu::row_of<M, N, W>(r0) * lda + k, sizeof(frag));
+#pragma unroll
+      for (int r0 = 0; r0 < O::NR; ++r0)
+#pragma unroll
+        for (int s = 0; s < NS; ++s) {
+          if constexpr (std::is_same_v<A, float>)
+            gpu::prim::mfma_32x32x2_f32(c[r0][s], x[s], y[r0]);
+          else if constexpr (std::is_same_v<A, half>)
+            gpu::prim::mfma_32x32x8_f16(c[r0][s], x[s], y[r0]);
+          else
+            gpu::prim::mfma_32x32x8_bf16(c[r0][s], x[s], y[r0]);
+        }
+    }
+#pragma unroll
+    for (int r0 = 0; r0 < O::NR; ++r0)
+#pragma unroll
+      for (int s = 0; s < NS; ++s)
+#pragma unroll
+        for (int i = 0; i < 16; ++i) acc.v[r0 * O::NC + s * 16 + i] = c[r0][s][i];
 #endif
   } else {
     // Portable: each thread computes its own registers from LDS (AMD; NVIDIA has dot_simt).

@@ -55,6 +55,31 @@ template <int R, int C, int W>
 BV_DI bool owner2d(int ri, int ci) {
   return layout2d<R, C, W>::map().owner(prim::wave_id(), prim::lane_id(), ri, ci);
 }
+// Whether this thread's row register ri (column register ci) of a 2-D block holds its rows' (its
+// columns') first copy. Where whole waves are the copies (the block has fewer rows than one pass
+// of the waves' lanes covers, in whole waves' rows), the test reads the wave alone: a branch on it
+// is uniform and skips the copies' work outright.
+template <class D, int N>
+BV_DI bool owns_along(int w, int l, int i) {
+  if constexpr (D::tile() <= N)
+    return true;
+  else if constexpr (N % D::raw(0, 1, 0) == 0)  // whole waves' rows (columns) of lanes
+    return D::raw(0, prim::wave_uniform(w), i) < N;
+  else
+    return D::raw(l, w, i) < N;
+}
+template <int R, int C, int W>
+BV_DI bool owns_row(int ri) {
+  using L = layout2d<R, C, W>;
+  return owns_along<typename L::rows, R>(L::wave_row(prim::wave_id()), L::lane_row(prim::lane_id()),
+                                         ri);
+}
+template <int R, int C, int W>
+BV_DI bool owns_col(int ci) {
+  using L = layout2d<R, C, W>;
+  return owns_along<typename L::cols, C>(L::wave_col(prim::wave_id()), L::lane_col(prim::lane_id()),
+                                         ci);
+}
 // Whether a 1-D block of N elements has no copies: N a multiple of v * threads. Then every raw
 // element of a program's threads (a launch starts exactly W * wave_size of them) is below N, and
 // flat_of and owner1d say so themselves: the compiler does not know the thread id's bound, and

@@ -50,12 +50,14 @@ BV_DI int num_programs(int axis) {
 BV_DI int lane_id() { return thread_id() & (wave_size - 1); }
 BV_DI int wave_id() { return thread_id() / wave_size; }
 // v, which every lane of the wave holds (all lanes active), as the compiler can see it is: on
-// NVIDIA a wave reduction, whose result is in a uniform register, so that what is computed from it
-// (a ring's slot, then wgmma's descriptors) stays in the uniform datapath rather than being copied
-// there before each use.
+// AMD the first lane's, in a scalar register; on NVIDIA a wave reduction, whose result is in a
+// uniform register, so that what is computed from it (a ring's slot, then wgmma's descriptors)
+// stays in the uniform datapath rather than being copied there before each use.
 BV_DI int wave_uniform(int v) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   return __reduce_max_sync(0xffffffffu, v);
+#elif defined(__HIP_DEVICE_COMPILE__)
+  return __builtin_amdgcn_readfirstlane(v);  // in a scalar register: branches on it are uniform
 #else
   return v;
 #endif
