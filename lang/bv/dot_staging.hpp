@@ -7,7 +7,12 @@
 
 namespace bv::layout {
 
-inline constexpr int dot_lds_pad = 8;  // elements of padding per LDS row: fewer bank conflicts
+// Elements of padding per LDS row: one lane's read of an MFMA operand (4 16-bit k's, 8 bytes; one
+// f32, 4 bytes). A slice's row is 128 bytes, 32 banks of 4, so row r starts at bank 2r (16-bit) or
+// r (f32) and the lanes of one read phase (16 lanes of 8 bytes, 32 of 4), which read the same k's
+// of consecutive rows, fall in distinct banks. (8 elements put 16-bit rows 4 banks apart, two lanes
+// a bank, and f32 rows 8 apart, eight.)
+BV_HD constexpr int dot_lds_pad(int bytes) { return bytes == 2 ? 4 : 1; }
 
 // The k's a slice holds: 128 bytes of a row (64 16-bit k's, 32 f32), or all of K where K is no
 // longer or not a whole number of slices, or a slice would not hold whole spans of both operands

@@ -104,6 +104,6 @@ TEST_CASE("emulator: attention forward, every declared AMD row fits LDS as model
 
 TEST_CASE("emulator: attention forward, f32 tiles too large for LDS overflow as modelled") {
   setenv("BV_EMU_QUIET", "1", 0);
-  overflowing_tile<float, 128, 128, 256, 8>(82944);
-  overflowing_tile<bv::half, 128, 256, 256, 8>(94208);
+  overflowing_tile<float, 128, 128, 256, 8>(68608);
+  overflowing_tile<bv::half, 128, 256, 256, 8>(89088);
 }

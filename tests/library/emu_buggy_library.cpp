@@ -1,5 +1,5 @@
 // A kernel library with a bug only the AMD emulator shows: tile_matmul's 256x256 tiles with a
-// K step of 32 stage two f32 operands of 256 x (32 + 8) in LDS, 81920 bytes, more than an AMD
+// K step of 32 stage two f32 operands of 256 x (32 + 1) in LDS, 67584 bytes, more than an AMD
 // workgroup's 65536 (a K step of 32 f32 is one slice: slicing K does not shrink it). The
 // interpreter, which has no LDS, runs it correctly; its emulated build
 // (bv_test_emu_buggy_library.amd-emu.so) reports lds-capacity. small_tile_matmul, the same kernel

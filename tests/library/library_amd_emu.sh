@@ -59,7 +59,7 @@ for t in gfx942 gfx90a; do
   out=$("$BV" run tile_matmul --lib "$EB" --backend amd-emu --target $t --size 37,45,29 --seed 2 2>&1)
   rc=$?
   [ $rc -eq 1 ] || bad "tile_matmul $t: expected exit 1, got $rc: $out"
-  grep -q "^ERROR lds-capacity: Static LDS of 81920 bytes, more than the 65536 a workgroup has on $t" \
+  grep -q "^ERROR lds-capacity: Static LDS of 67584 bytes, more than the 65536 a workgroup has on $t" \
     <<<"$out" || bad "tile_matmul $t diagnostic: $out"
   grep -q "emu_buggy_library.cpp:$(grep -n BIG-TILE-DOT "$(dirname "$0")/emu_buggy_library.cpp" |
     cut -d: -f1))" <<<"$out" || bad "tile_matmul $t: the diagnostic names no kernel line: $out"

@@ -23,7 +23,10 @@ namespace bv {
 inline namespace gpu_lang {
 
 namespace detail {
-inline constexpr int lds_pad = layout::dot_lds_pad;
+// Elements of padding per row of an operand's LDS image: on AMD the rule the kernels' LDS models
+// use too (bv/dot_staging.hpp); on NVIDIA 16 bytes, which keeps ldmatrix's rows 16-byte aligned.
+template <class T>
+inline constexpr int lds_pad = BV_NVIDIA ? 16 / int{sizeof(T)} : layout::dot_lds_pad(sizeof(T));
 
 // Slice S of KS k's (dot_lds, layout::dot_k_slice) of a dimension of extent K laid out as D. Each
 // register's k's along it fall in one slice, a wave's span (spt x tpw, a whole number of which KS
@@ -48,11 +51,19 @@ struct k_regs {
   }
 };
 
+// Elements a stage_rows store takes: a lane's run of contiguous columns (the tile's spt1, or NC
+// where fewer), halved until the rows' pitch keeps every store aligned to its width.
+template <class T>
+constexpr int store_run(int nc, int ld) {
+  int v = gpu::tile2d::spt1 <= nc ? gpu::tile2d::spt1 : nc;
+  while (v > 1 && ld % v != 0) v /= 2;
+  return v;
+}
 template <class T, int M, int K, int W, int KS = K, int S = 0>  // s[row][k - S KS]
 BV_DI void stage_rows(T* s, const basic_block<T, shape<M, K>, W>& a) {
   using B = basic_block<T, shape<M, K>, W>;
   using R = k_regs<typename gpu::layout2d<M, K, W>::cols, K, KS, S>;
-  constexpr int ld = KS + lds_pad, V = gpu::tile2d::spt1 <= B::NC ? gpu::tile2d::spt1 : B::NC;
+  constexpr int ld = KS + lds_pad<T>, V = store_run<T>(B::NC, ld);
 #pragma unroll
   for (int ri = 0; ri < B::NR; ++ri) {
     if (!gpu::owns_row<M, K, W>(ri)) continue;  // a copy's row: its owner stores it
@@ -75,7 +86,7 @@ template <class T, int K, int N, int W, int KS = K, int S = 0>  // s[col][k - S 
 BV_DI void stage_cols(T* s, const basic_block<T, shape<K, N>, W>& b) {
   using B = basic_block<T, shape<K, N>, W>;
   using R = k_regs<typename gpu::layout2d<K, N, W>::rows, K, KS, S>;
-  constexpr int ld = KS + lds_pad;
+  constexpr int ld = KS + lds_pad<T>;
 #pragma unroll
   for (int ri = R::lo; ri < R::hi; ++ri) {
     if (!R::in(gpu::row_of<K, N, W>(ri)) || !gpu::owns_row<K, N, W>(ri)) continue;
@@ -247,7 +258,7 @@ struct a_trans_image {
     // rows (g).
     const frag_lane<L::NR> f(p);
     const int m0 = L::rows::at(0, L::wave_row(gpu::prim::wave_id()), f.r);
-    gpu::prim::ldmatrix_x4_trans(af, img + (16 * ks + 8 * f.kh + f.r8) * (M + lds_pad) + m0);
+    gpu::prim::ldmatrix_x4_trans(af, img + (16 * ks + 8 * f.kh + f.r8) * (M + lds_pad<A>)+m0);
   }
 };
 
@@ -540,7 +551,7 @@ template <class A, int M, int K, int N, int W>
 BV_DI void wg_dot_trans_a(const basic_block<A, shape<K, M>, W>& x,
                           const basic_block<A, shape<K, N>, W>& b,
                           basic_block<float, shape<M, N>, W>& acc) {
-  A* Xs = gpu::prim::lds<A, K*(M + lds_pad), 13>();
+  A* Xs = gpu::prim::lds<A, K*(M + lds_pad<A>), 13>();
   A* Bs = gpu::prim::lds<A, K * N, 11, 1024>();
   gpu::prim::barrier();
   stage_rows(Xs, x);
@@ -591,7 +602,7 @@ template <class A, class B, class C, int M, int K, int N, int W>
 BV_DI void dot_lds_slice(const A* As, const B* Bs, basic_block<C, shape<M, N>, W>& acc) {
   using O = basic_block<C, shape<M, N>, W>;
   using L = gpu::layout2d<M, N, W>;
-  constexpr int lda = K + lds_pad, ldb = K + lds_pad;
+  constexpr int lda = K + lds_pad<A>, ldb = K + lds_pad<B>;
   const int lane = gpu::prim::lane_id(), wave = gpu::prim::wave_id();
   if constexpr (use_tensor_cores<A, B, C, M, N, K, W>()) {
 #if !BV_NVIDIA
@@ -701,7 +712,7 @@ BV_DI void dot_lds(const SA& sa, const SB& sb, basic_block<C, shape<M, N>, W>& a
   constexpr int KS = std::is_same_v<compute_t<C>, C>
                          ? layout::dot_k_slice(sizeof(A), K, SA::k_span, SB::k_span)
                          : K;
-  constexpr int lda = KS + lds_pad, ldb = KS + lds_pad;
+  constexpr int lda = KS + lds_pad<A>, ldb = KS + lds_pad<B>;
   A* As = gpu::prim::lds<A, M * lda, 3>();
   B* Bs = gpu::prim::lds<B, N * ldb, 4>();
   dot_lds_slices<A, B, C, M, K, N, W, KS, 0>(sa, sb, acc, staged, As, Bs);

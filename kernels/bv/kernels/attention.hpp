@@ -574,9 +574,9 @@ struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 1>
 // there, 2.96 (1.68) for 128x64 with one, and 3.10 for 64x64 on 4 (bench/gpu/attention_fwd_dev.cu
 // --tiles; q k^T by wgmma in two groups of 64 k). AMD at D = 128 (no AMD GPU to time on): the D =
 // 64 tiles, whose products take the MFMA path (a wave's part of q k^T and p v at least 32x32).
-// gfx942: 128x64 on 8 waves (152 VGPRs, 47104 bytes of LDS with q k^T staged in two slices of 64
+// gfx942: 128x64 on 8 waves (152 VGPRs, 44544 bytes of LDS with q k^T staged in two slices of 64
 // k's: 2 waves a SIMD); the 32x32 tile before, on 4 waves, multiplied on the vector ALUs (a wave's
-// part 16x16, and half its waves copies). gfx90a: 64x64 on 4 waves (37376 bytes, 166 VGPRs), since
+// part 16x16, and half its waves copies). gfx90a: 64x64 on 4 waves (35328 bytes, 178 VGPRs), since
 // hipcc's causal 128x64 forward keeps 104 SGPRs live across its key loop and spills 4 to 6 of them
 // to VGPR lanes on 8 waves, at D = 64 as at D = 128 (D = 64 on gfx90a: 87 SGPRs, 126 VGPRs, no
 // spills). Every AMD row runs with no spills under clang-19 (gfx942) and hipcc (gfx90a).
@@ -602,7 +602,7 @@ struct attention_fwd_configs<2> {
 // f32: sm_90 launches the tiles measured for variant 0 in f16 above (128x64 with registers for 2
 // programs an SM at D = 64, 128x128 with one at D = 128; its 227 KiB of shared memory hold f32
 // tiles): the 16-bit rows' block-pointer variants and the tiles chosen for them need rings, which
-// f32 tiles do not get. AMD: 4 waves on 64x64 (the MFMA path; 20992 bytes of LDS at D = 64, 41472
+// f32 tiles do not get. AMD: 4 waves on 64x64 (the MFMA path; 17408 bytes of LDS at D = 64, 34304
 // at D = 128, K staged in slices of 32), v loaded beside k at D = 128 (variant 1): with v loaded
 // right before p v, gfx942's causal forward spills 2 SGPRs under clang-19 (106 live; 104 and no
 // spill with variant 1, at the same 224 VGPRs; gfx90a 214 VGPRs against 194, one wave a SIMD
@@ -624,13 +624,13 @@ struct attention_fwd_configs<4> {
 // Bytes of LDS attention_fwd_kernel<T, D, BM, BN, ., W> takes in the AMD lowering
 // (gpu_backend/bv/gpu/, one lowering for gfx942 and gfx90a): its buffers in the order the kernel
 // first uses them, each placed at a 16-byte boundary as the device packs them. dot stages its
-// operands a slice of K at a time (bv/dot_staging.hpp), as rows padded by 8 elements (trans(k)
-// straight from k's rows): [BM, KQ + 8] and [BN, KQ + 8] for q k^T with KQ of D's k's a slice,
-// [BM, KP + 8] and [D, KP + 8] for p v with KP of BN's; a buffer is one per operand, element type
-// and size, so p's and v's images reuse q's and k's where their sizes agree (as when BN == D). max
-// and sum across the waves along a row share one fp32 [waves along BN, BM] buffer. The emulator
-// measures the same figure (tests/emulator/test_attention_lds.cpp checks that they agree for every
-// declared row).
+// operands a slice of K at a time (bv/dot_staging.hpp), as rows padded by P elements (trans(k)
+// straight from k's rows; P = dot_lds_pad): [BM, KQ + P] and [BN, KQ + P] for q k^T with KQ of
+// D's k's a slice, [BM, KP + P] and [D, KP + P] for p v with KP of BN's; a buffer is one per
+// operand, element type and size, so p's and v's images reuse q's and k's where their sizes agree
+// (as when BN == D). max and sum across the waves along a row share one fp32 [waves along BN, BM]
+// buffer. The emulator measures the same figure (tests/emulator/test_attention_lds.cpp checks that
+// they agree for every declared row).
 constexpr int64_t attention_fwd_lds_bytes(int bytes, int d, int bm, int bn, int waves) {
   using ::bv::layout::dot_k_slice, ::bv::layout::dot_lds_pad;
   constexpr target amd = target::gfx942;  // (gfx90a's maps are gfx942's)
@@ -639,10 +639,9 @@ constexpr int64_t attention_fwd_lds_bytes(int bytes, int d, int bm, int bn, int 
                 cols = ::bv::layout::tile_of(amd).spt1 * ::bv::layout::tile_of(amd).tpw1;
   const int kq = dot_k_slice(bytes, d, cols, cols);   // q's rows, trans(k) from k's rows
   const int kp = dot_k_slice(bytes, bn, cols, rows);  // p's rows, v's columns
-  const int64_t qk_a = int64_t{bytes} * bm * (kq + dot_lds_pad),
-                qk_b = int64_t{bytes} * bn * (kq + dot_lds_pad);
-  const int64_t pv_a = int64_t{bytes} * bm * (kp + dot_lds_pad),
-                pv_b = int64_t{bytes} * d * (kp + dot_lds_pad);
+  const int pad = dot_lds_pad(bytes);
+  const int64_t qk_a = int64_t{bytes} * bm * (kq + pad), qk_b = int64_t{bytes} * bn * (kq + pad);
+  const int64_t pv_a = int64_t{bytes} * bm * (kp + pad), pv_b = int64_t{bytes} * d * (kp + pad);
   const int64_t sizes[] = {qk_a, qk_b, int64_t{4} * ::bv::layout::waves_n(amd, waves) * bm,
                            pv_a == qk_a ? 0 : pv_a, pv_b == qk_b ? 0 : pv_b};
   int64_t end = 0;
@@ -679,14 +678,15 @@ static_assert(detail::attention_fwd_all_fit<2>() && detail::attention_fwd_all_fi
 // forward: BM query rows a step by BN keys a program. 64x64 with 4 waves, where on AMD the products
 // take the MFMA path at both head dimensions (a wave's part at least 32x32; the 32x32 tile that AMD
 // had at D = 128 multiplied on the vector ALUs, half its waves copies). At D = 128 on gfx942 dK/dV
-// takes 288 VGPRs in 16-bit (one wave a SIMD) and 36864 bytes of LDS, 40960 in f32, with K staged
-// in slices (bv/dot_staging.hpp), and every AMD row runs with no spills under clang-19 (gfx942)
-// and hipcc (gfx90a). On sm_90, 16-bit, dK/dV runs in its k q^T form (variant 1) with q and dout
-// in rings of 2 slots, 64x64 on 4 warps at D = 64 and 64x128 on 8 at D = 128: causal backwards at
-// 4x16x4096xD f16 on an H200 (with dQ's rows) took 2.44 ms at D = 64 against 2.57 for q k^T with
-// pointer loads, and 4.03 at D = 128 against 5.72 for q k^T on the 128x64 tile that row had before
-// (bench/gpu/attention_bwd_dev.cu, which checks every gradient against the launcher's). On gfx942
-// the k q^T form's 64x64 tile spills SGPRs (48) where q k^T's does not, so AMD keeps variant 0.
+// takes 284 to 300 VGPRs in 16-bit (one wave a SIMD) and 34816 bytes of LDS, 33792 in f32, with K
+// staged in slices (bv/dot_staging.hpp), and every AMD row runs with no spills under clang-19
+// (gfx942) and hipcc (gfx90a). On sm_90, 16-bit, dK/dV runs in its k q^T form (variant 1) with q
+// and dout in rings of 2 slots, 64x64 on 4 warps at D = 64 and 64x128 on 8 at D = 128: causal
+// backwards at 4x16x4096xD f16 on an H200 (with dQ's rows) took 2.44 ms at D = 64 against 2.57 for
+// q k^T with pointer loads, and 4.03 at D = 128 against 5.72 for q k^T on the 128x64 tile that row
+// had before (bench/gpu/attention_bwd_dev.cu, which checks every gradient against the launcher's).
+// On gfx942 the k q^T form's 64x64 tile spills SGPRs (48) where q k^T's does not, so AMD keeps
+// variant 0.
 template <int Bytes>
 struct attention_bwd_configs {
   static_assert(Bytes == 2 || Bytes == 4,
