@@ -4,7 +4,7 @@
 The input is the device-only assembly of gpu_backend/src/coverage.cu, which instantiates every
 launch configuration the kernels in kernels/ declare for gfx942 and gfx90a. Every kernel in it is
 checked strictly: no scratch (private segment) and no VGPR/SGPR spills; the tiled products
-(matmul, its fused and split-K forms) contain v_mfma; the attention kernels (forward, dK/dV, dQ)
+(matmul, its fused and split-K forms, and conv2d's implicit GEMM) contain v_mfma; the attention kernels (forward, dK/dV, dQ)
 contain v_mfma in 16-bit, whose tiles must be MFMA-sized (each wave's part of a BM x BN tile at
 least 32 x 32), and in f32 where their tile is; matmul_kernel keeps at least 2 waves per SIMD. Writes a Markdown report with
 VGPR/AGPR/SGPR counts, LDS bytes, the occupancy they allow (waves per SIMD) and, for the matmul
@@ -176,7 +176,8 @@ def template_args(label):
 
 
 def matmul_tile(label):
-    """(element type, BM, BN, BK, waves) of a matmul-family kernel, from its template arguments."""
+    """(element type, BM, BN, BK, waves) of a tiled product (the matmul family, conv2d), from its
+    template arguments."""
     a = template_args(label)
     try:
         if label.startswith("matmul_kernel<") and len(a) == 7:
@@ -184,6 +185,8 @@ def matmul_tile(label):
         if label.startswith("matmul_bias_act_kernel<") and len(a) == 8:
             return a[0], int(a[3]), int(a[4]), int(a[5]), int(a[7])
         if label.startswith("matmul_splitk_kernel<") and len(a) == 5:
+            return a[0], int(a[1]), int(a[2]), int(a[3]), int(a[4])
+        if label.startswith("conv2d_kernel<") and len(a) == 5:  # an implicit GEMM
             return a[0], int(a[1]), int(a[2]), int(a[3]), int(a[4])
     except ValueError:
         pass
@@ -258,7 +261,7 @@ def main():
         "`gpu_backend/src/coverage.cu`, which instantiates every launch configuration the kernels "
         "in `kernels/` declare for gfx942 and gfx90a (walked from their tables at compile time), "
         "in every element type. Checks, on every kernel: no scratch, no spills; the tiled "
-        "products (matmul and its forms) contain `v_mfma`; the attention kernels contain "
+        "products (matmul and its forms, conv2d) contain `v_mfma`; the attention kernels contain "
         "`v_mfma` in 16-bit, whose tiles must be MFMA-sized (each wave's part at least 32x32), "
         "and in f32 where their tile is; `matmul_kernel` keeps at least 2 waves per SIMD. "
         "Occupancy = waves per SIMD allowed by the unified "

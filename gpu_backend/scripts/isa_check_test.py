@@ -72,6 +72,7 @@ MATMUL = mangled("matmul_kernel", "DF16_S5_Li128ELi128ELi32ELi8ELi8E")
 ATT_FWD = mangled("attention_fwd_kernel", "DF16_Li128ELi128ELi64ELb0ELi8ELi0E")
 ATT_SMALL = mangled("attention_bwd_dq_kernel", "DF16_Li128ELi32ELi32ELb1ELi4E")
 ATT_F32_SMALL = mangled("attention_fwd_kernel", "fLi128ELi32ELi16ELb0ELi4ELi0E")
+CONV = mangled("conv2d_kernel", "DF16_Li64ELi64ELi32ELi4E")
 
 
 def run(d, inputs, known=None):
@@ -113,6 +114,14 @@ with tempfile.TemporaryDirectory() as d:
     f = asm_file(d, "nomfma.s", [kernel_asm(MATMUL, vgpr=100, threads=512)])
     rc, out, _ = run(d, [f"gfx942={f}"])
     expect("matmul without MFMA fails", rc == 1 and "tiled product without v_mfma" in out, out)
+
+    f = asm_file(d, "conv.s", [kernel_asm(CONV, vgpr=224, agpr=32, mfma=2)])
+    rc, out, _ = run(d, [f"gfx942={f}"])
+    expect("conv2d with MFMA passes", rc == 0, out)
+    f = asm_file(d, "convnomfma.s", [kernel_asm(CONV, vgpr=113)])
+    rc, out, _ = run(d, [f"gfx942={f}"])
+    expect("conv2d without MFMA fails", rc == 1 and
+           "conv2d_kernel<_Float16, 64, 64, 32, 4>: tiled product without v_mfma" in out, out)
 
     f = asm_file(d, "occ.s", [kernel_asm(MATMUL, vgpr=300, mfma=4, threads=512)])
     rc, out, _ = run(d, [f"gfx942={f}"])

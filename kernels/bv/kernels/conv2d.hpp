@@ -42,14 +42,13 @@ BV_KERNEL void conv2d_kernel(program<W> p, ptr<const T> x, ptr<const T> w, ptr<c
 }
 
 // Launch configurations (bv/launch_config.hpp): BOC (bm) output channels by BP (bn) output
-// pixels a program, BK (bk) deep slices of the reduction, 4 waves. AMD: 32 x 32 x 32, the
-// largest without spills on gfx942 (docs/isa_report.md); every tile of 64 pixels, the width the
-// MFMA path needs, keeps the gather's loop-invariant lane masks in SGPR pairs through the
-// reduction loop and spills them there.
+// pixels a program, BK (bk) deep slices of the reduction, 4 waves. AMD: 64 x 64 x 32, so that each
+// wave's part (32 x 32) takes the MFMA path (docs/isa_report.md: no spills, 2 waves a SIMD on
+// gfx942 and gfx90a); 32 x 32 multiplied on the vector ALUs.
 struct conv2d_configs {
   // clang-format off
   static constexpr launch_config table[] = {
-      {.targets = amd_targets, .waves = 4, .bm = 32, .bn = 32, .bk = 32},
+      {.targets = amd_targets, .waves = 4, .bm = 64, .bn = 64, .bk = 32},
       {                        .waves = 4, .bm = 32, .bn = 64, .bk = 32},
   };
   // clang-format on
