@@ -2,7 +2,8 @@
 // bytes of a row, 64 16-bit k's or 32 f32): every operand form (a @ b, a @ x^T, x^T @ b,
 // x^T @ y^T, each staged straight from the block it views), the MFMA path and the vector-ALU one,
 // slices that are whole register tiles and slices that only a wave's span fills (8 waves: a tile of
-// 128 rows), against a double reference on ragged M, N and K with the output poisoned. Each case's
+// 128 rows), B images with their rows permuted against bank conflicts (b_swizzle) and without,
+// against a double reference on ragged M, N and K with the output poisoned. Each case's
 // LDS is the two slice images the tile's shape gives, written out here, so a dot that stopped
 // slicing (or sliced where it should not) fails on its bytes even when its values are right.
 #include <doctest/doctest.h>
@@ -123,4 +124,8 @@ TEST_CASE("emulator: dot with K staged in slices, every operand form, MFMA and v
   // copies).
   every_form<half, 16, 64, 16, 4>(21, 13, 50, 64, rng);
   every_form<float, 64, 32, 16, 16>(70, 9, 29, 32, rng);
+  // MFMA on 16 waves: a column tile of 32, whose B image rows b_swizzle permutes in four groups
+  // (f32) or two (16-bit).
+  every_form<half, 128, 64, 128, 16>(100, 127, 64, 64, rng);
+  every_form<float, 128, 32, 128, 16>(128, 70, 31, 32, rng);
 }

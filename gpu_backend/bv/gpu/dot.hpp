@@ -51,6 +51,39 @@ struct k_regs {
   }
 };
 
+// Where an operand's row r goes in its LDS image: row(r). no_swizzle keeps rows in order.
+struct no_swizzle {
+  BV_DI static constexpr int row(int r) { return r; }
+};
+// The B image of an MFMA product (dot_lds_slice), [N][KS + pad]. One LDS read phase of its
+// fragments (16 lanes of 8 bytes for 16-bit, 32 of 4 for f32) takes, all at the same k, 8
+// consecutive rows from each of Q groups TileN rows apart (TileN: the output layout's column tile;
+// Q = 2 or 4). With 128-byte rows plus one read of pad, row r starts on bank 2r (16-bit) or r
+// (f32) modulo 32, so a group's 8 rows take 16 or 8 banks, and groups whose offsets agree modulo
+// P rows (16 or 32) land on the same banks: every read of b was 2-way conflicted on the 16-bit
+// matmul's tile. The rows of R colliding groups are moved by XOR (8 x the group's index among
+// them) onto disjoint banks: a permutation within each TileN rows, which adds a multiple of
+// 4 TileN to a row unchanged (a lane's fragment rows for its column registers stay one stride
+// apart, as without it).
+template <class T, int TileN, int KS, int N>
+struct b_swizzle {
+  static constexpr int Q = sizeof(T) == 2 ? 2 : 4, P = sizeof(T) == 2 ? 16 : 32;
+  static constexpr int span = TileN > P ? TileN : P;  // rows between colliding groups
+  static constexpr int R = Q * TileN / span;          // colliding groups in a phase
+  static constexpr bool on = R > 1 && KS* int{sizeof(T)} % 128 == 0 && N % (8 * R) == 0;
+  static_assert(!on || (8 * R <= TileN && (4 * TileN) % (span * R) == 0),
+                "b_swizzle must permute rows within each column tile and commute with a lane's "
+                "step of 4 column tiles.");
+  BV_DI static constexpr int row(int r) { return on ? r ^ (r / span % R * 8) : r; }
+  // row(lane + reg) for a lane part below TileN, a multiple of 4, and a register part whose
+  // remainder by TileN is below 4 (a column of the AMD layout: col_lane_part, cols::raw(0, 0, ci)):
+  // the XOR then depends on the register part alone, and touches the lane part's bits alone, so
+  // a row is one of R lane values plus a constant (as many address registers as R, not one a
+  // column register: hipcc kept 58 more VGPRs on gfx90a's 16-bit matmul computing them apart).
+  BV_DI static constexpr int row(int lane, int reg) {
+    return on ? reg + (lane ^ (reg / span % R * 8)) : lane + reg;
+  }
+};
 // Elements a stage_rows store takes: a lane's run of contiguous columns (the tile's spt1, or NC
 // where fewer), halved until the rows' pitch keeps every store aligned to its width.
 template <class T>
@@ -59,7 +92,8 @@ constexpr int store_run(int nc, int ld) {
   while (v > 1 && ld % v != 0) v /= 2;
   return v;
 }
-template <class T, int M, int K, int W, int KS = K, int S = 0>  // s[row][k - S KS]
+template <class T, int M, int K, int W, int KS = K, int S = 0,
+          class Swz = no_swizzle>  // s[Swz::row(row)][k - S KS]
 BV_DI void stage_rows(T* s, const basic_block<T, shape<M, K>, W>& a) {
   using B = basic_block<T, shape<M, K>, W>;
   using R = k_regs<typename gpu::layout2d<M, K, W>::cols, K, KS, S>;
@@ -73,16 +107,18 @@ BV_DI void stage_rows(T* s, const basic_block<T, shape<M, K>, W>& a) {
       if (!R::in(gpu::col_of<M, K, W>(cg))) continue;
       const int col = gpu::col_of<M, K, W>(cg) - S * KS;
       if constexpr (V > 1 && K >= gpu::layout2d<M, K, W>::cols::tile() && (V * sizeof(T)) % 4 == 0)
-        vstore<V>(s + row * ld + col, a.v + ri * B::NC + cg);
+        vstore<V>(s + Swz::row(row) * ld + col, a.v + ri * B::NC + cg);
       else
 #pragma unroll
         for (int j = 0; j < V; ++j)
           if (gpu::owns_col<M, K, W>(cg + j))
-            s[row * ld + gpu::col_of<M, K, W>(cg + j) - S * KS] = a.v[ri * B::NC + cg + j];
+            s[Swz::row(row) * ld + gpu::col_of<M, K, W>(cg + j) - S * KS] =
+                a.v[ri * B::NC + cg + j];
     }
   }
 }
-template <class T, int K, int N, int W, int KS = K, int S = 0>  // s[col][k - S KS]
+template <class T, int K, int N, int W, int KS = K, int S = 0,
+          class Swz = no_swizzle>  // s[Swz::row(col)][k - S KS]
 BV_DI void stage_cols(T* s, const basic_block<T, shape<K, N>, W>& b) {
   using B = basic_block<T, shape<K, N>, W>;
   using R = k_regs<typename gpu::layout2d<K, N, W>::rows, K, KS, S>;
@@ -92,8 +128,16 @@ BV_DI void stage_cols(T* s, const basic_block<T, shape<K, N>, W>& b) {
     if (!R::in(gpu::row_of<K, N, W>(ri)) || !gpu::owns_row<K, N, W>(ri)) continue;
     const int k = gpu::row_of<K, N, W>(ri) - S * KS;
 #pragma unroll
-    for (int ci = 0; ci < B::NC; ++ci)
-      if (gpu::owns_col<K, N, W>(ci)) s[gpu::col_of<K, N, W>(ci) * ld + k] = b.v[ri * B::NC + ci];
+    for (int ci = 0; ci < B::NC; ++ci) {
+      if (!gpu::owns_col<K, N, W>(ci)) continue;
+      using Cols = typename gpu::layout2d<K, N, W>::cols;
+      if constexpr (N % Cols::tile() == 0 && gpu::tile2d::spt1 == 4 &&
+                    !std::is_same_v<Swz, no_swizzle>)
+        s[Swz::row(gpu::col_lane_part<K, N, W>(), Cols::raw(0, 0, ci)) * ld + k] =
+            b.v[ri * B::NC + ci];
+      else
+        s[Swz::row(gpu::col_of<K, N, W>(ci)) * ld + k] = b.v[ri * B::NC + ci];
+    }
   }
 }
 
@@ -574,12 +618,12 @@ struct staged {
   static constexpr int k_span =
       Rows ? gpu::tile2d::spt1 * gpu::tile2d::tpw1 : gpu::tile2d::spt0 * gpu::tile2d::tpw0;
   // Slice S of KS k's (every k by default) into s, as [row][k - S KS] or [col][k - S KS].
-  template <int KS = K, int S = 0, class T>
+  template <int KS = K, int S = 0, class Swz = no_swizzle, class T>
   BV_DI void stage(T* s) const {
     if constexpr (Rows)
-      stage_rows<T, X::shape_type::rows, K, X::waves, KS, S>(s, x);
+      stage_rows<T, X::shape_type::rows, K, X::waves, KS, S, Swz>(s, x);
     else
-      stage_cols<T, K, X::shape_type::cols, X::waves, KS, S>(s, x);
+      stage_cols<T, K, X::shape_type::cols, X::waves, KS, S, Swz>(s, x);
   }
 };
 template <class X>
@@ -597,7 +641,15 @@ struct no_hook {
   BV_DI void operator()() const {}
 };
 
-// acc += the product of the K x (operand) images in LDS (As [M][K + pad], Bs [N][K + pad]).
+// How dot_lds lays out its B image: the MFMA path's swizzle, or k's in order (the portable
+// product's reads keep them so).
+template <class A, class B, class C, int M, int K, int N, int W>
+using b_image_swizzle =
+    std::conditional_t<use_tensor_cores<A, B, C, M, N, K, W>(),
+                       b_swizzle<B, gpu::layout2d<M, N, W>::cols::tile(), K, N>, no_swizzle>;
+
+// acc += the product of the K x (operand) images in LDS (As [M][K + pad], Bs [N][K + pad], its
+// rows where b_image_swizzle places them).
 template <class A, class B, class C, int M, int K, int N, int W>
 BV_DI void dot_lds_slice(const A* As, const B* Bs, basic_block<C, shape<M, N>, W>& acc) {
   using O = basic_block<C, shape<M, N>, W>;
@@ -618,6 +670,9 @@ BV_DI void dot_lds_slice(const A* As, const B* Bs, basic_block<C, shape<M, N>, W
         std::conditional_t<std::is_same_v<A, half>, gpu::prim::f16x4, gpu::prim::i16x4>>;
     const int hi = lane / 32, l32 = lane % 32;
     const int colbase = L::wave_col(wave) * 8 + 4 * ((l32 / 4) % 2) + l32 % 4;
+    // Column register group s reads B image row brow + 4 s tile1 (b_swizzle keeps that stride).
+    const int brow =
+        b_image_swizzle<A, B, C, M, K, N, W>::row((l32 / 8) * L::cols::tile() + colbase);
     gpu::prim::f32x16 c[O::NR][NS];
 #pragma unroll
     for (int r0 = 0; r0 < O::NR; ++r0)
@@ -632,8 +687,7 @@ BV_DI void dot_lds_slice(const A* As, const B* Bs, basic_block<C, shape<M, N>, W
       // A' row label l32 = 8q' + 4h' + e' is column (4s + q') * tile1 + w1 * 8 + 4h' + e'.
 #pragma unroll
       for (int s = 0; s < NS; ++s)
-        __builtin_memcpy(&x[s], Bs + ((4 * s + l32 / 8) * L::cols::tile() + colbase) * ldb + k,
-                         sizeof(frag));
+        __builtin_memcpy(&x[s], Bs + (brow + 4 * s * L::cols::tile()) * ldb + k, sizeof(frag));
 #pragma unroll
       for (int r0 = 0; r0 < O::NR; ++r0)
         __builtin_memcpy(&y[r0], As + gpu::row_of<M, N, W>(r0) * lda + k, sizeof(frag));
@@ -692,7 +746,7 @@ BV_DI void dot_lds_slices(const SA& sa, const SB& sb, basic_block<C, shape<M, N>
 #endif
     gpu::prim::barrier();
   sa.template stage<KS, S>(As);
-  sb.template stage<KS, S>(Bs);
+  sb.template stage<KS, S, b_image_swizzle<A, B, C, M, KS, N, W>>(Bs);
   gpu::prim::barrier();
   if constexpr (S == K / KS - 1) staged();
   dot_lds_slice<A, B, C, M, KS, N, W>(As, Bs, acc);

@@ -34,19 +34,26 @@ BV_DI int row_of(int ri) {
   using L = layout2d<R, C, W>;
   return L::rows::at(L::lane_row(prim::lane_id()), L::wave_row(prim::wave_id()), ri);
 }
+// Without copies along the columns (C a whole number of column tiles), a thread's column is its
+// lane part, below one tile, plus a constant of the register: col_lane_part() + cols::raw(0, 0,
+// ci). On AMD the lane part is hidden from the compiler: knowing its low bits zero, it made each +
+// c an OR nested in the offsets that loads and stores test for contiguity, and could not fold
+// those tests (memory.hpp's vector_ok); a plain sum it folds.
+template <int R, int C, int W>
+BV_DI int col_lane_part() {
+  using L = layout2d<R, C, W>;
+  static_assert(C % L::cols::tile() == 0, "col_lane_part needs C a whole number of column tiles.");
+  int lane_part = L::cols::raw(L::lane_col(prim::lane_id()), L::wave_col(prim::wave_id()), 0);
+#if !BV_NVIDIA && defined(__HIP_DEVICE_COMPILE__)
+  asm("" : "+v"(lane_part));
+#endif
+  return lane_part;
+}
 template <int R, int C, int W>
 BV_DI int col_of(int ci) {
   using L = layout2d<R, C, W>;
 #if !BV_NVIDIA && defined(__HIP_DEVICE_COMPILE__)
-  // Without copies along the columns, a column is this thread's lane part plus a constant, the
-  // lane part hidden from the compiler: knowing its low bits zero, it made each + c an OR nested
-  // in the offsets that loads and stores test for contiguity, and could not fold those tests
-  // (memory.hpp's vector_ok); a plain sum it folds.
-  if constexpr (C % L::cols::tile() == 0) {
-    int lane_part = L::cols::raw(L::lane_col(prim::lane_id()), L::wave_col(prim::wave_id()), 0);
-    asm("" : "+v"(lane_part));
-    return lane_part + L::cols::raw(0, 0, ci);
-  }
+  if constexpr (C % L::cols::tile() == 0) return col_lane_part<R, C, W>() + L::cols::raw(0, 0, ci);
 #endif
   return L::cols::at(L::lane_col(prim::lane_id()), L::wave_col(prim::wave_id()), ci);
 }
