@@ -448,6 +448,53 @@ BV_KERNEL void attention_bwd_dq_kernel(program<W> p, ptr<const T> q, ptr<const T
   store(dq + q_offs, dq_acc * scale, rm.col() < s);
 }
 
+// The same dQ with q, dout, k and v in halves of D (variant 2): q k^T and dout v^T as two products
+// of D / 2 each, dQ as two of its column halves, ds k_lo and ds k_hi. On AMD every product's
+// operands are then the size of a slice of q k^T's (bv/dot_staging.hpp), so they share two LDS
+// images: at D = 128 in 16-bit, 17408 bytes where the whole k as ds k's b took 34816, more than
+// half a CU's 64 KiB (one workgroup a CU, one wave a SIMD, though the registers allow two).
+template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
+BV_KERNEL void attention_bwd_dq_halves_kernel(program<W> p, ptr<const T> q, ptr<const T> k,
+                                              ptr<const T> v, ptr<const T> dout,
+                                              ptr<const float> lse, ptr<const float> delta,
+                                              ptr<T> dq, int s, float scale) {
+  static_assert(D % 2 == 0, "attention_bwd_dq_halves_kernel splits D in two: D must be even.");
+  constexpr int H = D / 2;
+  const int start_m = p.id(0) * BM, bh = p.id(1);
+  const int base = bh * s * D;
+  const float scale2 = scale * attention_log2e;
+  auto rm = start_m + arange<BM>(p);
+  auto rn = arange<BN>(p);
+  auto rh = arange<H>(p);
+  auto q_offs = base + rm.col() * D + rh.row();  // the low half; + H the high one
+  auto q_lo = load(q + q_offs, rm.col() < s, 0.0f);
+  auto q_hi = load(q + (q_offs + H), rm.col() < s, 0.0f);
+  auto do_lo = load(dout + q_offs, rm.col() < s, 0.0f);
+  auto do_hi = load(dout + (q_offs + H), rm.col() < s, 0.0f);
+  auto l2 = load(lse + bh * s + rm, rm < s, 0.0f) * attention_log2e;
+  auto dl = load(delta + bh * s + rm, rm < s, 0.0f);
+  auto dq_lo = zeros<float, BM, H>(p);
+  auto dq_hi = zeros<float, BM, H>(p);
+  const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
+  for (int start_n = 0; start_n < end; start_n += BN) {
+    auto cols = start_n + rn;
+    auto kv_offs = base + cols.col() * D + rh.row();
+    auto k_lo = load(k + kv_offs, cols.col() < s, 0.0f);
+    auto k_hi = load(k + (kv_offs + H), cols.col() < s, 0.0f);
+    auto qk = dot(q_hi, trans(k_hi), dot(q_lo, trans(k_lo)));
+    auto valid = (cols.row() < s) & (rm.col() < s) & ((cols.row() <= rm.col()) | !CAUSAL);
+    auto pm = where(valid, exp2(qk * scale2 - l2.col()), 0.0f);
+    auto v_lo = load(v + kv_offs, cols.col() < s, 0.0f);
+    auto v_hi = load(v + (kv_offs + H), cols.col() < s, 0.0f);
+    auto dp = dot(do_hi, trans(v_hi), dot(do_lo, trans(v_lo)));
+    auto ds = (pm * (dp - dl.col())).to(dtype<T>{});
+    dq_lo = dot(ds, k_lo, dq_lo);
+    dq_hi = dot(ds, k_hi, dq_hi);
+  }
+  store(dq + q_offs, dq_lo * scale, rm.col() < s);
+  store(dq + (q_offs + H), dq_hi * scale, rm.col() < s);
+}
+
 // The same dQ with k and v through block pointers (variant 1 of attention_bwd_dq_configs' rows):
 // on sm_90a, launched with stages, rings whose next tiles are in flight while this step computes,
 // read in place by wgmma, k's one slot as trans(k) for q k^T and as k for ds k (with pointer loads
@@ -535,14 +582,16 @@ struct attention_bwd_dkdv_variant<T, D, BM, BN, CAUSAL, W, 1>
 template <class T, int D, int BM, int BN, bool CAUSAL, int W, int Variant>
 struct attention_bwd_dq_variant
     : kernel_choice<attention_bwd_dq_kernel<T, D, BM, BN, CAUSAL, W>, false> {
-  static_assert(
-      Variant == 0,
-      "attention_bwd's dQ kernel is variant 0 (pointer loads) or 1 (k and v through block "
-      "pointers).");
+  static_assert(Variant == 0,
+                "attention_bwd's dQ kernel is variant 0 (pointer loads), 1 (k and v through block "
+                "pointers) or 2 (halves of D).");
 };
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // k's and v's block pointers
 struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 1>
     : kernel_choice<attention_bwd_dq_bp_kernel<T, D, BM, BN, CAUSAL, W>, true> {};
+template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // halves of D
+struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 2>
+    : kernel_choice<attention_bwd_dq_halves_kernel<T, D, BM, BN, CAUSAL, W>, false> {};
 
 // Launch configurations (bv/launch_config.hpp), by the element size of q, k and v (a table each)
 // and, within a table, by head dimension D. An f32 tile takes twice the LDS of a 16-bit one, so
@@ -724,6 +773,8 @@ struct attention_bwd_configs<4> {
 // ms against 2.69 with dQ on 64x64; bench/gpu/attention_bwd_dev.cu), 128x64 on 8 at D = 128
 // (128x128 6.24 ms against 5.72, 64x64 6.84), both with k and v in rings of 2 slots (variant 1:
 // 2.33 ms against 2.43 at D = 64, 3.66 against 4.00 at D = 128; 3 slots 2.33 and 3.82).
+// AMD at D = 128: dK/dV's tile in halves of D (variant 2), whose LDS (17408 bytes on gfx942 and
+// gfx90a, against 34816) leaves the registers to set the waves a SIMD: 2 instead of 1.
 // Elsewhere dQ takes dK/dV's tile and pointer loads.
 template <int Bytes>
 struct attention_bwd_dq_configs : attention_bwd_configs<Bytes> {};
@@ -736,7 +787,7 @@ struct attention_bwd_dq_configs<2> {
       {.targets = only(target::sm_90), .up_to = 64,  .variant = 1,  .waves = 8,  .bm = 128, .bn = 128, .stages = 2},
       {                                .up_to = 64,                 .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = only(target::sm_90), .up_to = 128, .variant = 1,  .waves = 8,  .bm = 128, .bn = 64,  .stages = 2},
-      {.targets = amd_targets,         .up_to = 128,                .waves = 4,  .bm = 64,  .bn = 64},
+      {.targets = amd_targets,         .up_to = 128, .variant = 2,  .waves = 4,  .bm = 64,  .bn = 64},
   };
   // clang-format on
 };
