@@ -70,7 +70,7 @@ struct b_swizzle {
   static constexpr int Q = sizeof(T) == 2 ? 2 : 4, P = sizeof(T) == 2 ? 16 : 32;
   static constexpr int span = TileN > P ? TileN : P;  // rows between colliding groups
   static constexpr int R = Q * TileN / span;          // colliding groups in a phase
-  static constexpr bool on = R > 1 && KS* int{sizeof(T)} % 128 == 0 && N % (8 * R) == 0;
+  static constexpr bool on = R > 1 && int{sizeof(T)} * KS % 128 == 0 && N % (8 * R) == 0;
   static_assert(!on || (8 * R <= TileN && (4 * TileN) % (span * R) == 0),
                 "b_swizzle must permute rows within each column tile and commute with a lane's "
                 "step of 4 column tiles.");
@@ -302,7 +302,8 @@ struct a_trans_image {
     // rows (g).
     const frag_lane<L::NR> f(p);
     const int m0 = L::rows::at(0, L::wave_row(gpu::prim::wave_id()), f.r);
-    gpu::prim::ldmatrix_x4_trans(af, img + (16 * ks + 8 * f.kh + f.r8) * (M + lds_pad<A>)+m0);
+    constexpr int ld = M + lds_pad<A>;
+    gpu::prim::ldmatrix_x4_trans(af, img + (16 * ks + 8 * f.kh + f.r8) * ld + m0);
   }
 };
 
