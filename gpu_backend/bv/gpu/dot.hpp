@@ -86,7 +86,6 @@ struct b_swizzle {
 };
 // Elements a stage_rows store takes: a lane's run of contiguous columns (the tile's spt1, or NC
 // where fewer), halved until the rows' pitch keeps every store aligned to its width.
-template <class T>
 constexpr int store_run(int nc, int ld) {
   int v = gpu::tile2d::spt1 <= nc ? gpu::tile2d::spt1 : nc;
   while (v > 1 && ld % v != 0) v /= 2;
@@ -97,7 +96,7 @@ template <class T, int M, int K, int W, int KS = K, int S = 0,
 BV_DI void stage_rows(T* s, const basic_block<T, shape<M, K>, W>& a) {
   using B = basic_block<T, shape<M, K>, W>;
   using R = k_regs<typename gpu::layout2d<M, K, W>::cols, K, KS, S>;
-  constexpr int ld = KS + lds_pad<T>, V = store_run<T>(B::NC, ld);
+  constexpr int ld = KS + lds_pad<T>, V = store_run(B::NC, ld);
 #pragma unroll
   for (int ri = 0; ri < B::NR; ++ri) {
     if (!gpu::owns_row<M, K, W>(ri)) continue;  // a copy's row: its owner stores it
