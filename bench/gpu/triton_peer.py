@@ -5,10 +5,12 @@ measured now, on this GPU. Needs python3 with torch and triton and a CUDA GPU.
     python3 bench/gpu/triton_peer.py     (prints JSON: median seconds per call, per kernel)
 
 Shapes: add 2^28 f32, softmax 8192x8192 f32, RMSNorm f16 8192x8192, matmul f16 and bf16 8192^3
-(128x128x64 tiles, grouped ordering), matmul f32 4096^3 without TF32 (Triton's FMA dot on 128x64x32
-tiles, torch's cuBLAS SGEMM), attention forward f16 (64x64 tiles, online softmax) at 4x16x4096x64
-and 4x16x4096x128, non-causal and causal, each also on the tiles Triton's fused-attention tutorial
-tunes over on Hopper (`triton_tuned`: the fastest, back to back, and its `tuned_config`), and the
+(grouped ordering; blockvec's 128x256x64 tile on 8 warps through 4 stages, then the tiles
+Triton's matmul tutorial tunes over on Hopper: `triton_tuned`, the fastest, and its
+`tuned_config`), matmul f32 4096^3 without TF32 (Triton's FMA dot on 128x64x32 tiles, torch's
+cuBLAS SGEMM), attention forward f16 (64x64 tiles, online softmax) at 4x16x4096x64 and
+4x16x4096x128, non-causal and causal, each also on the tiles Triton's fused-attention tutorial
+tunes over on Hopper (`triton_tuned` and `tuned_config` likewise), and the
 device-to-device copy bandwidth as the memory ceiling. Each Triton result is
 checked against torch before it is timed. `triton`: the mean of 20 back-to-back calls between two
 CUDA events, after 3 warm-up calls (Python's launch, 15 to 25 us a call, overlaps the kernels
@@ -142,6 +144,48 @@ def attn_tuned(q, k, v, o, causal, want):
     return dict(triton_tuned=best[0], tuned_config=best[1]) if best else {}
 
 
+# The 16-bit matmul's tiles: BM, BN, BK, warps, pipeline stages. The first is blockvec's own on
+# sm_90 (kernels/bv/kernels/matmul.hpp), the `triton` figure; the rest are the Hopper tiles of
+# Triton's matmul tutorial's autotuning list with one more stage or warpgroup each way, for
+# `triton_tuned`.
+MATMUL_CONFIGS = ((128, 256, 64, 8, 4), (128, 256, 64, 8, 3), (256, 128, 64, 8, 4), (256, 128, 64, 8, 3),
+                  (128, 128, 64, 4, 3), (128, 128, 64, 4, 4), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4))
+
+
+def matmul_entry(a, b, c, name, tol):
+    """c = a @ b on each of MATMUL_CONFIGS, each checked against torch in f32 before it is timed:
+    the first as `triton` (with its single and host times), the fastest back to back as
+    `triton_tuned` with its `tuned_config`, and torch's matmul. A tile Triton cannot build on this
+    GPU (shared memory) is skipped."""
+    M, K = a.shape
+    N = b.shape[1]
+    want = a.float() @ b.float()
+    out, best, err = {}, None, None
+    for i, (bm, bn, bk, w, st) in enumerate(MATMUL_CONFIGS):
+        grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
+        f = lambda: matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                                        c.stride(0), c.stride(1), BM=bm, BN=bn, BK=bk, GROUP_M=8,
+                                        num_warps=w, num_stages=st)
+        tile = "%dx%dx%d w%d s%d" % (bm, bn, bk, w, st)
+        try:
+            c.fill_(float("nan"))
+            f()
+            e = check("%s %s" % (name, tile), c, want, tol)
+        except triton.runtime.errors.OutOfResources:
+            continue
+        if i == 0:
+            out, err = triton_times(f), e
+            t = out["triton"]
+        else:
+            t = batch_time(f)
+        if best is None or t < best[0]:
+            best = (t, tile)
+    del want
+    return dict(M=M, dtype=str(a.dtype), tile="%dx%dx%d w%d s%d" % MATMUL_CONFIGS[0], **out,
+                torch=median_time(lambda: torch.matmul(a, b)), rel_err=err,
+                triton_tuned=best[0], tuned_config=best[1])
+
+
 def attn_entry(q, k, v, o, causal, dt):
     """The attention forward on q, k, v (64x64 tiles, then the tuned ones), checked against torch's
     in f32, beside torch's own fused attention."""
@@ -207,19 +251,9 @@ def main():
     M = 8192
     a, b = torch.randn(M, M, device=dev, dtype=dt), torch.randn(M, M, device=dev, dtype=dt)
     c = torch.full((M, M), float("nan"), device=dev, dtype=dt)
-    BM, BN, BK = 128, 128, 64
-    grid = (triton.cdiv(M, BM) * triton.cdiv(M, BN),)
-    f = lambda: matmul_kernel[grid](a, b, c, M, M, M, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                                    c.stride(0), c.stride(1), BM=BM, BN=BN, BK=BK, GROUP_M=8)
-    f()
-    err = check("matmul", c, a.float() @ b.float(), 1e-2)
-    res["matmul"] = dict(M=M, dtype=str(dt), **triton_times(f), torch=median_time(lambda: torch.matmul(a, b)),
-                         rel_err=err)
-    a, b, c = a.to(torch.bfloat16), b.to(torch.bfloat16), c.to(torch.bfloat16).fill_(float("nan"))
-    f()
-    err = check("matmul bf16", c, a.float() @ b.float(), 2e-2)
-    res["matmul_bf16"] = dict(M=M, dtype=str(a.dtype), **triton_times(f),
-                              torch=median_time(lambda: torch.matmul(a, b)), rel_err=err)
+    res["matmul"] = matmul_entry(a, b, c, "matmul", 1e-2)
+    a, b, c = a.to(torch.bfloat16), b.to(torch.bfloat16), c.to(torch.bfloat16)
+    res["matmul_bf16"] = matmul_entry(a, b, c, "matmul bf16", 2e-2)
     del a, b, c
 
     # f32 at 4096^3 in IEEE precision, as ours: Triton's FMA dot on our tile (128x64x32, 4 warps)

@@ -47,10 +47,12 @@ BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O
 }
 
 // Launch configurations (bv/launch_config.hpp), by the inputs' element size. 16-bit inputs on
-// sm_90: one warpgroup (4 warps) over 128x128x64 tiles, a and b streamed by the TMA through 3
-// slots each, wgmma on sm_90a, each step's group in flight into the next (so 2 steps' tiles ahead
-// of it; 1.68 ms at 8192^3 on an H200, 256x128x64 on 8 warps 1.75, 128x256x64 on 8 warps 1.71, 2
-// stages 2.73: bench/gpu/matmul_dev.cu). AMD (gfx942, gfx90a;
+// sm_90: two warpgroups (8 warps) over 128x256x64 tiles, a and b streamed by the TMA through 4
+// slots each (192 KiB of LDS), wgmma on sm_90a, each step's group in flight into the next (so 3
+// steps' tiles ahead of it). At 8192^3 on an H100 (bench/gpu/matmul_dev.cu) it takes 1.53 ms,
+// 256x128x64 on 8 warps 1.55, 128x256x64 with 3 slots 1.60, and one warpgroup over 128x128x64
+// 1.90 to 1.98 whatever its slots (2 programs an SM): that tile, the best on an H200 (1.68 ms
+// there, 128x256x64 with 3 slots 1.71), falls behind on the H100. AMD (gfx942, gfx90a;
 // no block-pointer rings there, so no stages), 16-bit inputs: 8 waves, 2 a SIMD, over 128x256x64
 // tiles, the most MFMA work per global byte without spills on both (docs/PERFORMANCE.md, AMD matmul
 // tile): the 32-row b block of a 32-deep K step is loaded 4 times over by the layout's 128 rows of
@@ -66,7 +68,7 @@ struct matmul_configs {
   // clang-format off
   static constexpr launch_config table[] = {
       // targets                        bytes up to  waves       BM          BN          BK         GROUP_M        stages
-      {.targets = only(target::sm_90), .up_to = 2, .waves = 4, .bm = 128, .bn = 128, .bk = 64, .group_m = 8, .stages = 3},
+      {.targets = only(target::sm_90), .up_to = 2, .waves = 8, .bm = 128, .bn = 256, .bk = 64, .group_m = 8, .stages = 4},
       {.targets = only(target::sm_90), .up_to = 4, .waves = 4, .bm = 128, .bn = 64,  .bk = 32, .group_m = 8},
       {.targets = amd_targets,         .up_to = 2, .waves = 8, .bm = 128, .bn = 256, .bk = 64, .group_m = 8},
       {                                             .waves = 4, .bm = 64,  .bn = 64,  .bk = 32, .group_m = 8, .stages = 3},
