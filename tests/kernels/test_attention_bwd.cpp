@@ -84,3 +84,18 @@ TEST_CASE("attention backward f16 on the tiles given, dK/dV as k q^T through blo
   check_bwd<half>(1, 1, ragged(rng, 20, 150), 64, true, seed, bwd);
   check_bwd<half>(1, 1, ragged(rng, 20, 150), 128, false, seed + 1, bwd);
 }
+
+// Sequences long enough that, in every target's tiles (dQ's 128x128 on sm_90 among them), some
+// blocks of scores lie wholly below the diagonal and inside s, so they skip the mask, beside the
+// diagonal's and the ragged last block's, which take it.
+TEST_CASE("attention backward f16: blocks that skip the mask beside blocks that take it") {
+  const uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  for (target t : all_targets) {
+    CAPTURE(target_name(t));
+    target_scope scope(t);
+    check_bwd<half>(1, 1, ragged(rng, 260, 330), 64, true, seed);
+    check_bwd<half>(1, 1, ragged(rng, 260, 330), 128, true, seed + 1);
+    check_bwd<half>(1, 1, ragged(rng, 260, 330), 64, false, seed + 2);
+  }
+}

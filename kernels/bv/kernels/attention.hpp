@@ -54,6 +54,20 @@ BV_INLINE auto attention_softmax_step(QK qk, int start_n, int start_m, int s, co
   return out;
 }
 
+// The backward's probabilities p of one block of scores, queries by keys, zeroed where a key runs
+// past s or (causal) past its query row. Only a block that reaches past the last key or query, or
+// (causal) has a key past its first query row, holds such scores; the others skip the mask, as
+// the forward's step does: its compares and selects, at every step, kept the ALU the busiest pipe
+// of the dK/dV and dQ kernels on sm_90. Queries past s need no mask for the gradients (their q and
+// dout rows load as zeros), but their block is masked all the same, so p is the reference's.
+template <bool CAUSAL, int BM, int BN, class P, class QR, class KR>
+BV_INLINE P attention_bwd_mask(P pm, int start_m, int start_n, int s, const QR& queries,
+                               const KR& keys) {
+  if (start_m + BM > s || start_n + BN > s || (CAUSAL && start_n + BN > start_m + 1))
+    pm = where((keys < s) & (queries < s) & ((keys <= queries) | !CAUSAL), pm, 0.0f);
+  return pm;
+}
+
 // Variant 1 (sm_90's rows) loads each step's v beside its k, so that v's latency hides behind
 // q k^T and the softmax: 2 to 5% on an H200 (docs/PERFORMANCE.md). On AMD the v block then stays
 // live across the softmax and costs a wave a SIMD (gfx942, D = 64: 126 VGPRs to 130, 4 waves to
@@ -357,8 +371,8 @@ BV_KERNEL void attention_bwd_dkdv_kernel(program<W> p, ptr<const T> q, ptr<const
     auto l2 = load(lse + bh * s + rm, rm < s, 0.0f) * attention_log2e;
     auto dl = load(delta + bh * s + rm, rm < s, 0.0f);
     auto qk = dot(qb, trans(kb));
-    auto valid = (rn.row() < s) & (rm.col() < s) & ((rn.row() <= rm.col()) | !CAUSAL);
-    auto pm = where(valid, exp2(qk * scale2 - l2.col()), 0.0f);
+    auto pm = attention_bwd_mask<CAUSAL, BM, BN>(exp2(qk * scale2 - l2.col()), start_m, start_n, s,
+                                                 rm.col(), rn.row());
     dv_acc = dot(trans(pm.to(dtype<T>{})), dob, dv_acc);
     auto dp = dot(dob, trans(vb));
     auto ds = pm * (dp - dl.col());
@@ -402,8 +416,8 @@ BV_KERNEL void attention_bwd_dkdv_kt_kernel(program<W> p, ptr<const T> q, ptr<co
     auto l2 = load(lse + bh * s + rm, rm < s, 0.0f) * attention_log2e;
     auto dl = load(delta + bh * s + rm, rm < s, 0.0f);
     auto qkt = dot(kb, trans(qb));  // [BN, BM]: keys down, queries across
-    auto valid = (rn.col() < s) & (rm.row() < s) & ((rn.col() <= rm.row()) | !CAUSAL);
-    auto pt = where(valid, exp2(qkt * scale2 - l2.row()), 0.0f);
+    auto pt = attention_bwd_mask<CAUSAL, BM, BN>(exp2(qkt * scale2 - l2.row()), start_m, start_n, s,
+                                                 rm.row(), rn.col());
     dv_acc = dot(pt.to(dtype<T>{}), dob, dv_acc);
     auto dpt = dot(vb, trans(dob));
     auto dst = pt * (dpt - dl.row());
@@ -439,8 +453,8 @@ BV_KERNEL void attention_bwd_dq_kernel(program<W> p, ptr<const T> q, ptr<const T
     auto kb = load(k + kv_offs, cols.col() < s, 0.0f);
     auto vb = load(v + kv_offs, cols.col() < s, 0.0f);
     auto qk = dot(qb, trans(kb));
-    auto valid = (cols.row() < s) & (rm.col() < s) & ((cols.row() <= rm.col()) | !CAUSAL);
-    auto pm = where(valid, exp2(qk * scale2 - l2.col()), 0.0f);
+    auto pm = attention_bwd_mask<CAUSAL, BM, BN>(exp2(qk * scale2 - l2.col()), start_m, start_n, s,
+                                                 rm.col(), cols.row());
     auto dp = dot(dob, trans(vb));
     auto ds = pm * (dp - dl.col());
     dq_acc = dot(ds.to(dtype<T>{}), kb, dq_acc);
@@ -482,8 +496,8 @@ BV_KERNEL void attention_bwd_dq_halves_kernel(program<W> p, ptr<const T> q, ptr<
     auto k_lo = load(k + kv_offs, cols.col() < s, 0.0f);
     auto k_hi = load(k + (kv_offs + H), cols.col() < s, 0.0f);
     auto qk = dot(q_hi, trans(k_hi), dot(q_lo, trans(k_lo)));
-    auto valid = (cols.row() < s) & (rm.col() < s) & ((cols.row() <= rm.col()) | !CAUSAL);
-    auto pm = where(valid, exp2(qk * scale2 - l2.col()), 0.0f);
+    auto pm = attention_bwd_mask<CAUSAL, BM, BN>(exp2(qk * scale2 - l2.col()), start_m, start_n, s,
+                                                 rm.col(), cols.row());
     auto v_lo = load(v + kv_offs, cols.col() < s, 0.0f);
     auto v_hi = load(v + (kv_offs + H), cols.col() < s, 0.0f);
     auto dp = dot(do_hi, trans(v_hi), dot(do_lo, trans(v_lo)));
@@ -524,8 +538,8 @@ BV_KERNEL void attention_bwd_dq_bp_kernel(program<W> p, ptr<const T> q, ptr<cons
     auto kb = load(k_bp, boundary_check(0));
     auto vb = load(v_bp, boundary_check(0));
     auto qk = dot(qb, trans(kb));
-    auto valid = (cols.row() < s) & (rm.col() < s) & ((cols.row() <= rm.col()) | !CAUSAL);
-    auto pm = where(valid, exp2(qk * scale2 - l2.col()), 0.0f);
+    auto pm = attention_bwd_mask<CAUSAL, BM, BN>(exp2(qk * scale2 - l2.col()), start_m, start_n, s,
+                                                 rm.col(), cols.row());
     auto dp = dot(dob, trans(vb));
     auto ds = pm * (dp - dl.col());
     dq_acc = dot(ds.to(dtype<T>{}), kb, dq_acc);
