@@ -60,10 +60,11 @@ BV_INLINE auto attention_softmax_step(QK qk, int start_n, int start_m, int s, co
 // the forward's step does: its compares and selects, at every step, kept the ALU the busiest pipe
 // of the dK/dV and dQ kernels on sm_90. Queries past s need no mask for the gradients (their q and
 // dout rows load as zeros), but their block is masked all the same, so p is the reference's.
-template <bool CAUSAL, int BM, int BN, class P, class QR, class KR>
+// EveryBlock masks every block (the same p): the branch costs SGPRs that two AMD kernels lack.
+template <bool CAUSAL, int BM, int BN, bool EveryBlock = false, class P, class QR, class KR>
 BV_INLINE P attention_bwd_mask(P pm, int start_m, int start_n, int s, const QR& queries,
                                const KR& keys) {
-  if (start_m + BM > s || start_n + BN > s || (CAUSAL && start_n + BN > start_m + 1))
+  if (EveryBlock || start_m + BM > s || start_n + BN > s || (CAUSAL && start_n + BN > start_m + 1))
     pm = where((keys < s) & (queries < s) & ((keys <= queries) | !CAUSAL), pm, 0.0f);
   return pm;
 }
@@ -371,8 +372,9 @@ BV_KERNEL void attention_bwd_dkdv_kernel(program<W> p, ptr<const T> q, ptr<const
     auto l2 = load(lse + bh * s + rm, rm < s, 0.0f) * attention_log2e;
     auto dl = load(delta + bh * s + rm, rm < s, 0.0f);
     auto qk = dot(qb, trans(kb));
-    auto pm = attention_bwd_mask<CAUSAL, BM, BN>(exp2(qk * scale2 - l2.col()), start_m, start_n, s,
-                                                 rm.col(), rn.row());
+    // Every block: skipping the mask spills SGPRs on gfx942 (f32, D = 128, causal).
+    auto pm = attention_bwd_mask<CAUSAL, BM, BN, true>(exp2(qk * scale2 - l2.col()), start_m,
+                                                       start_n, s, rm.col(), rn.row());
     dv_acc = dot(trans(pm.to(dtype<T>{})), dob, dv_acc);
     auto dp = dot(dob, trans(vb));
     auto ds = pm * (dp - dl.col());
@@ -496,8 +498,9 @@ BV_KERNEL void attention_bwd_dq_halves_kernel(program<W> p, ptr<const T> q, ptr<
     auto k_lo = load(k + kv_offs, cols.col() < s, 0.0f);
     auto k_hi = load(k + (kv_offs + H), cols.col() < s, 0.0f);
     auto qk = dot(q_hi, trans(k_hi), dot(q_lo, trans(k_lo)));
-    auto pm = attention_bwd_mask<CAUSAL, BM, BN>(exp2(qk * scale2 - l2.col()), start_m, start_n, s,
-                                                 rm.col(), cols.row());
+    // Every block: skipping the mask spills SGPRs on gfx90a (16-bit, causal).
+    auto pm = attention_bwd_mask<CAUSAL, BM, BN, true>(exp2(qk * scale2 - l2.col()), start_m,
+                                                       start_n, s, rm.col(), cols.row());
     auto v_lo = load(v + kv_offs, cols.col() < s, 0.0f);
     auto v_hi = load(v + (kv_offs + H), cols.col() < s, 0.0f);
     auto dp = dot(do_hi, trans(v_hi), dot(do_lo, trans(v_lo)));
