@@ -10,6 +10,7 @@
 // come from `blockvec bench --backend gpu attention_bwd`.
 //   nvcc -std=c++20 -arch=sm_90a -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
 //        -Itests/lang bench/gpu/attention_bwd_dev.cu -o attention_bwd_dev
+// With -DBV_DEV_D64 it times other dK/dV and dQ tiles at D = 64, causal, instead.
 #include <cmath>
 #include <cstdio>
 #include <vector>
