@@ -57,9 +57,10 @@ BV_INLINE auto attention_softmax_step(QK qk, int start_n, int start_m, int s, co
 // The backward's probabilities p of one block of scores, queries by keys, zeroed where a key runs
 // past s or (causal) past its query row. Only a block that reaches past the last key or query, or
 // (causal) has a key past its first query row, holds such scores; the others skip the mask, as
-// the forward's step does: its compares and selects, at every step, kept the ALU the busiest pipe
-// of the dK/dV and dQ kernels on sm_90. Queries past s need no mask for the gradients (their q and
-// dout rows load as zeros), but their block is masked all the same, so p is the reference's.
+// the forward's step does (on sm_90 the ALU was the busiest pipe of the dK/dV and dQ kernels, and
+// the mask's compares and selects were its work at every step). Queries past s need no mask for
+// the gradients (their q and dout rows load as zeros), but their block is masked all the same, so
+// p is the reference's.
 // EveryBlock masks every block (the same p): the branch costs SGPRs that two AMD kernels lack.
 template <bool CAUSAL, int BM, int BN, bool EveryBlock = false, class P, class QR, class KR>
 BV_INLINE P attention_bwd_mask(P pm, int start_m, int start_n, int s, const QR& queries,

@@ -51,9 +51,9 @@ BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O
 // slots each (192 KiB of LDS), wgmma on sm_90a, each step's group in flight into the next (so 3
 // steps' tiles ahead of it). At 8192^3 on an H100 (bench/gpu/matmul_dev.cu) it takes 1.53 ms,
 // 256x128x64 on 8 warps 1.55, 128x256x64 with 3 slots 1.60, and one warpgroup over 128x128x64
-// 1.90 to 1.98 whatever its slots (2 programs an SM): that tile, the best on an H200 (1.68 ms
-// there, 128x256x64 with 3 slots 1.71), falls behind on the H100. AMD (gfx942, gfx90a;
-// no block-pointer rings there, so no stages), 16-bit inputs: 8 waves, 2 a SIMD, over 128x256x64
+// 1.90 to 1.98 whatever its slots: that tile, the best on an H200 (1.68 ms there, 128x256x64 with
+// 3 slots 1.71), falls behind on the H100. AMD (gfx942, gfx90a; no block-pointer rings there, so
+// no stages), 16-bit inputs: 8 waves, 2 a SIMD, over 128x256x64
 // tiles, the most MFMA work per global byte without spills on both (docs/PERFORMANCE.md, AMD matmul
 // tile): the 32-row b block of a 32-deep K step is loaded 4 times over by the layout's 128 rows of
 // lanes, 64 rows twice. Tiles 256 rows tall spill SGPRs on gfx942; 256x256 also spills VGPRs (8
