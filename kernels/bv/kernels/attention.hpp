@@ -24,6 +24,20 @@ namespace bv::kernels {
 inline constexpr float attention_log2e = 1.44269504088896341f;
 inline constexpr float attention_ln2 = 0.693147180559945309f;
 
+// Which scores the kernels keep, forward and backward alike: a block of keys start_n .. start_n +
+// BN against query rows from start_m holds scores to mask only where it runs past the last key
+// or (causal) reaches past its first query row; within it, a key is kept before s and (causal)
+// up to its query row. Other blocks skip the mask (on sm_90 the backward's ALU was its busiest
+// pipe, and the mask's compares and selects were its work at every step).
+template <bool CAUSAL, int BN>
+BV_INLINE bool attention_keys_masked(int start_n, int start_m, int s) {
+  return start_n + BN > s || (CAUSAL && start_n + BN > start_m + 1);
+}
+template <bool CAUSAL, class KR, class QR>
+BV_INLINE auto attention_keys_kept(const KR& keys, const QR& queries, int s) {
+  return (keys < s) & ((keys <= queries) | !CAUSAL);
+}
+
 // One key block's step of the online softmax, shared by the forward's variants: the scores qk of
 // keys start_n + rn, masked past s and, causal, past each query row rm; the row maxima m_i and
 // sums l_i updated; returns the probabilities p and the factor (rescale) by which the running
@@ -33,12 +47,9 @@ inline constexpr float attention_ln2 = 0.693147180559945309f;
 template <bool CAUSAL, int BN, class QK, class RM, class RN, class R>
 BV_INLINE auto attention_softmax_step(QK qk, int start_n, int start_m, int s, const RM& rm,
                                       const RN& rn, float qk_scale, R& m_i, R& l_i) {
-  // Only a block that runs past the last key, or (causal) reaches past the block's first query
-  // row, has scores to mask.
-  if (start_n + BN > s || (CAUSAL && start_n + BN > start_m + 1)) {
+  if (attention_keys_masked<CAUSAL, BN>(start_n, start_m, s)) {
     auto cols = start_n + rn;
-    auto valid = (cols.row() < s) & ((cols.row() <= rm.col()) | !CAUSAL);
-    qk = where(valid, qk, -INFINITY);
+    qk = where(attention_keys_kept<CAUSAL>(cols.row(), rm.col(), s), qk, -INFINITY);
   }
   // Every row has a finite score in the first block (key 0), so m_new is finite from there on
   // and exp2(m_i - m_new) is exp2(-inf) = 0 only on the first step.
@@ -54,19 +65,15 @@ BV_INLINE auto attention_softmax_step(QK qk, int start_n, int start_m, int s, co
   return out;
 }
 
-// The backward's probabilities p of one block of scores, queries by keys, zeroed where a key runs
-// past s or (causal) past its query row. Only a block that reaches past the last key or query, or
-// (causal) has a key past its first query row, holds such scores; the others skip the mask, as
-// the forward's step does (on sm_90 the ALU was the busiest pipe of the dK/dV and dQ kernels, and
-// the mask's compares and selects were its work at every step). Queries past s need no mask for
-// the gradients (their q and dout rows load as zeros), but their block is masked all the same, so
-// p is the reference's.
-// EveryBlock masks every block (the same p): the branch costs SGPRs that two AMD kernels lack.
+// The backward's probabilities p of one block of scores, queries by keys, with the forward's
+// keys zeroed, and queries past s too: they need no mask for the gradients (their q and dout rows
+// load as zeros), but their block is masked all the same, so p is the reference's. EveryBlock
+// masks every block (the same p): the branch costs SGPRs that two AMD kernels lack.
 template <bool CAUSAL, int BM, int BN, bool EveryBlock = false, class P, class QR, class KR>
 BV_INLINE P attention_bwd_mask(P pm, int start_m, int start_n, int s, const QR& queries,
                                const KR& keys) {
-  if (EveryBlock || start_m + BM > s || start_n + BN > s || (CAUSAL && start_n + BN > start_m + 1))
-    pm = where((keys < s) & (queries < s) & ((keys <= queries) | !CAUSAL), pm, 0.0f);
+  if (EveryBlock || start_m + BM > s || attention_keys_masked<CAUSAL, BN>(start_n, start_m, s))
+    pm = where(attention_keys_kept<CAUSAL>(keys, queries, s) & (queries < s), pm, 0.0f);
   return pm;
 }
 
