@@ -10,7 +10,8 @@
 // come from `blockvec bench --backend gpu attention_bwd`.
 //   nvcc -std=c++20 -arch=sm_90a -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
 //        -Itests/lang bench/gpu/attention_bwd_dev.cu -o attention_bwd_dev
-// With -DBV_DEV_D64 it times other dK/dV and dQ tiles at D = 64, causal, instead.
+// With -DBV_DEV_D64 it times other dK/dV and dQ tiles at D = 64, causal, instead; with
+// -DBV_DEV_HELD the variants that hold their loop-invariant tiles in ring slots.
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -108,6 +109,28 @@ void variant() {
 }  // namespace
 
 int main() {
+#ifdef BV_DEV_HELD
+  // dK/dV's variant 2 (k and v held in ring slots) and dQ's 3 (q and dout held) beside the
+  // table's rows (1 and 1), at D = 64, causal and not, on their own tiles and larger ones.
+  for (int round = 0; round < 2; ++round) {
+    variant<64, true, 64, 64, 4, 128, 128, 8, 1, 2, 1, 2>();
+    variant<64, true, 64, 64, 4, 128, 128, 8, 2, 2, 1, 2>();
+    variant<64, true, 64, 64, 4, 128, 128, 8, 2, 3, 1, 2>();
+    variant<64, true, 64, 64, 4, 128, 128, 8, 1, 2, 3, 2>();
+    variant<64, true, 64, 64, 4, 128, 128, 8, 1, 2, 3, 3>();
+    variant<64, true, 64, 64, 4, 128, 128, 8, 2, 2, 3, 2>();
+    variant<64, true, 64, 128, 8, 128, 128, 8, 2, 2, 3, 2>();
+    variant<64, true, 128, 128, 8, 128, 128, 8, 2, 2, 3, 2>();
+    variant<64, true, 32, 128, 4, 128, 128, 8, 2, 3, 3, 2>();
+    variant<64, true, 64, 128, 4, 128, 128, 8, 2, 2, 3, 2>();
+    variant<64, true, 64, 64, 4, 128, 64, 8, 2, 2, 3, 3>();
+    variant<64, true, 64, 64, 4, 64, 64, 4, 2, 2, 3, 3>();
+    variant<64, false, 64, 64, 4, 128, 128, 8, 1, 2, 1, 2>();
+    variant<64, false, 64, 64, 4, 128, 128, 8, 2, 2, 3, 2>();
+  }
+  std::printf("%s\n", failures ? "CHECK FAILURES" : "all checks ok");
+  return failures ? 1 : 0;
+#endif
 #ifdef BV_DEV_D64
   // dK/dV's tile at D = 64, causal: keys a program, query rows a step, warps, slots; dQ as the
   // table's row.

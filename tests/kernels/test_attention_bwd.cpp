@@ -85,6 +85,24 @@ TEST_CASE("attention backward f16 on the tiles given, dK/dV as k q^T through blo
   check_bwd<half>(1, 1, ragged(rng, 20, 150), 128, false, seed + 1, bwd);
 }
 
+// dK/dV and dQ as for_range loops with k and v (dK/dV) and q and dout (dQ) held through the loop
+// (the variants that keep them in ring slots on sm_90a), on sm_90's dQ tile and rings of 2 slots,
+// on sequences with skipped and masked blocks alike.
+TEST_CASE("attention backward f16 with the loop-invariant tiles held in ring slots") {
+  const uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  const auto bwd = [](const auto& q, auto&... a) {
+    using kernels::detail::attention_bwd_at;
+    return q.size(3) == 64
+               ? attention_bwd_at<64, 64, 64, 4, 0, 2, 2, 128, 128, 8, 0, 3, 2>(q, a...)
+               : attention_bwd_at<128, 64, 64, 4, 0, 2, 2, 128, 64, 8, 0, 3, 2>(q, a...);
+  };
+  check_bwd<half>(1, 1, ragged(rng, 20, 150), 64, true, seed, bwd);
+  check_bwd<half>(1, 2, ragged(rng, 260, 330), 64, true, seed + 1, bwd);
+  check_bwd<half>(1, 1, ragged(rng, 260, 330), 64, false, seed + 2, bwd);
+  check_bwd<half>(1, 1, ragged(rng, 20, 150), 128, true, seed + 3, bwd);
+}
+
 // Sequences long enough that, in every target's tiles (dQ's 128x128 on sm_90 among them), some
 // blocks of scores lie wholly below the diagonal and inside s, so they skip the mask, beside the
 // diagonal's and the ragged last block's, which take it.

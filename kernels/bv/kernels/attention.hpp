@@ -439,6 +439,57 @@ BV_KERNEL void attention_bwd_dkdv_kt_kernel(program<W> p, ptr<const T> q, ptr<co
   store(dv + kv_offs, dv_acc, rn.col() < s);
 }
 
+// Variant 2 of dK/dV: variant 1 as a for_range over tile streams, k and v held (along {0, 0}).
+// On sm_90a, launched with stages, k's and v's tiles stay in their ring slots through the loop and
+// are wgmma's A operands there (k q^T, v dout^T from two slots), where variant 1 held them in
+// registers (k and v 16 each a thread at 64x64 on 4 warps, and a copy of each as wgmma's A
+// fragments: the kernel took 248 registers, 2 programs an SM); q and dout are streams the loop's
+// TMA pipeline keeps in flight; dK and dV are accumulators in the tensor cores' order, which
+// p^T dout and ds^T q update from registers and a slot with no conversion. Elsewhere the same
+// loop loads the tiles through the block pointers.
+template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
+BV_KERNEL void attention_bwd_dkdv_held_kernel(program<W> p, ptr<const T> q, ptr<const T> k,
+                                              ptr<const T> v, ptr<const T> dout,
+                                              ptr<const float> lse, ptr<const float> delta,
+                                              ptr<T> dk, ptr<T> dv, int s, float scale) {
+  const int start_n = p.id(0) * BN, bh = p.id(1);
+  const int base = bh * s * D;
+  const float scale2 = scale * attention_log2e;
+  auto rn = start_n + arange<BN>(p);
+  auto rd = arange<D>(p);
+  auto zero = accumulator<float, BN, D>(p, dtype<T>{});
+  struct carried {
+    decltype(zero) dk, dv;
+  };
+  // Causal: query blocks wholly above this key block see none of it.
+  const int first_m = CAUSAL ? (start_n / BM) * BM : 0;
+  const auto k_bp = make_block_ptr<BN, D>(p, k + base, {s, D}, {D, 1}, {start_n, 0});
+  const auto v_bp = make_block_ptr<BN, D>(p, v + base, {s, D}, {D, 1}, {start_n, 0});
+  const auto q_bp = make_block_ptr<BM, D>(p, q + base, {s, D}, {D, 1}, {first_m, 0});
+  const auto do_bp = make_block_ptr<BM, D>(p, dout + base, {s, D}, {D, 1}, {first_m, 0});
+  // The step is written in the body, not a helper's call (attention_fwd_bp_kernel says why).
+  const carried c = for_range(
+      p, first_m, s, BM, carried{zero, zero}, along(k_bp, {0, 0}, boundary_check(0)),
+      along(v_bp, {0, 0}, boundary_check(0)), along(q_bp, {BM, 0}, boundary_check(0)),
+      along(do_bp, {BM, 0}, boundary_check(0)),
+      [&](int start_m, const auto& kb, const auto& vb, const auto& qb, const auto& dob, carried c) {
+        auto rm = start_m + arange<BM>(p);
+        auto l2 = load(lse + bh * s + rm, rm < s, 0.0f) * attention_log2e;
+        auto dl = load(delta + bh * s + rm, rm < s, 0.0f);
+        const decltype(zeros<float, BN, BM>(p)) qkt = dot(kb, trans(qb));
+        auto pt = attention_bwd_mask<CAUSAL, BM, BN>(exp2(qkt * scale2 - l2.row()), start_m,
+                                                     start_n, s, rm.row(), rn.col());
+        c.dv = dot(pt.to(dtype<T>{}), dob, c.dv);
+        const decltype(zeros<float, BN, BM>(p)) dpt = dot(vb, trans(dob));
+        auto dst = pt * (dpt - dl.row());
+        c.dk = dot(dst.to(dtype<T>{}), qb, c.dk);
+        return c;
+      });
+  auto kv_offs = base + rn.col() * D + rd.row();
+  store(dk + kv_offs, c.dk * scale, rn.col() < s);
+  store(dv + kv_offs, c.dv, rn.col() < s);
+}
+
 template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
 BV_KERNEL void attention_bwd_dq_kernel(program<W> p, ptr<const T> q, ptr<const T> k, ptr<const T> v,
                                        ptr<const T> dout, ptr<const float> lse,
@@ -560,6 +611,44 @@ BV_KERNEL void attention_bwd_dq_bp_kernel(program<W> p, ptr<const T> q, ptr<cons
   store(dq + q_offs, dq_acc * scale, rm.col() < s);
 }
 
+// Variant 3 of dQ: variant 1 as a for_range over tile streams, q and dout held (along {0, 0}),
+// as dK/dV's variant 2 holds k and v: on sm_90a wgmma reads q k^T and dout v^T from two slots,
+// and dQ is an accumulator in the tensor cores' order that ds k updates from registers and k's
+// slot.
+template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
+BV_KERNEL void attention_bwd_dq_held_kernel(program<W> p, ptr<const T> q, ptr<const T> k,
+                                            ptr<const T> v, ptr<const T> dout, ptr<const float> lse,
+                                            ptr<const float> delta, ptr<T> dq, int s, float scale) {
+  const int start_m = p.id(0) * BM, bh = p.id(1);
+  const int base = bh * s * D;
+  const float scale2 = scale * attention_log2e;
+  auto rm = start_m + arange<BM>(p);
+  auto rn = arange<BN>(p);
+  auto rd = arange<D>(p);
+  auto l2 = load(lse + bh * s + rm, rm < s, 0.0f) * attention_log2e;
+  auto dl = load(delta + bh * s + rm, rm < s, 0.0f);
+  const auto q_bp = make_block_ptr<BM, D>(p, q + base, {s, D}, {D, 1}, {start_m, 0});
+  const auto do_bp = make_block_ptr<BM, D>(p, dout + base, {s, D}, {D, 1}, {start_m, 0});
+  const auto k_bp = make_block_ptr<BN, D>(p, k + base, {s, D}, {D, 1}, {0, 0});
+  const auto v_bp = make_block_ptr<BN, D>(p, v + base, {s, D}, {D, 1}, {0, 0});
+  const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
+  const auto dq_acc =
+      for_range(p, 0, end, BN, accumulator<float, BM, D>(p, dtype<T>{}),
+                along(q_bp, {0, 0}, boundary_check(0)), along(do_bp, {0, 0}, boundary_check(0)),
+                along(k_bp, {BN, 0}, boundary_check(0)), along(v_bp, {BN, 0}, boundary_check(0)),
+                [&](int start_n, const auto& qb, const auto& dob, const auto& kb, const auto& vb,
+                    const auto& acc) {
+                  auto cols = start_n + rn;
+                  const decltype(zeros<float, BM, BN>(p)) qk = dot(qb, trans(kb));
+                  auto pm = attention_bwd_mask<CAUSAL, BM, BN>(
+                      exp2(qk * scale2 - l2.col()), start_m, start_n, s, rm.col(), cols.row());
+                  const decltype(zeros<float, BM, BN>(p)) dp = dot(dob, trans(vb));
+                  auto ds = pm * (dp - dl.col());
+                  return dot(ds.to(dtype<T>{}), kb, acc);
+                });
+  store(dq + (base + rm.col() * D + rd.row()), dq_acc * scale, rm.col() < s);
+}
+
 // The kernel each variant of a table's row names, and whether it reads through block pointers
 // (the variants a launch can give ring slots to): chosen here once for every launcher, the
 // library's below, the emulator's recipes and coverage.cu's AMD instantiations. Each primary
@@ -598,18 +687,21 @@ template <class T, int D, int BM, int BN, bool CAUSAL, int W, int Variant>
 struct attention_bwd_dkdv_variant
     : kernel_choice<attention_bwd_dkdv_kernel<T, D, BM, BN, CAUSAL, W>, false> {
   static_assert(Variant == 0,
-                "attention_bwd's dK/dV kernel is variant 0 (q k^T) or 1 (k q^T, q and dout through "
-                "block pointers).");
+                "attention_bwd's dK/dV kernel is variant 0 (q k^T), 1 (k q^T, q and dout through "
+                "block pointers) or 2 (1 with k and v held in ring slots).");
 };
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // q's and dout's block pointers
 struct attention_bwd_dkdv_variant<T, D, BM, BN, CAUSAL, W, 1>
     : kernel_choice<attention_bwd_dkdv_kt_kernel<T, D, BM, BN, CAUSAL, W>, true> {};
+template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // 1 with k and v held in slots
+struct attention_bwd_dkdv_variant<T, D, BM, BN, CAUSAL, W, 2>
+    : kernel_choice<attention_bwd_dkdv_held_kernel<T, D, BM, BN, CAUSAL, W>, true> {};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W, int Variant>
 struct attention_bwd_dq_variant
     : kernel_choice<attention_bwd_dq_kernel<T, D, BM, BN, CAUSAL, W>, false> {
   static_assert(Variant == 0,
                 "attention_bwd's dQ kernel is variant 0 (pointer loads), 1 (k and v through block "
-                "pointers) or 2 (halves of D).");
+                "pointers), 2 (halves of D) or 3 (1 with q and dout held in ring slots).");
 };
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // k's and v's block pointers
 struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 1>
@@ -617,6 +709,9 @@ struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 1>
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // halves of D
 struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 2>
     : kernel_choice<attention_bwd_dq_halves_kernel<T, D, BM, BN, CAUSAL, W>, false> {};
+template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // 1 with q and dout held in slots
+struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 3>
+    : kernel_choice<attention_bwd_dq_held_kernel<T, D, BM, BN, CAUSAL, W>, true> {};
 
 // Launch configurations (bv/launch_config.hpp), by the element size of q, k and v (a table each)
 // and, within a table, by head dimension D. An f32 tile takes twice the LDS of a 16-bit one, so
@@ -910,10 +1005,16 @@ std::vector<launch_result> attention_bwd_at(const tensor<T>& q, const tensor<T>&
     using KV = attention_bwd_dkdv_variant<T, D, BM, BN, C, W, Variant>;
     using Q = attention_bwd_dq_variant<T, D, QBM, QBN, C, QW, QVariant>;
     static_assert((KV::block_ptrs || Stages == 0) && (Q::block_ptrs || QStages == 0),
-                  "Ring slots go only to a variant with block pointers (dK/dV's and dQ's 1).");
-    // q's and dout's rings (dK/dV), k's and v's (dQ).
-    constexpr int lds = Stages ? 2 * block_ptr_lds_bytes<const T, BM, D, W>(Stages) : 0;
-    constexpr int qlds = QStages ? 2 * block_ptr_lds_bytes<const T, QBN, D, QW>(QStages) : 0;
+                  "Ring slots go only to a variant with block pointers (dK/dV's 1 and 2, dQ's 1 "
+                  "and 3).");
+    // q's and dout's rings (dK/dV), k's and v's (dQ); the held variants' k and v (dK/dV's 2),
+    // q and dout (dQ's 3) too.
+    constexpr int kv_held = Variant == 2 ? 2 * block_ptr_lds_bytes<const T, BN, D, W>(Stages) : 0;
+    constexpr int q_held =
+        QVariant == 3 ? 2 * block_ptr_lds_bytes<const T, QBM, D, QW>(QStages) : 0;
+    constexpr int lds = Stages ? 2 * block_ptr_lds_bytes<const T, BM, D, W>(Stages) + kv_held : 0;
+    constexpr int qlds =
+        QStages ? 2 * block_ptr_lds_bytes<const T, QBN, D, QW>(QStages) + q_held : 0;
     out.push_back(launch_tuned<KV::kernel, Stages, MinPrograms>(
         lds, grid(cdiv(s, BN), bh), q, k, v, dout, lse, delta, dk, dv, s, scale));
     out.push_back(launch_tuned<Q::kernel, QStages, QMinPrograms>(
