@@ -401,7 +401,7 @@ BV_DI Acc stream_loop(const program<W>& p, int lo, int hi, int step, const Acc& 
     return stream_loop_amd(std::index_sequence_for<BP...>{}, lo, for_range_steps(lo, hi, step),
                            step, init, body, held, s...);
 #endif
-  return for_range(p, lo, hi, step, init, [&](int k, const auto& acc) {
+  return for_range(p, lo, hi, step, init, [&](int k, const auto& acc) BV_INLINE_LAMBDA {
     // The tiles in the order the streams are written, as a kernel's own loop would load them.
     const tiles t{(s.held() ? std::get<I>(held) : load(s.bp, s.bc))...};
     auto out = call_body(body, k, t, acc, std::index_sequence_for<BP...>{});

@@ -472,19 +472,20 @@ BV_KERNEL void attention_bwd_dkdv_held_kernel(program<W> p, ptr<const T> q, ptr<
       p, first_m, s, BM, carried{zero, zero}, along(k_bp, {0, 0}, boundary_check(0)),
       along(v_bp, {0, 0}, boundary_check(0)), along(q_bp, {BM, 0}, boundary_check(0)),
       along(do_bp, {BM, 0}, boundary_check(0)),
-      [&](int start_m, const auto& kb, const auto& vb, const auto& qb, const auto& dob, carried c) {
-        auto rm = start_m + arange<BM>(p);
-        auto l2 = load(lse + bh * s + rm, rm < s, 0.0f) * attention_log2e;
-        auto dl = load(delta + bh * s + rm, rm < s, 0.0f);
-        const decltype(zeros<float, BN, BM>(p)) qkt = dot(kb, trans(qb));
-        auto pt = attention_bwd_mask<CAUSAL, BM, BN>(exp2(qkt * scale2 - l2.row()), start_m,
-                                                     start_n, s, rm.row(), rn.col());
-        c.dv = dot(pt.to(dtype<T>{}), dob, c.dv);
-        const decltype(zeros<float, BN, BM>(p)) dpt = dot(vb, trans(dob));
-        auto dst = pt * (dpt - dl.row());
-        c.dk = dot(dst.to(dtype<T>{}), qb, c.dk);
-        return c;
-      });
+      [&](int start_m, const auto& kb, const auto& vb, const auto& qb, const auto& dob, carried c)
+          BV_INLINE_LAMBDA {
+            auto rm = start_m + arange<BM>(p);
+            auto l2 = load(lse + bh * s + rm, rm < s, 0.0f) * attention_log2e;
+            auto dl = load(delta + bh * s + rm, rm < s, 0.0f);
+            const decltype(zeros<float, BN, BM>(p)) qkt = dot(kb, trans(qb));
+            auto pt = attention_bwd_mask<CAUSAL, BM, BN>(exp2(qkt * scale2 - l2.row()), start_m,
+                                                         start_n, s, rm.row(), rn.col());
+            c.dv = dot(pt.to(dtype<T>{}), dob, c.dv);
+            const decltype(zeros<float, BN, BM>(p)) dpt = dot(vb, trans(dob));
+            auto dst = pt * (dpt - dl.row());
+            c.dk = dot(dst.to(dtype<T>{}), qb, c.dk);
+            return c;
+          });
   auto kv_offs = base + rn.col() * D + rd.row();
   store(dk + kv_offs, c.dk * scale, rn.col() < s);
   store(dv + kv_offs, c.dv, rn.col() < s);
@@ -632,21 +633,27 @@ BV_KERNEL void attention_bwd_dq_held_kernel(program<W> p, ptr<const T> q, ptr<co
   const auto k_bp = make_block_ptr<BN, D>(p, k + base, {s, D}, {D, 1}, {0, 0});
   const auto v_bp = make_block_ptr<BN, D>(p, v + base, {s, D}, {D, 1}, {0, 0});
   const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
-  const auto dq_acc =
-      for_range(p, 0, end, BN, accumulator<float, BM, D>(p, dtype<T>{}),
-                along(q_bp, {0, 0}, boundary_check(0)), along(do_bp, {0, 0}, boundary_check(0)),
-                along(k_bp, {BN, 0}, boundary_check(0)), along(v_bp, {BN, 0}, boundary_check(0)),
-                [&](int start_n, const auto& qb, const auto& dob, const auto& kb, const auto& vb,
-                    const auto& acc) {
-                  auto cols = start_n + rn;
-                  const decltype(zeros<float, BM, BN>(p)) qk = dot(qb, trans(kb));
-                  auto pm = attention_bwd_mask<CAUSAL, BM, BN>(
-                      exp2(qk * scale2 - l2.col()), start_m, start_n, s, rm.col(), cols.row());
-                  const decltype(zeros<float, BM, BN>(p)) dp = dot(dob, trans(vb));
-                  auto ds = pm * (dp - dl.col());
-                  return dot(ds.to(dtype<T>{}), kb, acc);
-                });
-  store(dq + (base + rm.col() * D + rd.row()), dq_acc * scale, rm.col() < s);
+  // dQ carried in a struct, as dK/dV's variant 2 carries dK and dV: nothing in flight between
+  // steps, so that the body's products overlap the next step's copies as theirs do.
+  struct carried {
+    decltype(accumulator<float, BM, D>(p, dtype<T>{})) dq;
+  };
+  const carried c = for_range(
+      p, 0, end, BN, carried{accumulator<float, BM, D>(p, dtype<T>{})},
+      along(q_bp, {0, 0}, boundary_check(0)), along(do_bp, {0, 0}, boundary_check(0)),
+      along(k_bp, {BN, 0}, boundary_check(0)), along(v_bp, {BN, 0}, boundary_check(0)),
+      [&](int start_n, const auto& qb, const auto& dob, const auto& kb, const auto& vb, carried c)
+          BV_INLINE_LAMBDA {
+            auto cols = start_n + rn;
+            const decltype(zeros<float, BM, BN>(p)) qk = dot(qb, trans(kb));
+            auto pm = attention_bwd_mask<CAUSAL, BM, BN>(exp2(qk * scale2 - l2.col()), start_m,
+                                                         start_n, s, rm.col(), cols.row());
+            const decltype(zeros<float, BM, BN>(p)) dp = dot(dob, trans(vb));
+            auto ds = pm * (dp - dl.col());
+            c.dq = dot(ds.to(dtype<T>{}), kb, c.dq);
+            return c;
+          });
+  store(dq + (base + rm.col() * D + rd.row()), c.dq * scale, rm.col() < s);
 }
 
 // The kernel each variant of a table's row names, and whether it reads through block pointers
@@ -854,6 +861,10 @@ static_assert(detail::attention_fwd_all_fit<2>() && detail::attention_fwd_all_fi
 // backwards at 4x16x4096xD f16 on an H200 (with dQ's rows) took 2.44 ms at D = 64 against 2.57 for
 // q k^T with pointer loads, and 4.03 at D = 128 against 5.72 for q k^T on the 128x64 tile that row
 // had before (bench/gpu/attention_bwd_dev.cu, which checks every gradient against the launcher's).
+// At D = 64 it holds k and v in ring slots (variant 2): with dQ's variant 3, a causal backward at
+// 4x16x4096x64 f16 on an H100 took 1.51 ms against 2.30 for variants 1 and 1 (1.82 with dK/dV's
+// 2 alone), 2.63 against 4.11 without the mask. At D = 128 k's 128-column tile is no wgmma A
+// operand in a slot, and variant 2 took 6.39 ms against 3.57, so that row keeps variant 1.
 // On gfx942 the k q^T form's 64x64 tile spills SGPRs (48) where q k^T's does not, so AMD keeps
 // variant 0.
 template <int Bytes>
@@ -867,7 +878,7 @@ struct attention_bwd_configs<2> {
   // clang-format off
   static constexpr launch_config table[] = {
       // targets                        D up to      dK/dV kernel   waves        BM          BN          ring slots
-      {.targets = only(target::sm_90), .up_to = 64,  .variant = 1,  .waves = 4,  .bm = 64,  .bn = 64,  .stages = 2},
+      {.targets = only(target::sm_90), .up_to = 64,  .variant = 2,  .waves = 4,  .bm = 64,  .bn = 64,  .stages = 2},
       {                                .up_to = 64,                 .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = only(target::sm_90), .up_to = 128, .variant = 1,  .waves = 8,  .bm = 64,  .bn = 128, .stages = 2},
       {.targets = amd_targets,         .up_to = 128,                .waves = 4,  .bm = 64,  .bn = 64},
@@ -892,7 +903,9 @@ struct attention_bwd_configs<4> {
 // on sm_90: 128x128 on 8 warps at D = 64 (a causal backward at 4x16x4096x64 f16 on an H200, 2.57
 // ms against 2.69 with dQ on 64x64; bench/gpu/attention_bwd_dev.cu), 128x64 on 8 at D = 128
 // (128x128 6.24 ms against 5.72, 64x64 6.84), both with k and v in rings of 2 slots (variant 1:
-// 2.33 ms against 2.43 at D = 64, 3.66 against 4.00 at D = 128; 3 slots 2.33 and 3.82).
+// 2.33 ms against 2.43 at D = 64, 3.66 against 4.00 at D = 128; 3 slots 2.33 and 3.82). At
+// D = 64 q and dout are held in ring slots too (variant 3: above); at D = 128 that took 5.10 ms
+// against 3.57.
 // AMD at D = 128: dK/dV's tile in halves of D (variant 2), whose LDS (17408 bytes on gfx942 and
 // gfx90a, against 34816) leaves the registers to set the waves a SIMD: 2 instead of 1.
 // Elsewhere dQ takes dK/dV's tile and pointer loads.
@@ -904,7 +917,7 @@ struct attention_bwd_dq_configs<2> {
   // clang-format off
   static constexpr launch_config table[] = {
       // targets                        D up to      dQ kernel      waves        BM          BN          ring slots
-      {.targets = only(target::sm_90), .up_to = 64,  .variant = 1,  .waves = 8,  .bm = 128, .bn = 128, .stages = 2},
+      {.targets = only(target::sm_90), .up_to = 64,  .variant = 3,  .waves = 8,  .bm = 128, .bn = 128, .stages = 2},
       {                                .up_to = 64,                 .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = only(target::sm_90), .up_to = 128, .variant = 1,  .waves = 8,  .bm = 128, .bn = 64,  .stages = 2},
       {.targets = amd_targets,         .up_to = 128, .variant = 2,  .waves = 4,  .bm = 64,  .bn = 64},
