@@ -11,7 +11,8 @@
 //   nvcc -std=c++20 -arch=sm_90a -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
 //        -Itests/lang bench/gpu/attention_bwd_dev.cu -o attention_bwd_dev
 // With -DBV_DEV_D64 it times other dK/dV and dQ tiles at D = 64, causal, instead; with
-// -DBV_DEV_HELD the variants that hold their loop-invariant tiles in ring slots.
+// -DBV_DEV_HELD the variants that hold their loop-invariant tiles in ring slots; with -DBV_DEV_MP
+// those with registers left for more programs an SM.
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -28,14 +29,15 @@ namespace {
 using T = half;
 
 // dK/dV in variant V1 (attention_bwd_dkdv_variant) with S1 ring slots, dQ in variant V2
-// (attention_bwd_dq_variant) with S2, through the library's own launcher for given tiles.
+// (attention_bwd_dq_variant) with S2, through the library's own launcher for given tiles; MP1 and
+// MP2 > 0 leave registers for that many programs an SM (bv/launch_tuning.hpp).
 template <int D, bool C, int BM1, int BN1, int W1, int BM2, int BN2, int W2, int V1, int S1, int V2,
-          int S2>
+          int S2, int MP1 = 0, int MP2 = 0>
 void backward(const device_tensor<T>& q, const device_tensor<T>& k, const device_tensor<T>& v,
               const device_tensor<T>& o, const device_tensor<float>& lse,
               const device_tensor<T>& dout, device_tensor<T>& dq, device_tensor<T>& dk,
               device_tensor<T>& dv) {
-  kernels::detail::attention_bwd_at<D, BM1, BN1, W1, 0, V1, S1, BM2, BN2, W2, 0, V2, S2>(
+  kernels::detail::attention_bwd_at<D, BM1, BN1, W1, MP1, V1, S1, BM2, BN2, W2, MP2, V2, S2>(
       q, k, v, o, lse, dout, dq, dk, dv, C);
 }
 
@@ -74,15 +76,15 @@ struct inputs {
 
 int failures = 0;
 template <int D, bool C, int BM1, int BN1, int W1, int BM2, int BN2, int W2, int V1, int S1, int V2,
-          int S2>
+          int S2, int MP1 = 0, int MP2 = 0>
 void variant() {
   inputs small({2, 3, 333, D}, C);
   auto e = [&](int) { return device_tensor<T>::empty("g", {2, 3, 333, D}); };
   auto rq = e(0), rk = e(0), rv = e(0), dq = e(0), dk = e(0), dv = e(0);
   attention_bwd(small.q, small.k, small.v, small.o, small.lse, small.dout, rq, rk, rv, C);
   for (auto* t : {&dq, &dk, &dv}) t->fill_bytes(0xff);
-  backward<D, C, BM1, BN1, W1, BM2, BN2, W2, V1, S1, V2, S2>(small.q, small.k, small.v, small.o,
-                                                             small.lse, small.dout, dq, dk, dv);
+  backward<D, C, BM1, BN1, W1, BM2, BN2, W2, V1, S1, V2, S2, MP1, MP2>(
+      small.q, small.k, small.v, small.o, small.lse, small.dout, dq, dk, dv);
   gpu::synchronize();
   const double err = std::max({rel_l2(dq, rq), rel_l2(dk, rk), rel_l2(dv, rv)});
   const bool ok = err < 5e-3;
@@ -93,22 +95,36 @@ void variant() {
   auto bq = g(), bk = g(), bv = g();
   const double ms = bench::median_ms(
       [&] {
-        backward<D, C, BM1, BN1, W1, BM2, BN2, W2, V1, S1, V2, S2>(big.q, big.k, big.v, big.o,
-                                                                   big.lse, big.dout, bq, bk, bv);
+        backward<D, C, BM1, BN1, W1, BM2, BN2, W2, V1, S1, V2, S2, MP1, MP2>(
+            big.q, big.k, big.v, big.o, big.lse, big.dout, bq, bk, bv);
       },
       10, 3);
   const double lib = bench::median_ms(
       [&] { attention_bwd(big.q, big.k, big.v, big.o, big.lse, big.dout, bq, bk, bv, C); }, 10, 3);
   std::printf(
-      "D=%3d %s dkdv v%d s%d %3dx%3d w%d  dq v%d s%d %3dx%3d w%d  check %s (rel %.1e)  "
+      "D=%3d %s dkdv v%d s%d %3dx%3d w%d mp%d  dq v%d s%d %3dx%3d w%d mp%d  check %s (rel %.1e)  "
       "4x16x4096x%d %.4f ms  (library %.4f ms)\n",
-      D, C ? "causal" : "full  ", V1, S1, BM1, BN1, W1, V2, S2, BM2, BN2, W2, ok ? "ok" : "FAILED",
-      err, D, ms, lib);
+      D, C ? "causal" : "full  ", V1, S1, BM1, BN1, W1, MP1, V2, S2, BM2, BN2, W2, MP2,
+      ok ? "ok" : "FAILED", err, D, ms, lib);
   std::fflush(stdout);
 }
 }  // namespace
 
 int main() {
+#ifdef BV_DEV_MP
+  // The held variants with fewer registers a thread for more programs an SM (MP1, MP2).
+  for (int round = 0; round < 2; ++round) {
+    variant<64, true, 64, 64, 4, 128, 128, 8, 2, 2, 3, 2>();
+    variant<64, true, 64, 64, 4, 128, 128, 8, 2, 2, 3, 2, 3, 0>();
+    variant<64, true, 64, 64, 4, 64, 64, 4, 2, 2, 3, 2, 0, 3>();
+    variant<64, true, 64, 64, 4, 64, 64, 4, 2, 2, 3, 2, 3, 3>();
+    variant<64, true, 64, 64, 4, 128, 64, 8, 2, 2, 3, 2, 3, 2>();
+    variant<64, false, 64, 64, 4, 128, 128, 8, 2, 2, 3, 2>();
+    variant<64, false, 64, 64, 4, 64, 64, 4, 2, 2, 3, 2, 3, 3>();
+  }
+  std::printf("%s\n", failures ? "CHECK FAILURES" : "all checks ok");
+  return failures ? 1 : 0;
+#endif
 #ifdef BV_DEV_HELD
   // dK/dV's variant 2 (k and v held in ring slots) and dQ's 3 (q and dout held) beside the
   // table's rows (1 and 1), causal and not, on sm_90's tiles and others.

@@ -103,7 +103,7 @@ TEST_CASE("attention backward f16 with the loop-invariant tiles held in ring slo
   check_bwd<half>(1, 1, ragged(rng, 20, 150), 128, true, seed + 3, bwd);
 }
 
-// Sequences long enough that, in every target's tiles (dQ's 128x128 on sm_90 among them), some
+// Sequences long enough that, in every target's tiles (dQ's 128x64 on sm_90 among them), some
 // blocks of scores lie wholly below the diagonal and inside s, so they skip the mask, beside the
 // diagonal's and the ragged last block's, which take it.
 TEST_CASE("attention backward f16: blocks that skip the mask beside blocks that take it") {

@@ -863,8 +863,10 @@ static_assert(detail::attention_fwd_all_fit<2>() && detail::attention_fwd_all_fi
 // had before (bench/gpu/attention_bwd_dev.cu, which checks every gradient against the launcher's).
 // At D = 64 it holds k and v in ring slots (variant 2): with dQ's variant 3, a causal backward at
 // 4x16x4096x64 f16 on an H100 took 1.51 ms against 2.30 for variants 1 and 1 (1.82 with dK/dV's
-// 2 alone), 2.63 against 4.11 without the mask. At D = 128 k's 128-column tile is no wgmma A
-// operand in a slot, and variant 2 took 6.39 ms against 3.57, so that row keeps variant 1.
+// 2 alone), 2.63 against 4.11 without the mask; registers left for 3 programs an SM (168 a
+// thread, 0.3 KiB of spill stores, 12 warps an SM against 8), with dQ's row below, 1.36 ms.
+// At D = 128 k's 128-column tile is no wgmma A operand in a slot, and variant 2 took 6.39 ms
+// against 3.57, so that row keeps variant 1.
 // On gfx942 the k q^T form's 64x64 tile spills SGPRs (48) where q k^T's does not, so AMD keeps
 // variant 0.
 template <int Bytes>
@@ -877,8 +879,8 @@ struct attention_bwd_configs<2> {
   static constexpr const char* key = "head dimension";
   // clang-format off
   static constexpr launch_config table[] = {
-      // targets                        D up to      dK/dV kernel   waves        BM          BN          ring slots
-      {.targets = only(target::sm_90), .up_to = 64,  .variant = 2,  .waves = 4,  .bm = 64,  .bn = 64,  .stages = 2},
+      // targets                        D up to      dK/dV kernel   waves        BM          BN          ring slots   programs an SM
+      {.targets = only(target::sm_90), .up_to = 64,  .variant = 2,  .waves = 4,  .bm = 64,  .bn = 64,  .stages = 2, .min_programs = 3},
       {                                .up_to = 64,                 .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = only(target::sm_90), .up_to = 128, .variant = 1,  .waves = 8,  .bm = 64,  .bn = 128, .stages = 2},
       {.targets = amd_targets,         .up_to = 128,                .waves = 4,  .bm = 64,  .bn = 64},
@@ -904,8 +906,10 @@ struct attention_bwd_configs<4> {
 // ms against 2.69 with dQ on 64x64; bench/gpu/attention_bwd_dev.cu), 128x64 on 8 at D = 128
 // (128x128 6.24 ms against 5.72, 64x64 6.84), both with k and v in rings of 2 slots (variant 1:
 // 2.33 ms against 2.43 at D = 64, 3.66 against 4.00 at D = 128; 3 slots 2.33 and 3.82). At
-// D = 64 q and dout are held in ring slots too (variant 3: above); at D = 128 that took 5.10 ms
-// against 3.57.
+// D = 64 q and dout are held in ring slots too (variant 3: above), on 128x64 with registers left
+// for 2 programs an SM (128 a thread, 0.1 KiB of spill stores, 16 warps an SM): 1.36 ms against
+// 1.39 on 64x64 for 3 programs an SM and 1.47 on 128x128 for 1, with dK/dV's row above; at
+// D = 128 variant 3 took 5.10 ms against 3.57.
 // AMD at D = 128: dK/dV's tile in halves of D (variant 2), whose LDS (17408 bytes on gfx942 and
 // gfx90a, against 34816) leaves the registers to set the waves a SIMD: 2 instead of 1.
 // Elsewhere dQ takes dK/dV's tile and pointer loads.
@@ -916,8 +920,8 @@ struct attention_bwd_dq_configs<2> {
   static constexpr const char* key = "head dimension";
   // clang-format off
   static constexpr launch_config table[] = {
-      // targets                        D up to      dQ kernel      waves        BM          BN          ring slots
-      {.targets = only(target::sm_90), .up_to = 64,  .variant = 3,  .waves = 8,  .bm = 128, .bn = 128, .stages = 2},
+      // targets                        D up to      dQ kernel      waves        BM          BN          ring slots   programs an SM
+      {.targets = only(target::sm_90), .up_to = 64,  .variant = 3,  .waves = 8,  .bm = 128, .bn = 64,  .stages = 2, .min_programs = 2},
       {                                .up_to = 64,                 .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = only(target::sm_90), .up_to = 128, .variant = 1,  .waves = 8,  .bm = 128, .bn = 64,  .stages = 2},
       {.targets = amd_targets,         .up_to = 128, .variant = 2,  .waves = 4,  .bm = 64,  .bn = 64},
