@@ -1000,8 +1000,9 @@ launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor
 namespace detail {
 
 // The backward at head dimension D on the tiles given: dK/dV programs own BN keys and step over
-// BM query rows on W waves, in attention_bwd_dkdv_kernel (Variant 0) or its k q^T form (1); dQ
-// programs own QBM query rows and step over QBN keys on QW waves (dK/dV's tile unless given).
+// BM query rows on W waves, in the kernel of Variant (attention_bwd_dkdv_variant: q k^T, k q^T,
+// k q^T with k and v held); dQ programs own QBM query rows and step over QBN keys on QW waves
+// (dK/dV's tile unless given), in the kernel of QVariant (attention_bwd_dq_variant).
 // Only these instantiate it.
 template <int D, int BM, int BN, int W, int MinPrograms, int Variant = 0, int Stages = 0,
           int QBM = BM, int QBN = BN, int QW = W, int QMinPrograms = MinPrograms, int QVariant = 0,
@@ -1068,8 +1069,8 @@ std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k,
 }
 // The same on the tiles given here (BM query rows, BN keys, W waves; MinPrograms as for
 // attention_fwd; Variant: dK/dV's kernel, 0 for q k^T, 1 for k q^T, whose q and dout go through
-// rings of Stages slots where the GPU has them), both kernels on one tile (dQ's variant 0), for
-// both head dimensions.
+// rings of Stages slots where the GPU has them, 2 for 1 with k and v held in their slots), both
+// kernels on one tile (dQ's variant 0), for both head dimensions.
 template <int BM, int BN, int W = 4, int MinPrograms = 0, int Variant = 0, int Stages = 0, class T>
 std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
                                          const tensor<T>& o, const tensor<float>& lse,
