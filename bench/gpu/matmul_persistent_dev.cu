@@ -1,0 +1,121 @@
+// The 16-bit matmul with persistent programs beside the library's launcher: as many programs as
+// the GPU runs at once, each looping over tiles (tile pid, pid + programs, ...), its block
+// pointers (rings, tensor maps) made once and moved to each tile. Correctness on ragged sizes
+// against a double-precision host product (every element), then 8192^3 timings (median of 10
+// after 3 warm-up launches, CUDA events), the two taking turns. A development tool.
+//   nvcc -std=c++20 -arch=sm_90a -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
+//        -Itests/lang bench/gpu/matmul_persistent_dev.cu -o matmul_persistent_dev
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bench_common.hpp"
+#include "bv/bv.hpp"
+#include "bv/kernels/matmul.hpp"
+#include "matmul_checks.hpp"
+
+using namespace bv;
+
+namespace {
+using bench::host_random;
+using bv::kernels::grouped_tile;
+using bv::kernels::tile_index;
+
+template <class T, class O, int BM, int BN, int BK, int GROUP_M, int W = 4>
+BV_KERNEL void matmul_persistent_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O> c,
+                                        int M, int N, int K, int sam, int sak, int sbk, int sbn,
+                                        int scm, int scn) {
+  const int tiles = cdiv(M, BM) * cdiv(N, BN);
+  const auto a0 = make_block_ptr<BM, BK>(p, a, {M, K}, {sam, sak}, {0, 0});
+  const auto b0 = make_block_ptr<BK, BN>(p, b, {K, N}, {sbk, sbn}, {0, 0});
+  for (int tile = p.id(0); tile < tiles; tile += p.num_programs(0)) {
+    const tile_index t = grouped_tile(tile, M, N, BM, BN, GROUP_M);
+    auto acc = for_range(p, 0, K, BK, accumulator<float, BM, BN>(p),
+                         along(advance(a0, {t.m * BM, 0}), {0, BK}, boundary_check(0, 1)),
+                         along(advance(b0, {0, t.n * BN}), {BK, 0}, boundary_check(0, 1)),
+                         [&](int, const auto& a, const auto& b, auto acc)
+                             BV_INLINE_LAMBDA { return dot(a, b, acc); });
+    auto rm = t.m * BM + arange<BM>(p);
+    auto rn = t.n * BN + arange<BN>(p);
+    store(c + (rm.col() * scm + rn.row() * scn), acc, (rm.col() < M) & (rn.row() < N));
+  }
+}
+
+int sms() {
+  int dev = 0, n = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev);
+  return n;
+}
+
+template <int BM, int BN, int BK, int W, int Stages, int PerSM, class T, class O>
+launch_result persistent(const device_tensor<T>& a, const device_tensor<T>& b,
+                         device_tensor<O>& c) {
+  const int M = static_cast<int>(a.size(0)), K = static_cast<int>(a.size(1));
+  const int N = static_cast<int>(b.size(1));
+  constexpr int lds =
+      block_ptr_lds_bytes<T, BM, BK, W>(Stages) + block_ptr_lds_bytes<T, BK, BN, W>(Stages);
+  const int tiles = cdiv(M, BM) * cdiv(N, BN);
+  const grid g(std::min(tiles, PerSM * sms()));
+  return launch<matmul_persistent_kernel<T, O, BM, BN, BK, 8, W>>(
+      gpu_tuning<Stages, 0, unit_args<7, 9, 11>>{lds}, g, a, b, c, M, N, K,
+      static_cast<int>(a.stride(0)), 1, static_cast<int>(b.stride(0)), 1,
+      static_cast<int>(c.stride(0)), 1);
+}
+
+int failures = 0;
+template <class F>
+double variant(const char* name, F&& run) {
+  const int sizes[][3] = {{128, 128, 64},   {256, 256, 256}, {129, 200, 70},
+                          {300, 257, 1000}, {64, 96, 40},    {1000, 1100, 300}};
+  double worst = 0;
+  for (auto& s : sizes) {
+    worst = std::max(worst, bench::matmul_check<half, half>(s[0], s[1], s[2], 7 + s[0], run));
+    worst = std::max(worst, bench::matmul_check<half, float>(s[0], s[1], s[2], 9 + s[1], run));
+  }
+  const bool ok = worst < 2e-2;
+  failures += !ok;
+  const int M = 8192;
+  struct operands {
+    std::vector<half> ha = host_random<half>(size_t(8192) * 8192, 4),
+                      hb = host_random<half>(size_t(8192) * 8192, 5);
+    device_tensor<half> a = device_tensor<half>::from_host("a", {8192, 8192}, ha.data());
+    device_tensor<half> b = device_tensor<half>::from_host("b", {8192, 8192}, hb.data());
+    device_tensor<half> c = device_tensor<half>::empty("c", {8192, 8192});
+  };
+  static operands* big = new operands;
+  auto &a = big->a, &b = big->b, &c = big->c;
+  c.fill_bytes(0xff);
+  const double t = bench::median_ms([&] { run(a, b, c); }, 10, 3);
+  std::vector<half> hc(size_t(M) * M);
+  c.copy_to_host(hc.data());
+  const double err = bench::matmul_spot_err(big->ha, big->hb, hc, M, 32, 17);
+  std::printf("%-34s check %s (worst %.1e)  8192^3 %.4f ms  %.1f TFLOP/s  spot err %.1e\n", name,
+              ok ? "ok" : "FAILED", worst, t, 2.0 * M * M * double(M) / (t * 1e-3) / 1e12, err);
+  return t;
+}
+}  // namespace
+
+int main() {
+  try {
+    if (gpu::device_count() == 0) {
+      std::printf("SKIPPED: no GPU device\n");
+      return 77;
+    }
+    std::printf("%d SMs\n", sms());
+    for (int round = 0; round < 2; ++round) {
+      variant("launcher (matmul)", [](auto& a, auto& b, auto& c) { bv::kernels::matmul(a, b, c); });
+      variant("persistent 128x256x64 W8 S4",
+              [](auto& a, auto& b, auto& c) { persistent<128, 256, 64, 8, 4, 1>(a, b, c); });
+      variant("persistent 256x128x64 W8 S4",
+              [](auto& a, auto& b, auto& c) { persistent<256, 128, 64, 8, 4, 1>(a, b, c); });
+    }
+    std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
+    return failures ? 1 : 0;
+  } catch (const std::exception& e) {
+    std::printf("error: %s\n", e.what());
+    return 1;
+  }
+}
