@@ -656,18 +656,30 @@ BV_KERNEL void attention_bwd_dq_held_kernel(program<W> p, ptr<const T> q, ptr<co
   store(dq + (base + rm.col() * D + rd.row()), c.dq * scale, rm.col() < s);
 }
 
-// The kernel each variant of a table's row names, and whether it reads through block pointers
-// (the variants a launch can give ring slots to): chosen here once for every launcher, the
-// library's below, the emulator's recipes and coverage.cu's AMD instantiations. Each primary
-// template is a table's variant 0 (and the forward's 1); a specialization names another kernel.
-template <auto Kernel, bool BlockPtrs>
+// The kernel each variant of a table's row names, and the block pointers it makes (the rings a
+// launch can give slots to, with their tiles): chosen here once for every launcher, the library's
+// below, the emulator's recipes and coverage.cu's AMD instantiations. Each primary template is a
+// table's variant 0 (and the forward's 1); a specialization names another kernel.
+//
+// rings<T, R, C, W, N>: N block pointers of R x C tiles of T on W waves, each with a ring.
+template <class T, int R, int C, int W, int N>
+struct rings {
+  static constexpr int bytes(int stages) {
+    return N * block_ptr_lds_bytes<const T, R, C, W>(stages);
+  }
+};
+template <auto Kernel, class... Rings>
 struct kernel_choice {
   static constexpr auto kernel = Kernel;
-  static constexpr bool block_ptrs = BlockPtrs;
+  static constexpr bool block_ptrs = sizeof...(Rings) > 0;
+  // The dynamic LDS its rings take at `stages` slots each (what the launch passes; 0: no rings).
+  static constexpr int lds_bytes(int stages) {
+    return stages ? (0 + ... + Rings::bytes(stages)) : 0;
+  }
 };
 template <class T, int D, int BM, int BN, bool CAUSAL, int W, int Variant>
 struct attention_fwd_variant
-    : kernel_choice<attention_fwd_kernel<T, D, BM, BN, CAUSAL, W, Variant>, false> {
+    : kernel_choice<attention_fwd_kernel<T, D, BM, BN, CAUSAL, W, Variant>> {
   static_assert(
       Variant == 0 || Variant == 1,
       "attention_fwd's kernel is variant 0 (pointer loads), 1 (v loaded beside k), 2 "
@@ -677,48 +689,54 @@ struct attention_fwd_variant
 };
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // k's and v's block pointers
 struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 2>
-    : kernel_choice<attention_fwd_bp_kernel<T, D, BM, BN, CAUSAL, W>, true> {};
+    : kernel_choice<attention_fwd_bp_kernel<T, D, BM, BN, CAUSAL, W>, rings<T, BN, D, W, 2>> {};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // q's too, o an accumulator
 struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 3>
-    : kernel_choice<attention_fwd_bp_kernel<T, D, BM, BN, CAUSAL, W, true>, true> {};
+    : kernel_choice<attention_fwd_bp_kernel<T, D, BM, BN, CAUSAL, W, true>, rings<T, BN, D, W, 2>,
+                    rings<T, BM, D, W, 1>> {};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // variant 3 by halves of D
 struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 4>
-    : kernel_choice<attention_fwd_halves_kernel<T, D, BM, BN, CAUSAL, W>, true> {};
+    : kernel_choice<attention_fwd_halves_kernel<T, D, BM, BN, CAUSAL, W>, rings<T, BN, D / 2, W, 4>,
+                    rings<T, BM, D / 2, W, 2>> {};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // 3 with q k^T a block ahead
 struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 5>
-    : kernel_choice<attention_fwd_ahead_kernel<T, D, BM, BN, CAUSAL, W>, true> {};
+    : kernel_choice<attention_fwd_ahead_kernel<T, D, BM, BN, CAUSAL, W>, rings<T, BN, D, W, 2>,
+                    rings<T, BM, D, W, 1>> {};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // 4 with q k^T a block ahead
 struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 6>
-    : kernel_choice<attention_fwd_halves_kernel<T, D, BM, BN, CAUSAL, W, true>, true> {};
+    : kernel_choice<attention_fwd_halves_kernel<T, D, BM, BN, CAUSAL, W, true>,
+                    rings<T, BN, D / 2, W, 4>, rings<T, BM, D / 2, W, 2>> {};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W, int Variant>
 struct attention_bwd_dkdv_variant
-    : kernel_choice<attention_bwd_dkdv_kernel<T, D, BM, BN, CAUSAL, W>, false> {
+    : kernel_choice<attention_bwd_dkdv_kernel<T, D, BM, BN, CAUSAL, W>> {
   static_assert(Variant == 0,
                 "attention_bwd's dK/dV kernel is variant 0 (q k^T), 1 (k q^T, q and dout through "
                 "block pointers) or 2 (1 with k and v held in ring slots).");
 };
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // q's and dout's block pointers
 struct attention_bwd_dkdv_variant<T, D, BM, BN, CAUSAL, W, 1>
-    : kernel_choice<attention_bwd_dkdv_kt_kernel<T, D, BM, BN, CAUSAL, W>, true> {};
+    : kernel_choice<attention_bwd_dkdv_kt_kernel<T, D, BM, BN, CAUSAL, W>, rings<T, BM, D, W, 2>> {
+};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // 1 with k and v held in slots
 struct attention_bwd_dkdv_variant<T, D, BM, BN, CAUSAL, W, 2>
-    : kernel_choice<attention_bwd_dkdv_held_kernel<T, D, BM, BN, CAUSAL, W>, true> {};
+    : kernel_choice<attention_bwd_dkdv_held_kernel<T, D, BM, BN, CAUSAL, W>, rings<T, BM, D, W, 2>,
+                    rings<T, BN, D, W, 2>> {};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W, int Variant>
-struct attention_bwd_dq_variant
-    : kernel_choice<attention_bwd_dq_kernel<T, D, BM, BN, CAUSAL, W>, false> {
+struct attention_bwd_dq_variant : kernel_choice<attention_bwd_dq_kernel<T, D, BM, BN, CAUSAL, W>> {
   static_assert(Variant == 0,
                 "attention_bwd's dQ kernel is variant 0 (pointer loads), 1 (k and v through block "
                 "pointers), 2 (halves of D) or 3 (1 with q and dout held in ring slots).");
 };
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // k's and v's block pointers
 struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 1>
-    : kernel_choice<attention_bwd_dq_bp_kernel<T, D, BM, BN, CAUSAL, W>, true> {};
+    : kernel_choice<attention_bwd_dq_bp_kernel<T, D, BM, BN, CAUSAL, W>, rings<T, BN, D, W, 2>> {};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // halves of D
 struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 2>
-    : kernel_choice<attention_bwd_dq_halves_kernel<T, D, BM, BN, CAUSAL, W>, false> {};
+    : kernel_choice<attention_bwd_dq_halves_kernel<T, D, BM, BN, CAUSAL, W>> {};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // 1 with q and dout held in slots
 struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 3>
-    : kernel_choice<attention_bwd_dq_held_kernel<T, D, BM, BN, CAUSAL, W>, true> {};
+    : kernel_choice<attention_bwd_dq_held_kernel<T, D, BM, BN, CAUSAL, W>, rings<T, BN, D, W, 2>,
+                    rings<T, BM, D, W, 2>> {};
 
 // Launch configurations (bv/launch_config.hpp), by the element size of q, k and v (a table each)
 // and, within a table, by head dimension D. An f32 tile takes twice the LDS of a 16-bit one, so
@@ -951,14 +969,8 @@ launch_result attention_fwd_at(const tensor<T>& q, const tensor<T>& k, const ten
     static_assert(K::block_ptrs || Stages == 0,
                   "Only attention_fwd's variants 2 to 6 have block pointers to give ring slots "
                   "to.");
-    // k's and v's rings, and q's (variants 3 and 5); variants 4's and 6's of their halves.
-    constexpr int parts = Variant == 4 || Variant == 6 ? 2 : 1;
-    constexpr int kv = 2 * parts * block_ptr_lds_bytes<const T, BN, D / parts, W>(Stages);
-    constexpr int qr =
-        Variant >= 3 ? parts * block_ptr_lds_bytes<const T, BM, D / parts, W>(Stages) : 0;
-    constexpr int lds = Stages ? kv + qr : 0;
-    return launch_tuned<K::kernel, Stages, MinPrograms>(lds, grid(cdiv(s, BM), bh), q, k, v, o, lse,
-                                                        s, scale);
+    return launch_tuned<K::kernel, Stages, MinPrograms>(K::lds_bytes(Stages), grid(cdiv(s, BM), bh),
+                                                        q, k, v, o, lse, s, scale);
   };
   return causal ? go(std::true_type{}) : go(std::false_type{});
 }
@@ -1025,18 +1037,10 @@ std::vector<launch_result> attention_bwd_at(const tensor<T>& q, const tensor<T>&
     static_assert((KV::block_ptrs || Stages == 0) && (Q::block_ptrs || QStages == 0),
                   "Ring slots go only to a variant with block pointers (dK/dV's 1 and 2, dQ's 1 "
                   "and 3).");
-    // q's and dout's rings (dK/dV), k's and v's (dQ); the held variants' k and v (dK/dV's 2),
-    // q and dout (dQ's 3) too.
-    constexpr int kv_held = Variant == 2 ? 2 * block_ptr_lds_bytes<const T, BN, D, W>(Stages) : 0;
-    constexpr int q_held =
-        QVariant == 3 ? 2 * block_ptr_lds_bytes<const T, QBM, D, QW>(QStages) : 0;
-    constexpr int lds = Stages ? 2 * block_ptr_lds_bytes<const T, BM, D, W>(Stages) + kv_held : 0;
-    constexpr int qlds =
-        QStages ? 2 * block_ptr_lds_bytes<const T, QBN, D, QW>(QStages) + q_held : 0;
     out.push_back(launch_tuned<KV::kernel, Stages, MinPrograms>(
-        lds, grid(cdiv(s, BN), bh), q, k, v, dout, lse, delta, dk, dv, s, scale));
+        KV::lds_bytes(Stages), grid(cdiv(s, BN), bh), q, k, v, dout, lse, delta, dk, dv, s, scale));
     out.push_back(launch_tuned<Q::kernel, QStages, QMinPrograms>(
-        qlds, grid(cdiv(s, QBM), bh), q, k, v, dout, lse, delta, dq, s, scale));
+        Q::lds_bytes(QStages), grid(cdiv(s, QBM), bh), q, k, v, dout, lse, delta, dq, s, scale));
   };
   causal ? go(std::true_type{}) : go(std::false_type{});
   return out;
