@@ -8,7 +8,7 @@
 //        -Itests/lang -I/usr/include/eigen3 bench/gpu/attention_fwd_dev.cu -o attention_fwd_dev
 // Modes (first argument): none, the above; --fwd [TAG], the forward rows only (checked, then timed
 // twice); --tiles, --tiles128, --tiles64, --tiles-bwd, other tiles (each checked against the
-// launcher first); --overhead, --prof, --prof-bwd (see main).
+// launcher first); --overhead, --prof, --prof128, --prof-bwd (see main).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -368,11 +368,12 @@ int main(int argc, char** argv) {
       }
     return summary();
   }
-  // For ncu: one forward at 4x16x4096x64 (--prof), or one forward and one causal backward
-  // (--prof-bwd).
-  if (argc > 1 && (std::string(argv[1]) == "--prof" || std::string(argv[1]) == "--prof-bwd")) {
+  // For ncu: one forward at 4x16x4096x64 (--prof) or x128 (--prof128), or one forward and one
+  // causal backward at 64 (--prof-bwd).
+  if (argc > 1 && (std::string(argv[1]) == "--prof" || std::string(argv[1]) == "--prof-bwd" ||
+                   std::string(argv[1]) == "--prof128")) {
     const bool bwd = std::string(argv[1]) == "--prof-bwd";
-    timing_inputs in(64);
+    timing_inputs in(std::string(argv[1]) == "--prof128" ? 128 : 64);
     const auto& shape = in.shape;
     auto &q = in.q, &k = in.k, &v = in.v, &o = in.o;
     auto& lse = in.lse;
