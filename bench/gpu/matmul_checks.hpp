@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "bench_common.hpp"
 #include "bv/bv.hpp"
 #include "conformance/cases.hpp"
 
@@ -52,6 +53,34 @@ double matmul_check(int M, int N, int K, uint64_t seed, F&& run) {
     worst = std::max(worst, e);
   }
   return worst;
+}
+
+// The f16 product at 8192^3 that the matmul development tools time: run(a, b, c) on operands made
+// once per process (their host generation takes seconds), c poisoned first (NaN: an element left
+// unwritten fails the spot check), the median of 10 launches after 3, then 32 x 17 entries of c
+// against double-precision dot products. Prints one line after the variant's ragged checks (ok,
+// worst) and returns the time in ms.
+template <class F>
+double time_f16_8192(const char* name, bool ok, double worst, F&& run) {
+  using namespace bv;
+  const int M = 8192;
+  struct operands {
+    std::vector<half> ha = host_random<half>(size_t(8192) * 8192, 4),
+                      hb = host_random<half>(size_t(8192) * 8192, 5);
+    device_tensor<half> a = device_tensor<half>::from_host("a", {8192, 8192}, ha.data());
+    device_tensor<half> b = device_tensor<half>::from_host("b", {8192, 8192}, hb.data());
+    device_tensor<half> c = device_tensor<half>::empty("c", {8192, 8192});
+  };
+  static operands* big = new operands;  // kept to the end of the process
+  auto &a = big->a, &b = big->b, &c = big->c;
+  c.fill_bytes(0xff);
+  const double t = median_ms([&] { run(a, b, c); }, 10, 3);
+  std::vector<half> hc(size_t(M) * M);
+  c.copy_to_host(hc.data());
+  const double err = matmul_spot_err(big->ha, big->hb, hc, M, 32, 17);
+  std::printf("%-34s check %s (worst %.1e)  8192^3 %.4f ms  %.1f TFLOP/s  spot err %.1e\n", name,
+              ok ? "ok" : "FAILED", worst, t, 2.0 * M * M * double(M) / (t * 1e-3) / 1e12, err);
+  return t;
 }
 
 // Runs the conformance suite's ring_reuse kernel (tests/lang/conformance/cases.hpp) on T at column

@@ -77,24 +77,7 @@ double variant(const char* name, F&& run) {
   }
   const bool ok = worst < 2e-2;
   failures += !ok;
-  const int M = 8192;
-  struct operands {
-    std::vector<half> ha = host_random<half>(size_t(8192) * 8192, 4),
-                      hb = host_random<half>(size_t(8192) * 8192, 5);
-    device_tensor<half> a = device_tensor<half>::from_host("a", {8192, 8192}, ha.data());
-    device_tensor<half> b = device_tensor<half>::from_host("b", {8192, 8192}, hb.data());
-    device_tensor<half> c = device_tensor<half>::empty("c", {8192, 8192});
-  };
-  static operands* big = new operands;
-  auto &a = big->a, &b = big->b, &c = big->c;
-  c.fill_bytes(0xff);
-  const double t = bench::median_ms([&] { run(a, b, c); }, 10, 3);
-  std::vector<half> hc(size_t(M) * M);
-  c.copy_to_host(hc.data());
-  const double err = bench::matmul_spot_err(big->ha, big->hb, hc, M, 32, 17);
-  std::printf("%-34s check %s (worst %.1e)  8192^3 %.4f ms  %.1f TFLOP/s  spot err %.1e\n", name,
-              ok ? "ok" : "FAILED", worst, t, 2.0 * M * M * double(M) / (t * 1e-3) / 1e12, err);
-  return t;
+  return bench::time_f16_8192(name, ok, worst, run);
 }
 }  // namespace
 
