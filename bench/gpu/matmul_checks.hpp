@@ -6,8 +6,10 @@
 // used @ B, checked against a double-precision sum.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 #include <random>
 #include <vector>
 
@@ -51,6 +53,20 @@ double matmul_check(int M, int N, int K, uint64_t seed, F&& run) {
     const double v = float(hc[i]);
     const double e = std::isfinite(v) ? std::abs(v - ref[i]) / (std::abs(ref[i]) + 1.0) : 1e30;
     worst = std::max(worst, e);
+  }
+  return worst;
+}
+
+// The 16-bit matmul tools' ragged shapes ({M, N, K}), each with f16 and f32 outputs: the worst
+// matmul_check over them (every element against the double product).
+template <class F>
+double worst_f16_checks(
+    F&& run, std::initializer_list<std::array<int, 3>> sizes = {
+                 {128, 128, 64}, {256, 256, 256}, {129, 200, 70}, {300, 257, 1000}, {64, 96, 40}}) {
+  double worst = 0;
+  for (auto& s : sizes) {
+    worst = std::max(worst, matmul_check<bv::half, bv::half>(s[0], s[1], s[2], 7 + s[0], run));
+    worst = std::max(worst, matmul_check<bv::half, float>(s[0], s[1], s[2], 9 + s[1], run));
   }
   return worst;
 }

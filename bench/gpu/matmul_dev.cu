@@ -32,13 +32,7 @@ launch_result tiles(const device_tensor<T>& a, const device_tensor<T>& b, device
 int failures = 0;
 template <class F>
 void variant(const char* name, F&& run, bool time_it) {
-  const int sizes[][3] = {
-      {128, 128, 64}, {256, 256, 256}, {129, 200, 70}, {300, 257, 1000}, {64, 96, 40}};
-  double worst = 0;
-  for (auto& s : sizes) {
-    worst = std::max(worst, bench::matmul_check<half, half>(s[0], s[1], s[2], 7 + s[0], run));
-    worst = std::max(worst, bench::matmul_check<half, float>(s[0], s[1], s[2], 9 + s[1], run));
-  }
+  const double worst = bench::worst_f16_checks(run);
   const bool ok = worst < 2e-2;
   failures += !ok;
   if (!time_it) {

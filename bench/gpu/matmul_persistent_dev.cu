@@ -68,13 +68,12 @@ launch_result persistent(const device_tensor<T>& a, const device_tensor<T>& b,
 int failures = 0;
 template <class F>
 double variant(const char* name, F&& run) {
-  const int sizes[][3] = {{128, 128, 64},   {256, 256, 256}, {129, 200, 70},
-                          {300, 257, 1000}, {64, 96, 40},    {1000, 1100, 300}};
-  double worst = 0;
-  for (auto& s : sizes) {
-    worst = std::max(worst, bench::matmul_check<half, half>(s[0], s[1], s[2], 7 + s[0], run));
-    worst = std::max(worst, bench::matmul_check<half, float>(s[0], s[1], s[2], 9 + s[1], run));
-  }
+  const double worst = bench::worst_f16_checks(run, {{128, 128, 64},
+                                                     {256, 256, 256},
+                                                     {129, 200, 70},
+                                                     {300, 257, 1000},
+                                                     {64, 96, 40},
+                                                     {1000, 1100, 300}});
   const bool ok = worst < 2e-2;
   failures += !ok;
   return bench::time_f16_8192(name, ok, worst, run);
