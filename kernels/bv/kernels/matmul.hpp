@@ -76,6 +76,14 @@ struct matmul_configs {
   // clang-format on
 };
 
+// The dynamic LDS matmul_kernel's two block pointers take with rings of `stages` slots (0: none).
+template <class T, int BM, int BN, int BK, int W>
+constexpr int matmul_lds_bytes(int stages) {
+  return stages
+             ? block_ptr_lds_bytes<T, BM, BK, W>(stages) + block_ptr_lds_bytes<T, BK, BN, W>(stages)
+             : 0;
+}
+
 // c = a @ b for 2-D tensors (any strides) with tiles given here; c's dtype may differ from the
 // inputs'. On a GPU, Stages > 0 gives a and b block-pointer rings of that many slots in LDS
 // (NVIDIA; gpu_backend/bv/gpu/block_ptr.hpp) and MinPrograms > 0 leaves registers for that many
@@ -89,9 +97,7 @@ launch_result matmul(const tensor<T>& a, const tensor<T>& b, tensor<O>& c) {
   const int sam = static_cast<int>(a.stride(0)), sak = static_cast<int>(a.stride(1));
   const int sbk = static_cast<int>(b.stride(0)), sbn = static_cast<int>(b.stride(1));
   const int scm = static_cast<int>(c.stride(0)), scn = static_cast<int>(c.stride(1));
-  constexpr int lds =
-      Stages ? block_ptr_lds_bytes<T, BM, BK, W>(Stages) + block_ptr_lds_bytes<T, BK, BN, W>(Stages)
-             : 0;
+  constexpr int lds = matmul_lds_bytes<T, BM, BN, BK, W>(Stages);
   const grid g(cdiv(M, BM) * cdiv(N, BN));
   if (sak == 1 && sbn == 1 && scn == 1)
     return launch<matmul_kernel<T, O, BM, BN, BK, GROUP_M, W>>(
