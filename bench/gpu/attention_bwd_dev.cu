@@ -12,7 +12,8 @@
 //        -Itests/lang bench/gpu/attention_bwd_dev.cu -o attention_bwd_dev
 // With -DBV_DEV_D64 it times other dK/dV and dQ tiles at D = 64, causal, instead; with
 // -DBV_DEV_HELD the variants that hold their loop-invariant tiles in ring slots; with -DBV_DEV_MP
-// those with registers left for more programs an SM.
+// those with registers left for more programs an SM; with -DBV_DEV_SLOTS sm_90's rows at D = 64
+// with deeper rings for their streams.
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -121,6 +122,21 @@ int main() {
     variant<64, true, 64, 64, 4, 128, 64, 8, 2, 2, 3, 2, 3, 2>();
     variant<64, false, 64, 64, 4, 128, 128, 8, 2, 2, 3, 2>();
     variant<64, false, 64, 64, 4, 64, 64, 4, 2, 2, 3, 2, 3, 3>();
+  }
+  std::printf("%s\n", failures ? "CHECK FAILURES" : "all checks ok");
+  return failures ? 1 : 0;
+#endif
+#ifdef BV_DEV_SLOTS
+  // sm_90's rows at D = 64 (held tiles in one slot each, max_slots<1>) with their streams' rings
+  // at 2 slots (the rows), 3 and 4: the held slots left the LDS room for them.
+  for (int round = 0; round < 2; ++round) {
+    variant<64, true, 64, 64, 4, 128, 64, 8, 2, 2, 3, 2, 3, 2>();
+    variant<64, true, 64, 64, 4, 128, 64, 8, 2, 3, 3, 2, 3, 2>();
+    variant<64, true, 64, 64, 4, 128, 64, 8, 2, 2, 3, 3, 3, 2>();
+    variant<64, true, 64, 64, 4, 128, 64, 8, 2, 3, 3, 3, 3, 2>();
+    variant<64, true, 64, 64, 4, 128, 64, 8, 2, 3, 3, 4, 3, 2>();
+    variant<64, false, 64, 64, 4, 128, 64, 8, 2, 2, 3, 2, 3, 2>();
+    variant<64, false, 64, 64, 4, 128, 64, 8, 2, 3, 3, 3, 3, 2>();
   }
   std::printf("%s\n", failures ? "CHECK FAILURES" : "all checks ok");
   return failures ? 1 : 0;

@@ -6,9 +6,10 @@
 // `blockvec bench --backend gpu attention` and the attention backward peer.
 //   nvcc -std=c++20 -arch=sm_90a -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
 //        -Itests/lang -I/usr/include/eigen3 bench/gpu/attention_fwd_dev.cu -o attention_fwd_dev
-// Modes (first argument): none, the above; --fwd [TAG], the forward rows only (checked, then timed
-// twice); --tiles, --tiles128, --tiles64, --tiles-bwd, other tiles (each checked against the
-// launcher first); --overhead, --prof, --prof128, --prof-bwd (see main).
+// Modes (first argument): none, the above; --lib, the library's timings only, twice; --fwd [TAG],
+// the forward rows only (checked, then timed twice); --tiles, --tiles128, --tiles64, --tiles-bwd,
+// --slots, other tiles (each checked against the launcher first); --overhead, --prof, --prof128,
+// --prof-bwd (see main).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -306,6 +307,13 @@ int fwd_rows(const char* tag) {
 }
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--lib") {
+    // The library's rows, forward and backward, timed only (two rounds), for A/B runs of builds.
+    for (int round = 0; round < 2; ++round)
+      for (int d : {64, 128})
+        for (bool c : {false, true}) timing(d, c);
+    return summary();
+  }
   if (argc > 1 && std::string(argv[1]) == "--fwd") return fwd_rows(argc > 2 ? argv[2] : "");
   if (argc > 1 && std::string(argv[1]) == "--tiles64") {
     // One-warpgroup tiles at D = 64 beside the library's row (variant 3, q held).
@@ -340,6 +348,19 @@ int main(int argc, char** argv) {
           overhead<1, 0>(seq, c);
           overhead<3, 2>(seq, c);
         }
+    return summary();
+  }
+  if (argc > 1 && std::string(argv[1]) == "--slots") {
+    // The rows whose q is held in one ring slot (max_slots<1>) at 2 slots for k and v (the
+    // tables' rows) and at 3, which the held slot leaves room for.
+    for (int round = 0; round < 2; ++round)
+      for (bool c : {false, true}) {
+        tile<128, 128, 128, 8, 1, 4, 2>(c);
+        tile<128, 128, 128, 8, 1, 4, 3>(c);
+        tile<128, 128, 128, 8, 1, 6, 3>(c);
+        tile<64, 64, 64, 4, 4, 3, 2>(c);
+        tile<64, 64, 64, 4, 4, 3, 3>(c);
+      }
     return summary();
   }
   if (argc > 1 && std::string(argv[1]) == "--tiles128") {

@@ -1,5 +1,6 @@
 // Softmax at the Triton peer's shape (8192 x 8192 f32), one program a row (softmax_kernel), at 4, 8
-// and 16 warps: the choices for softmax_configs' row of 8192 columns. Every output is checked
+// and 16 warps, and with registers left for more programs an SM: the choices for softmax_configs'
+// row of 8192 columns. Every output is checked
 // against a float64 softmax on the host (every 61st row), poisoned with NaN first. Timed with
 // events: the median of 50 single launches and the mean of 20 back-to-back launches. Last, the
 // library's launcher, to show which of them it launches.
@@ -55,6 +56,19 @@ void per_row(const device_tensor<float>& x, const std::vector<float>& xh) {
   check_and_report(W, y, xh, time_it(go));
 }
 
+// The same kernel with registers left for MP programs an SM (bv/launch_tuning.hpp).
+template <int W, int MP>
+void per_row_mp(const device_tensor<float>& x, const std::vector<float>& xh) {
+  auto y = device_tensor<float>::full("y", {R, C}, NAN);
+  auto go = [&] {
+    launch<kernels::softmax_kernel<float, C, W>>(gpu_tuning<0, MP>{}, grid(R), x, y, C, C, C);
+  };
+  go();
+  gpu::synchronize();
+  printf("FAMILY softmax next: %d programs an SM\n", MP);
+  check_and_report(W, y, xh, time_it(go));
+}
+
 // The library's launcher (kernels::softmax), which picks its row of softmax_configs for sm_90.
 void library(const device_tensor<float>& x, const std::vector<float>& xh) {
   auto y = device_tensor<float>::full("y", {R, C}, NAN);
@@ -79,6 +93,11 @@ int main() {
     per_row<4>(x, xh);
     per_row<8>(x, xh);
     per_row<16>(x, xh);
+    per_row_mp<8, 3>(x, xh);
+    per_row_mp<8, 4>(x, xh);
+    per_row_mp<8, 6>(x, xh);
+    per_row_mp<4, 8>(x, xh);
+    per_row_mp<16, 2>(x, xh);
     library(x, xh);
   }
   return 0;

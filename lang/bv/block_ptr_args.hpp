@@ -10,6 +10,7 @@
 
 #include "bv/config.hpp"
 #include "bv/math.hpp"
+#include "bv/rules.hpp"
 
 namespace bv {
 
@@ -36,6 +37,21 @@ struct boundary_check {
     if (d == 1) dim1 = true;
   }
 };
+
+// make_block_ptr's optional last argument, max_slots<N>: on the GPU, the block pointer's LDS ring
+// takes at most N of the slots the launch's stages give each ring. A tile held through a loop
+// (along {0, 0}) is read from one slot for the whole loop, so max_slots<1> leaves the LDS its
+// other slots would take to the moving streams, whose rings can then be deeper at the same LDS.
+// Values are the same at any count; the interpreter, which has no rings, only checks N.
+template <int N>
+struct max_slots_t {
+  static_assert(rules::max_slots<N>());
+  static constexpr int value = N;
+};
+template <int N>
+inline constexpr max_slots_t<N> max_slots{};
+// make_block_ptr without max_slots: no cap below the launch's stages.
+inline constexpr int unlimited_slots = 1 << 20;
 
 // advance(bp, {d_rows, d_cols}): the same block pointer moved by that many rows and columns. One
 // definition for every backend's block_ptr (whatever else a backend keeps in it, such as the GPU's

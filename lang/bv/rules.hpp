@@ -180,6 +180,13 @@ constexpr bool block_ptr_tile() {
                 "make_block_ptr<R, C>: a block pointer addresses an R x C tile with R, C >= 1.");
   return true;
 }
+template <int N>
+constexpr bool max_slots() {
+  static_assert(N >= 1,
+                "max_slots<N>: a block pointer's ring needs at least one slot; leave max_slots "
+                "out to give it as many as the launch's stages.");
+  return true;
+}
 
 // Launches: the arguments after the grid meet the kernel's parameters after the program handle.
 template <int Params, int Args>

@@ -241,11 +241,22 @@ struct ring_ref {
 };
 }  // namespace detail
 
-// Dynamic LDS bytes a program needs for block pointers of these tiles with `stages` slots each
-// (what a launcher passes in its gpu_tuning, bv/launch_tuning.hpp).
-template <class T, int R, int C, int W>
+namespace detail {
+// The slots of a ring made under a launch's `stages` (below 2: no rings, nothing is pipelined),
+// at most max_slots (make_block_ptr's max_slots<N>).
+constexpr int ring_slots(int stages, int max_slots) {
+  if (stages < 2) return 0;
+  const int s = stages < ring_max_stages ? stages : ring_max_stages;
+  return s < max_slots ? s : max_slots;
+}
+}  // namespace detail
+
+// Dynamic LDS bytes a program needs for block pointers of these tiles with `stages` slots each, at
+// most MaxSlots (what a launcher passes in its gpu_tuning, bv/launch_tuning.hpp).
+template <class T, int R, int C, int W, int MaxSlots = unlimited_slots>
 constexpr int block_ptr_lds_bytes(int stages) {
-  return detail::ring_tile<T, R, C, W>() ? detail::ring_bytes_for(R * C * 2, stages, W) : 0;
+  const int s = detail::ring_slots(stages, MaxSlots);
+  return detail::ring_tile<T, R, C, W>() && s > 0 ? detail::ring_bytes_for(R * C * 2, s, W) : 0;
 }
 
 template <class T, int R, int C, int W>
@@ -833,10 +844,11 @@ BV_DI const typename bp_tile<T, R, C, W>::U* bp_tile<T, R, C, W>::slot() {
 }
 #endif
 
-// make_block_ptr<R, C>(p, base, {rows, cols}, {row_stride, col_stride}, {row_off, col_off}).
-template <int R, int C, class T, int W>
+// make_block_ptr<R, C>(p, base, {rows, cols}, {row_stride, col_stride}, {row_off, col_off}
+// [, max_slots<N>]).
+template <int R, int C, class T, int W, int N = unlimited_slots>
 BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, index2 shape,
-                                           index2 strides, index2 offsets) {
+                                           index2 strides, index2 offsets, max_slots_t<N> = {}) {
   static_assert(rules::block_ptr_tile<R, C>());
   block_ptr<T, R, C, W> b;
   b.base = base.p;
@@ -848,8 +860,8 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
   b.off1 = offsets.d1;
 #if BV_NVIDIA
   if constexpr (detail::ring_tile<T, R, C, W>() && gpu::prim::has_cp_async) {
-    const int S = p.stages < detail::ring_max_stages ? p.stages : detail::ring_max_stages;
-    if (S >= 2) {
+    const int S = detail::ring_slots(p.stages, N);
+    if (S >= 1) {
       // The slots from the front of the dynamic LDS (tile sizes are multiples of 1024 bytes, so
       // every ring's slots stay 1024-byte aligned, as wgmma's 128-byte swizzle needs), the
       // bookkeeping from its end; together what block_ptr_lds_bytes counts.

@@ -31,18 +31,20 @@ struct block_ptr {
 };
 
 // make_block_ptr<R, C>(p, base, {rows, cols}, {row_stride, col_stride}, {row_off, col_off}):
-// an R x C tile of the rows x cols tensor at base, starting at the given offsets.
-template <int R, int C, class T, int W>
+// an R x C tile of the rows x cols tensor at base, starting at the given offsets. max_slots<N>
+// caps its GPU ring (bv/block_ptr_args.hpp); nothing here is pipelined, so nothing changes.
+template <int R, int C, class T, int W, int N = unlimited_slots>
 block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, index2 shape, index2 strides,
-                                     index2 offsets) {
+                                     index2 offsets, max_slots_t<N> = {}) {
   static_assert(rules::block_ptr_tile<R, C>());
   return {base,       shape.d0,   shape.d1,   strides.d0,
           strides.d1, offsets.d0, offsets.d1, p.s != nullptr ? ++p.s->block_ptrs_made : 0};
 }
 
-// Dynamic LDS bytes a GPU launch gives block pointers of these tiles with `stages` ring slots each
-// (launchers pass it in gpu_tuning, bv/launch_tuning.hpp): none here, where nothing is pipelined.
-template <class T, int R, int C, int W>
+// Dynamic LDS bytes a GPU launch gives block pointers of these tiles with `stages` ring slots each,
+// at most MaxSlots (launchers pass it in gpu_tuning, bv/launch_tuning.hpp): none here, where
+// nothing is pipelined.
+template <class T, int R, int C, int W, int MaxSlots = unlimited_slots>
 constexpr int block_ptr_lds_bytes(int /*stages*/) {
   return 0;
 }

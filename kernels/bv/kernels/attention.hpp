@@ -168,7 +168,8 @@ BV_KERNEL void attention_fwd_bp_kernel(program<W> p, ptr<const T> q, ptr<const T
       decltype(acc) o;
       decltype(m_i) m, l;
     };
-    const auto q_bp = make_block_ptr<BM, D>(p, q + base, {s, D}, {D, 1}, {start_m, 0});
+    const auto q_bp =
+        make_block_ptr<BM, D>(p, q + base, {s, D}, {D, 1}, {start_m, 0}, max_slots<1>);
     const carried c =
         for_range(p, 0, end, BN, carried{acc, m_i, l_i}, along(q_bp, {0, 0}, boundary_check(0)),
                   along(k_bp, {BN, 0}, boundary_check(0)), along(v_bp, {BN, 0}, boundary_check(0)),
@@ -219,8 +220,8 @@ BV_KERNEL void attention_fwd_ahead_kernel(program<W> p, ptr<const T> q, ptr<cons
   auto rd = arange<D>(p);
   auto k_bp = make_block_ptr<BN, D>(p, k + base, {s, D}, {D, 1}, {0, 0});
   auto v_bp = make_block_ptr<BN, D>(p, v + base, {s, D}, {D, 1}, {0, 0});
-  auto qb =
-      load(make_block_ptr<BM, D>(p, q + base, {s, D}, {D, 1}, {start_m, 0}), boundary_check(0));
+  auto qb = load(make_block_ptr<BM, D>(p, q + base, {s, D}, {D, 1}, {start_m, 0}, max_slots<1>),
+                 boundary_check(0));
   auto o_zero = accumulator<float, BM, D>(p, dtype<T>{});
   auto qk_zero = zeros<float, BM, BN>(p);
   auto m_i = full<float, BM>(p, -INFINITY);
@@ -286,8 +287,8 @@ BV_KERNEL void attention_fwd_halves_kernel(program<W> p, ptr<const T> q, ptr<con
   auto k1 = make_block_ptr<BN, H>(p, k + base, {s, D}, {D, 1}, {0, H});
   auto v0 = make_block_ptr<BN, H>(p, v + base, {s, D}, {D, 1}, {0, 0});
   auto v1 = make_block_ptr<BN, H>(p, v + base, {s, D}, {D, 1}, {0, H});
-  const auto q0_bp = make_block_ptr<BM, H>(p, q + base, {s, D}, {D, 1}, {start_m, 0});
-  const auto q1_bp = make_block_ptr<BM, H>(p, q + base, {s, D}, {D, 1}, {start_m, H});
+  const auto q0_bp = make_block_ptr<BM, H>(p, q + base, {s, D}, {D, 1}, {start_m, 0}, max_slots<1>);
+  const auto q1_bp = make_block_ptr<BM, H>(p, q + base, {s, D}, {D, 1}, {start_m, H}, max_slots<1>);
   auto o_zero = accumulator<float, BM, H>(p, dtype<T>{});
   auto m_i = full<float, BM>(p, -INFINITY);
   auto l_i = zeros<float, BM>(p);
@@ -463,8 +464,8 @@ BV_KERNEL void attention_bwd_dkdv_held_kernel(program<W> p, ptr<const T> q, ptr<
   };
   // Causal: query blocks wholly above this key block see none of it.
   const int first_m = CAUSAL ? (start_n / BM) * BM : 0;
-  const auto k_bp = make_block_ptr<BN, D>(p, k + base, {s, D}, {D, 1}, {start_n, 0});
-  const auto v_bp = make_block_ptr<BN, D>(p, v + base, {s, D}, {D, 1}, {start_n, 0});
+  const auto k_bp = make_block_ptr<BN, D>(p, k + base, {s, D}, {D, 1}, {start_n, 0}, max_slots<1>);
+  const auto v_bp = make_block_ptr<BN, D>(p, v + base, {s, D}, {D, 1}, {start_n, 0}, max_slots<1>);
   const auto q_bp = make_block_ptr<BM, D>(p, q + base, {s, D}, {D, 1}, {first_m, 0});
   const auto do_bp = make_block_ptr<BM, D>(p, dout + base, {s, D}, {D, 1}, {first_m, 0});
   // The step is written in the body, not a helper's call (attention_fwd_bp_kernel says why).
@@ -628,8 +629,9 @@ BV_KERNEL void attention_bwd_dq_held_kernel(program<W> p, ptr<const T> q, ptr<co
   auto rd = arange<D>(p);
   auto l2 = load(lse + bh * s + rm, rm < s, 0.0f) * attention_log2e;
   auto dl = load(delta + bh * s + rm, rm < s, 0.0f);
-  const auto q_bp = make_block_ptr<BM, D>(p, q + base, {s, D}, {D, 1}, {start_m, 0});
-  const auto do_bp = make_block_ptr<BM, D>(p, dout + base, {s, D}, {D, 1}, {start_m, 0});
+  const auto q_bp = make_block_ptr<BM, D>(p, q + base, {s, D}, {D, 1}, {start_m, 0}, max_slots<1>);
+  const auto do_bp =
+      make_block_ptr<BM, D>(p, dout + base, {s, D}, {D, 1}, {start_m, 0}, max_slots<1>);
   const auto k_bp = make_block_ptr<BN, D>(p, k + base, {s, D}, {D, 1}, {0, 0});
   const auto v_bp = make_block_ptr<BN, D>(p, v + base, {s, D}, {D, 1}, {0, 0});
   const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
@@ -661,13 +663,16 @@ BV_KERNEL void attention_bwd_dq_held_kernel(program<W> p, ptr<const T> q, ptr<co
 // below, the emulator's recipes and coverage.cu's AMD instantiations. Each primary template is a
 // table's variant 0 (and the forward's 1); a specialization names another kernel.
 //
-// rings<T, R, C, W, N>: N block pointers of R x C tiles of T on W waves, each with a ring.
-template <class T, int R, int C, int W, int N>
+// rings<T, R, C, W, N[, MaxSlots]>: N block pointers of R x C tiles of T on W waves, each with a
+// ring of at most MaxSlots slots (make_block_ptr's max_slots<MaxSlots>: a held tile's one).
+template <class T, int R, int C, int W, int N, int MaxSlots = unlimited_slots>
 struct rings {
   static constexpr int bytes(int stages) {
-    return N * block_ptr_lds_bytes<const T, R, C, W>(stages);
+    return N * block_ptr_lds_bytes<const T, R, C, W, MaxSlots>(stages);
   }
 };
+template <class T, int R, int C, int W, int N>
+using held_rings = rings<T, R, C, W, N, 1>;
 template <auto Kernel, class... Rings>
 struct kernel_choice {
   static constexpr auto kernel = Kernel;
@@ -693,19 +698,19 @@ struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 2>
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // q's too, o an accumulator
 struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 3>
     : kernel_choice<attention_fwd_bp_kernel<T, D, BM, BN, CAUSAL, W, true>, rings<T, BN, D, W, 2>,
-                    rings<T, BM, D, W, 1>> {};
+                    held_rings<T, BM, D, W, 1>> {};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // variant 3 by halves of D
 struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 4>
     : kernel_choice<attention_fwd_halves_kernel<T, D, BM, BN, CAUSAL, W>, rings<T, BN, D / 2, W, 4>,
-                    rings<T, BM, D / 2, W, 2>> {};
+                    held_rings<T, BM, D / 2, W, 2>> {};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // 3 with q k^T a block ahead
 struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 5>
     : kernel_choice<attention_fwd_ahead_kernel<T, D, BM, BN, CAUSAL, W>, rings<T, BN, D, W, 2>,
-                    rings<T, BM, D, W, 1>> {};
+                    held_rings<T, BM, D, W, 1>> {};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // 4 with q k^T a block ahead
 struct attention_fwd_variant<T, D, BM, BN, CAUSAL, W, 6>
     : kernel_choice<attention_fwd_halves_kernel<T, D, BM, BN, CAUSAL, W, true>,
-                    rings<T, BN, D / 2, W, 4>, rings<T, BM, D / 2, W, 2>> {};
+                    rings<T, BN, D / 2, W, 4>, held_rings<T, BM, D / 2, W, 2>> {};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W, int Variant>
 struct attention_bwd_dkdv_variant
     : kernel_choice<attention_bwd_dkdv_kernel<T, D, BM, BN, CAUSAL, W>> {
@@ -720,7 +725,7 @@ struct attention_bwd_dkdv_variant<T, D, BM, BN, CAUSAL, W, 1>
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // 1 with k and v held in slots
 struct attention_bwd_dkdv_variant<T, D, BM, BN, CAUSAL, W, 2>
     : kernel_choice<attention_bwd_dkdv_held_kernel<T, D, BM, BN, CAUSAL, W>, rings<T, BM, D, W, 2>,
-                    rings<T, BN, D, W, 2>> {};
+                    held_rings<T, BN, D, W, 2>> {};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W, int Variant>
 struct attention_bwd_dq_variant : kernel_choice<attention_bwd_dq_kernel<T, D, BM, BN, CAUSAL, W>> {
   static_assert(Variant == 0,
@@ -736,7 +741,7 @@ struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 2>
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // 1 with q and dout held in slots
 struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 3>
     : kernel_choice<attention_bwd_dq_held_kernel<T, D, BM, BN, CAUSAL, W>, rings<T, BN, D, W, 2>,
-                    rings<T, BM, D, W, 2>> {};
+                    held_rings<T, BM, D, W, 2>> {};
 
 // Launch configurations (bv/launch_config.hpp), by the element size of q, k and v (a table each)
 // and, within a table, by head dimension D. An f32 tile takes twice the LDS of a 16-bit one, so

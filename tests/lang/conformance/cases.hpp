@@ -246,7 +246,8 @@ BV_KERNEL void ring_chain_acc(program<W> p, ptr<const half> q, ptr<const half> k
 // the key loop a for_range over four tile streams carrying a struct of both. On sm_90a, launched
 // with stages: four fmt_wm streams by the TMA (keys a multiple of BN), q's halves as wgmma A
 // tiles (made last: a program's first four rings get the tensor maps). Held: q's halves are held
-// streams of the loop (along {0, 0}), as in the attention forward, not views loaded before it.
+// streams of the loop (along {0, 0}), as in the attention forward, not views loaded before it,
+// each in a ring of one slot (max_slots<1>).
 template <int BM, int D, int BN, int W, bool Held = false>
 BV_KERNEL void ring_chain_halves(program<W> p, ptr<const half> q, ptr<const half> k,
                                  ptr<const half> v, ptr<float> o, int m, int n) {
@@ -257,8 +258,9 @@ BV_KERNEL void ring_chain_halves(program<W> p, ptr<const half> q, ptr<const half
   auto k1 = make_block_ptr<BN, H>(p, k, {n, D}, {D, 1}, {0, H});
   auto v0 = make_block_ptr<BN, H>(p, v, {n, D}, {D, 1}, {0, 0});
   auto v1 = make_block_ptr<BN, H>(p, v, {n, D}, {D, 1}, {0, H});
-  const auto q0_bp = make_block_ptr<BM, H>(p, q, {m, D}, {D, 1}, {0, 0});
-  const auto q1_bp = make_block_ptr<BM, H>(p, q, {m, D}, {D, 1}, {0, H});
+  constexpr auto q_slots = max_slots < Held ? 1 : unlimited_slots > ;
+  const auto q0_bp = make_block_ptr<BM, H>(p, q, {m, D}, {D, 1}, {0, 0}, q_slots);
+  const auto q1_bp = make_block_ptr<BM, H>(p, q, {m, D}, {D, 1}, {0, H}, q_slots);
   auto alpha = where(rm % 3 == 0, 0.5f, 1.0f);
   auto zero = accumulator<float, BM, H>(p, dtype<half>{});
   struct halves {
@@ -941,7 +943,8 @@ template <int BM, int D, int BN, int W, int Stages, class B, bool Held = false>
 outcome run_ring_chain_halves(int m, int n, uint64_t seed) {
   const chain_data x = small_chain(m, n, D, seed);
   auto [tq, tk, tv, to] = chain_tensors<B>(x, m, n, D);
-  const int lds = Stages ? 2 * block_ptr_lds_bytes<const half, BM, D / 2, W>(Stages) +
+  constexpr int q_slots = Held ? 1 : unlimited_slots;
+  const int lds = Stages ? 2 * block_ptr_lds_bytes<const half, BM, D / 2, W, q_slots>(Stages) +
                                4 * block_ptr_lds_bytes<const half, BN, D / 2, W>(Stages)
                          : 0;
   outcome o;
@@ -1369,12 +1372,14 @@ void run_rings(uint64_t seed, F&& f) {
     run_ring_chain_halves<128, 128, 64, 8, 3, B>(77, 320, seed + 75));
   f("ring_chain_halves 128x128x64 w8 s0",
     run_ring_chain_halves<128, 128, 64, 8, 0, B>(61, 130, seed + 76));
-  // ... and six, q's halves held streams too (their tiles by cp.async: the four tensor maps are
-  // k's and v's).
+  // ... and six, q's halves held streams too (their tiles by cp.async into rings of one slot: the
+  // four tensor maps are k's and v's).
   f("ring_chain_halves held 128x128x64 w8 s2",
     run_ring_chain_halves<128, 128, 64, 8, 2, B, true>(100, 256, seed + 90));
   f("ring_chain_halves held 128x128x64 w8 s2 ragged",
     run_ring_chain_halves<128, 128, 64, 8, 2, B, true>(128, 150, seed + 91));
+  f("ring_chain_halves held 128x128x64 w8 s3",
+    run_ring_chain_halves<128, 128, 64, 8, 3, B, true>(77, 320, seed + 93));
   f("ring_chain_halves held 128x128x64 w8 s0",
     run_ring_chain_halves<128, 128, 64, 8, 0, B, true>(61, 130, seed + 92));
   f("ring_chain_ahead 128x128x64 w8 s2",
