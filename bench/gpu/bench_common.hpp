@@ -43,8 +43,9 @@ inline timing time_it(const std::function<void()>& f) {
 }
 
 // Relative L2 error of `samples` random entries of c = a @ b (all M x M, row-major, on the host).
-inline double matmul_spot_err(const std::vector<bv::half>& a, const std::vector<bv::half>& b,
-                              const std::vector<bv::half>& c, int M, int samples, unsigned seed) {
+template <class O>
+double matmul_spot_err(const std::vector<bv::half>& a, const std::vector<bv::half>& b,
+                       const std::vector<O>& c, int M, int samples, unsigned seed) {
   double num = 0, den = 0;
   std::mt19937 rng(seed);
   for (int t = 0; t < samples; ++t) {

@@ -75,8 +75,8 @@ double worst_f16_checks(
 // once per process (their host generation takes seconds), c poisoned first (NaN: an element left
 // unwritten fails the spot check), the median of 10 launches after 3, then 32 x 17 entries of c
 // against double-precision dot products. Prints one line after the variant's ragged checks (ok,
-// worst) and returns the time in ms.
-template <class F>
+// worst) and returns the time in ms. O: c's element type (f16, or f32 for an f32 result).
+template <class O = bv::half, class F>
 double time_f16_8192(const char* name, bool ok, double worst, F&& run) {
   using namespace bv;
   const int M = 8192;
@@ -85,13 +85,14 @@ double time_f16_8192(const char* name, bool ok, double worst, F&& run) {
                       hb = host_random<half>(size_t(8192) * 8192, 5);
     device_tensor<half> a = device_tensor<half>::from_host("a", {8192, 8192}, ha.data());
     device_tensor<half> b = device_tensor<half>::from_host("b", {8192, 8192}, hb.data());
-    device_tensor<half> c = device_tensor<half>::empty("c", {8192, 8192});
   };
   static operands* big = new operands;  // kept to the end of the process
-  auto &a = big->a, &b = big->b, &c = big->c;
+  static auto* out = new device_tensor<O>(device_tensor<O>::empty("c", {8192, 8192}));
+  auto &a = big->a, &b = big->b;
+  auto& c = *out;
   c.fill_bytes(0xff);
   const double t = median_ms([&] { run(a, b, c); }, 10, 3);
-  std::vector<half> hc(size_t(M) * M);
+  std::vector<O> hc(size_t(M) * M);
   c.copy_to_host(hc.data());
   const double err = matmul_spot_err(big->ha, big->hb, hc, M, 32, 17);
   std::printf("%-34s check %s (worst %.1e)  8192^3 %.4f ms  %.1f TFLOP/s  spot err %.1e\n", name,

@@ -4,7 +4,7 @@
 // development tool for the block-pointer pipeline; the figures that count come from
 // `blockvec bench --backend gpu matmul_f16`. sm_90a gives the wgmma path (block_ptr.hpp), sm_90
 // mma.sync; -DBV_DEV_ONE -DD_BM=.. -DD_BN=.. -DD_BK=.. -DD_W=.. -DD_S=.. [-DD_MP=..] builds one
-// shape.
+// shape. --f32out times f16 inputs with f32 results instead.
 //   nvcc -std=c++20 -arch=sm_90a -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
 //        -Itests/lang bench/gpu/matmul_dev.cu -o matmul_dev
 #include <cmath>
@@ -58,6 +58,28 @@ int main(int argc, char** argv) {
       bv::kernels::matmul(a, a, c);
       gpu::synchronize();
       return 0;
+    }
+    if (argc > 1 && std::string(argv[1]) == "--f32out") {
+      // f16 inputs, f32 results: the launcher's row (chosen by the inputs' size) and tiles whose
+      // f32 epilogue ptxas compiles without spills.
+      const auto f32 = [&](const char* name, auto f) {
+        const double worst = bench::worst_f16_checks(f);
+        const bool ok = worst < 2e-3;
+        failures += !ok;
+        bench::time_f16_8192<float>(name, ok, worst, f);
+      };
+      for (int round = 0; round < 2; ++round) {
+        f32("f32 out: launcher (matmul)",
+            [](auto& a, auto& b, auto& c) { bv::kernels::matmul(a, b, c); });
+        f32("f32 out: 128x128x64 W8 S4",
+            [](auto& a, auto& b, auto& c) { tiles<128, 128, 64, 8, 4>(a, b, c); });
+        f32("f32 out: 128x128x64 W4 S4",
+            [](auto& a, auto& b, auto& c) { tiles<128, 128, 64, 4, 4>(a, b, c); });
+        f32("f32 out: 256x128x64 W8 S4",
+            [](auto& a, auto& b, auto& c) { tiles<256, 128, 64, 8, 4>(a, b, c); });
+      }
+      std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
+      return failures ? 1 : 0;
     }
     failures += !bench::misuse_check<half, 66>("f16", 1e-3);
     auto go = [&](const char* name, auto f) { variant(name, f, !quick); };
