@@ -62,11 +62,11 @@ BV_KERNEL void ln_late(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T
             load(b + cols, mask, 0.0f).to(f32),
         mask);
 }
-// x kept as f16 across the reduction, y formed as x * r + c (c = -(shift + mean) * r), so that
-// no f32 value of the row from before the reduction is reused after it (ptxas otherwise keeps
+// x kept as f16 across the reduction, y formed as x * r + c (c = -mean * r) or (x - mean) * r, so
+// that no f32 value of the row from before the reduction is reused after it (ptxas otherwise keeps
 // x - shift, the reduction's input, alive across it: 32 f32 registers a thread at 8 warps); w and b
 // loaded before the reduction (HOIST) or after it.
-template <class T, int BLOCK, int W, bool HOIST>
+template <class T, int BLOCK, int W, bool HOIST, bool FMA = true>
 BV_KERNEL void ln_fma(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T> b, ptr<T> y,
                       ptr<float> mean, ptr<float> rstd, int sx, int sy, int n, float eps) {
   const int row = p.id(0);
@@ -82,14 +82,20 @@ BV_KERNEL void ln_fma(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T>
     const float r = rsqrt((var > 0.0f ? var : 0.0f) + eps);
     store(mean + row, shift + dm);
     store(rstd + row, r);
-    const float c = -(shift + dm) * r;
+    // FMA: x * r + c, c = -(mean) * r; otherwise (x - mean) * r, as the reference writes it (no
+    // cancellation between two large products when the mean is large against the spread).
+    const float mu = shift + dm, c = -mu * r;
+    auto xhat = [&] {
+      if constexpr (FMA)
+        return xh.to(f32) * r + c;
+      else
+        return (xh.to(f32) - mu) * r;
+    };
     if constexpr (HOIST)
-      store(y + row * sy + cols, (xh.to(f32) * r + c) * wv.to(f32) + bv_.to(f32), mask);
+      store(y + row * sy + cols, xhat() * wv.to(f32) + bv_.to(f32), mask);
     else
       store(y + row * sy + cols,
-            (xh.to(f32) * r + c) * load(w + cols, mask, 0.0f).to(f32) +
-                load(b + cols, mask, 0.0f).to(f32),
-            mask);
+            xhat() * load(w + cols, mask, 0.0f).to(f32) + load(b + cols, mask, 0.0f).to(f32), mask);
   };
   if constexpr (HOIST)
     fin(load(w + cols, mask, 0.0f), load(b + cols, mask, 0.0f));
@@ -260,6 +266,10 @@ int main() {
       variant<ln_fma<half, 8192, 16, false>, 3>("fma late w,b W16 P3", t);
       variant<ln_fma<half, 8192, 16, false>, 4>("fma late w,b W16 P4", t);
       variant<ln_fma<half, 8192, 4, false>, 8>("fma late w,b W4 P8", t);
+      variant<ln_fma<half, 8192, 8, true, false>, 4>("x - mean W8 P4", t);
+      variant<ln_fma<half, 8192, 8, false, false>, 4>("x - mean late w,b W8 P4", t);
+      variant<ln_fma<half, 8192, 8, false, false>, 5>("x - mean late w,b W8 P5", t);
+      variant<ln_fma<half, 8192, 16, false, false>, 3>("x - mean late w,b W16 P3", t);
     }
     std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
     return failures ? 1 : 0;
