@@ -1,8 +1,7 @@
-// LayerNorm forward f16 8192 x 8192 (bench/gpu/layernorm_peer.py's shape): the kernels/ kernel
-// against variants that hold less of the row in registers across the reduction, so that more
-// programs (rows in flight) fit per SM, and variants of several rows a program; the first line is
-// the launcher's row for sm_90. Each variant is
-// checked against the kernels/ kernel (y, mean and rstd, every element), which is checked against a
+// LayerNorm forward f16 8192 x 8192 (bench/gpu/layernorm_peer.py's shape): the kernels/ kernel at
+// sm_90's row (the first line) against forms of it: y as x * r + c, w and b loaded after the
+// reduction, other warps and registers for other numbers of programs an SM. Each variant is checked
+// against the kernels/ kernel (y, mean and rstd, every element), which is checked against a
 // double-precision host LayerNorm on sampled rows; then timed (median of 20 after 3 warm-up
 // launches, CUDA events). A development tool: the figures that count come from `blockvec bench
 // --backend gpu layernorm`.
@@ -20,53 +19,11 @@
 using namespace bv;
 
 namespace {
-// x kept as f16 across the reduction (half the registers of the f32 d); d recomputed after it.
-template <class T, int BLOCK, int W>
-BV_KERNEL void ln_keep16(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T> b, ptr<T> y,
-                         ptr<float> mean, ptr<float> rstd, int sx, int sy, int n, float eps) {
-  const int row = p.id(0);
-  auto cols = arange<BLOCK>(p);
-  auto mask = cols < n;
-  auto xh = load(x + row * sx + cols, mask, 0.0f);
-  const float shift = static_cast<float>(load(x + row * sx));
-  auto wv = load(w + cols, mask, 0.0f);
-  auto bv_ = load(b + cols, mask, 0.0f);
-  auto d = where(mask, xh.to(f32) - shift, 0.0f);
-  const auto s = sum2(d, d * d);
-  const float dm = s.first / n;
-  const float var = s.second / n - dm * dm;
-  const float r = rsqrt((var > 0.0f ? var : 0.0f) + eps);
-  store(mean + row, shift + dm);
-  store(rstd + row, r);
-  store(y + row * sy + cols, (xh.to(f32) - shift - dm) * r * wv.to(f32) + bv_.to(f32), mask);
-}
-// x kept as f16 across the reduction, w and b loaded only after it (from L2, the same for every
-// row): the registers across the reduction are x's alone, for more programs an SM.
-template <class T, int BLOCK, int W>
-BV_KERNEL void ln_late(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T> b, ptr<T> y,
-                       ptr<float> mean, ptr<float> rstd, int sx, int sy, int n, float eps) {
-  const int row = p.id(0);
-  auto cols = arange<BLOCK>(p);
-  auto mask = cols < n;
-  auto xh = load(x + row * sx + cols, mask, 0.0f);
-  const float shift = static_cast<float>(load(x + row * sx));
-  auto d = where(mask, xh.to(f32) - shift, 0.0f);
-  const auto s = sum2(d, d * d);
-  const float dm = s.first / n;
-  const float var = s.second / n - dm * dm;
-  const float r = rsqrt((var > 0.0f ? var : 0.0f) + eps);
-  store(mean + row, shift + dm);
-  store(rstd + row, r);
-  store(y + row * sy + cols,
-        (xh.to(f32) - shift - dm) * r * load(w + cols, mask, 0.0f).to(f32) +
-            load(b + cols, mask, 0.0f).to(f32),
-        mask);
-}
 // x kept as f16 across the reduction, y formed as x * r + c (c = -mean * r) or (x - mean) * r, so
 // that no f32 value of the row from before the reduction is reused after it (ptxas otherwise keeps
 // x - shift, the reduction's input, alive across it: 32 f32 registers a thread at 8 warps); w and b
 // loaded before the reduction (HOIST) or after it.
-template <class T, int BLOCK, int W, bool HOIST, bool FMA = true>
+template <class T, int BLOCK, int W, bool HOIST, int FORM = 0>
 BV_KERNEL void ln_fma(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T> b, ptr<T> y,
                       ptr<float> mean, ptr<float> rstd, int sx, int sy, int n, float eps) {
   const int row = p.id(0);
@@ -82,14 +39,17 @@ BV_KERNEL void ln_fma(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T>
     const float r = rsqrt((var > 0.0f ? var : 0.0f) + eps);
     store(mean + row, shift + dm);
     store(rstd + row, r);
-    // FMA: x * r + c, c = -(mean) * r; otherwise (x - mean) * r, as the reference writes it (no
-    // cancellation between two large products when the mean is large against the spread).
+    // FORM 0: x * r + c, c = -mean * r; 1: (x - mean) * r, as the reference writes it (no
+    // cancellation between two large products when the mean is large against the spread); 2:
+    // ((x - shift) - dm) * r, the kernels/ kernel's form before.
     const float mu = shift + dm, c = -mu * r;
     auto xhat = [&] {
-      if constexpr (FMA)
+      if constexpr (FORM == 0)
         return xh.to(f32) * r + c;
-      else
+      else if constexpr (FORM == 1)
         return (xh.to(f32) - mu) * r;
+      else
+        return (xh.to(f32) - shift - dm) * r;
     };
     if constexpr (HOIST)
       store(y + row * sy + cols, xhat() * wv.to(f32) + bv_.to(f32), mask);
@@ -102,72 +62,6 @@ BV_KERNEL void ln_fma(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T>
   else
     fin(0, 0);
 }
-// x read again after the reduction (from L2, as Triton's tutorial does): nothing of the row
-// lives across it; w and b loaded before it (HOIST) or after.
-template <class T, int BLOCK, int W, bool HOIST>
-BV_KERNEL void ln_reload(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T> b, ptr<T> y,
-                         ptr<float> mean, ptr<float> rstd, int sx, int sy, int n, float eps) {
-  const int row = p.id(0);
-  auto cols = arange<BLOCK>(p);
-  auto mask = cols < n;
-  const float shift = static_cast<float>(load(x + row * sx));
-  auto d = where(mask, load(x + row * sx + cols, mask, 0.0f).to(f32) - shift, 0.0f);
-  auto fin = [&](auto wv, auto bv_) {
-    const auto s = sum2(d, d * d);
-    const float dm = s.first / n;
-    const float var = s.second / n - dm * dm;
-    const float r = rsqrt((var > 0.0f ? var : 0.0f) + eps);
-    store(mean + row, shift + dm);
-    store(rstd + row, r);
-    auto x2 = load(x + row * sx + cols, mask, 0.0f).to(f32);
-    if constexpr (HOIST)
-      store(y + row * sy + cols, (x2 - shift - dm) * r * wv.to(f32) + bv_.to(f32), mask);
-    else
-      store(y + row * sy + cols,
-            (x2 - shift - dm) * r * load(w + cols, mask, 0.0f).to(f32) +
-                load(b + cols, mask, 0.0f).to(f32),
-            mask);
-  };
-  if constexpr (HOIST)
-    fin(load(w + cols, mask, 0.0f), load(b + cols, mask, 0.0f));
-  else
-    fin(0, 0);
-}
-
-// RP rows a program: every row's x loaded first (RP rows' loads in flight together, where a
-// program of one row has nothing in flight during its reduction), w and b once for all of them;
-// then each row's statistics and y. Rows: a multiple of RP here.
-template <class T, int BLOCK, int W, int RP>
-BV_KERNEL void ln_rows(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T> b, ptr<T> y,
-                       ptr<float> mean, ptr<float> rstd, int sx, int sy, int n, float eps) {
-  const int row0 = p.id(0) * RP;
-  auto cols = arange<BLOCK>(p);
-  auto mask = cols < n;
-  using xblock = decltype(load(x + cols, mask, 0.0f));
-  xblock xs[RP];
-  float shift[RP];
-#pragma unroll
-  for (int i = 0; i < RP; ++i) {
-    xs[i] = load(x + (row0 + i) * sx + cols, mask, 0.0f);
-    shift[i] = static_cast<float>(load(x + (row0 + i) * sx));
-  }
-  auto wv = load(w + cols, mask, 0.0f);
-  auto bv_ = load(b + cols, mask, 0.0f);
-#pragma unroll
-  for (int i = 0; i < RP; ++i) {
-    const int row = row0 + i;
-    auto d = where(mask, xs[i].to(f32) - shift[i], 0.0f);
-    const auto s = sum2(d, d * d);
-    const float dm = s.first / n;
-    const float var = s.second / n - dm * dm;
-    const float r = rsqrt((var > 0.0f ? var : 0.0f) + eps);
-    store(mean + row, shift[i] + dm);
-    store(rstd + row, r);
-    store(y + row * sy + cols, (xs[i].to(f32) - shift[i] - dm) * r * wv.to(f32) + bv_.to(f32),
-          mask);
-  }
-}
-
 constexpr int R = 8192, C = 8192;
 struct bufs {
   device_tensor<half> x, w, b, y;
@@ -266,10 +160,10 @@ int main() {
       variant<ln_fma<half, 8192, 16, false>, 3>("fma late w,b W16 P3", t);
       variant<ln_fma<half, 8192, 16, false>, 4>("fma late w,b W16 P4", t);
       variant<ln_fma<half, 8192, 4, false>, 8>("fma late w,b W4 P8", t);
-      variant<ln_fma<half, 8192, 8, true, false>, 4>("x - mean W8 P4", t);
-      variant<ln_fma<half, 8192, 8, false, false>, 4>("x - mean late w,b W8 P4", t);
-      variant<ln_fma<half, 8192, 8, false, false>, 5>("x - mean late w,b W8 P5", t);
-      variant<ln_fma<half, 8192, 16, false, false>, 3>("x - mean late w,b W16 P3", t);
+      variant<ln_fma<half, 8192, 8, true, 2>, 4>("(x - shift) - dm W8 P4 (before)", t);
+      variant<ln_fma<half, 8192, 8, false, 1>, 4>("x - mean late w,b W8 P4", t);
+      variant<ln_fma<half, 8192, 8, false, 1>, 5>("x - mean late w,b W8 P5", t);
+      variant<ln_fma<half, 8192, 16, false, 1>, 3>("x - mean late w,b W16 P3", t);
     }
     std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
     return failures ? 1 : 0;
