@@ -815,6 +815,19 @@ void streamed_load(program_state& s, const std::source_location& loc) {
   report(std::move(d));
 }
 
+void unpipelined_stream(program_state& s, const std::source_location& loc) {
+  diagnostic d;
+  d.kind = "stream-slots";
+  d.sev = severity::note;
+  d.headline = "a moving tile stream's block pointer has one ring slot (max_slots<1>)";
+  d.hint =
+      "on a GPU each step then waits for its own tile's copy; leave max_slots out (or give it 2 "
+      "or more) for a pipelined stream: one slot is for a tile held along {0, 0}";
+  complete(d, &loc);
+  d.pid = s.pid;
+  report(std::move(d));
+}
+
 }  // namespace detail
 
 namespace debug {

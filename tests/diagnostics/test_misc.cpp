@@ -146,12 +146,24 @@ void stream_tiles(program<4> p, ptr<const float> x, ptr<float> out, int n, bool 
   store(out + ((p.id(0) * 32 + r.col()) * 32 + r.row()), acc);
 }
 
+// stream_tiles' sums with the streamed block pointer capped at one ring slot: the same values, and
+// a note (stream-slots) that on a GPU the stream is not pipelined.
+void stream_one_slot(program<4> p, ptr<const float> x, ptr<float> out, int n) {
+  auto bp = make_block_ptr<32, 32>(p, x, {32, n}, {n, 1}, {0, 0}, max_slots<1>);
+  auto acc = for_range(p, 0, n, 32, zeros<float, 32, 32>(p),
+                       along(bp, {0, 32}, boundary_check(1)),  // @oneslot
+                       [&](int, const auto& t, auto acc) { return acc + t; });
+  auto r = arange<32>(p);
+  store(out + (r.col() * 32 + r.row()), acc);
+}
+
 // stream_tiles' sums plus, at every step, the tile of h [32, 32] a held stream (along {0, 0})
 // holds; each step then stores that tile plus one over h. A held stream's tile is loaded once, at
-// the first step, so every step adds h's first values (on a GPU it stays in its ring's slot).
+// the first step, so every step adds h's first values (on a GPU it stays in its ring's slot, the
+// one slot max_slots<1> gives it, and no note is said).
 void held_stream(program<4> p, ptr<const float> x, ptr<float> h, ptr<float> out, int n) {
   auto bp = make_block_ptr<32, 32>(p, x, {32, n}, {n, 1}, {0, 0});
-  auto hp = make_block_ptr<32, 32>(p, h, {32, 32}, {32, 1}, {0, 0});
+  auto hp = make_block_ptr<32, 32>(p, h, {32, 32}, {32, 1}, {0, 0}, max_slots<1>);
   auto r = arange<32>(p);
   auto acc = for_range(p, 0, n, 32, zeros<float, 32, 32>(p), along(hp, {0, 0}),
                        along(bp, {0, 32}, boundary_check(1)),
@@ -337,6 +349,18 @@ BV_DIAG_CASE(clean_stream_tiles) {
   for (int i = 0; i < 32; ++i)
     for (int j = 0; j < 32; ++j) {
       double want = 4 * double(x(i, j));  // four steps add the first tile through `other`
+      for (int k = j; k < 100; k += 32) want += x(i, k);
+      CHECK(out(i, j) == doctest::Approx(want).epsilon(1e-5));
+    }
+}
+
+BV_DIAG_CASE(stream_one_slot) {
+  auto x = tensor<float>::randn("x", {32, 100}, 17);
+  auto out = tensor<float>::full("out", {32, 32}, std::nanf(""));
+  launch<stream_one_slot>(grid(1), x, out, 100);
+  for (int i = 0; i < 32; ++i)
+    for (int j = 0; j < 32; ++j) {
+      double want = 0;
       for (int k = j; k < 100; k += 32) want += x(i, k);
       CHECK(out(i, j) == doctest::Approx(want).epsilon(1e-5));
     }

@@ -82,3 +82,27 @@ TEST_CASE("layernorm f16 and bf16") {
 TEST_CASE("layernorm: a row wider than 1024 takes the 4096 block") {
   check_layernorm<float>(40, 3000, fresh_seed());
 }
+
+TEST_CASE("layernorm: rows far from zero with a small spread keep their precision") {
+  // What the shifted sums (d = x - x[row, 0]) are for: y formed as x - mean would carry the mean's
+  // f32 rounding (half an ulp of 1000, 3e-5) against a spread of 0.01, 3e-3 of every xhat.
+  const uint64_t seed = fresh_seed();
+  CAPTURE(seed);
+  std::mt19937_64 rng(seed);
+  const int m = ragged(rng, 3, 12), n = ragged(rng, 1000, 3000);
+  auto x = tensor<float>::randn("x", {m, n}, seed, 0.01);
+  for (int64_t i = 0; i < x.numel(); ++i) x.flat(i) += 1000.0f;
+  auto w = tensor<float>::randn("w", {n}, seed + 1);
+  auto b = tensor<float>::randn("b", {n}, seed + 2);
+  const auto ref = kernels::ref::layernorm_fwd(x, w, b);
+  auto y = tensor<float>::empty("y", {m, n});
+  auto mean = tensor<float>::empty("mean", {m});
+  auto rstd = tensor<float>::empty("rstd", {m});
+  poison(y);
+  poison(mean);
+  poison(rstd);
+  CHECK(kernels::layernorm_fwd(x, w, b, y, mean, rstd).ok());
+  BV_CHECK_CLOSE(y, ref.y, 1e-5);
+  BV_CHECK_CLOSE(mean, ref.mean, 1e-7);
+  BV_CHECK_CLOSE(rstd, ref.rstd, 1e-5);
+}

@@ -6,7 +6,8 @@
 //
 // NVIDIA sm_80+, 16-bit tiles whose rows and columns are multiples of 32: a block pointer made
 // while the launch gives its program dynamic LDS (a gpu_tuning's Stages, bv/launch_tuning.hpp) owns
-// a ring of `stages` tile slots there, filled by cp.async (zero-filled outside the tensor,
+// a ring of `stages` tile slots there (at most ring_max_stages, and at most N for make_block_ptr's
+// max_slots<N>), filled by cp.async (zero-filled outside the tensor,
 // completion tracked per slot by an mbarrier), each slot an image of the tile in one of two
 // formats (fmt_a: natural order, 16-byte copies, for an A operand; fmt_b: columns in mma order,
 // 4-byte copies, for a B operand; see fmt_b below). A load returns a tile view (bp_tile) of its
@@ -879,7 +880,7 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
         if (say && gpu::prim::thread_id() == 0)
           printf(
               "blockvec GPU: program (%d,%d,%d): make_block_ptr needs %d bytes of dynamic LDS "
-              "for its ring (%d stages); the launch gave %u. The launcher must size the "
+              "for its ring (%d slots); the launch gave %u. The launcher must size the "
               "dynamic LDS with block_ptr_lds_bytes.\n",
               p.id(0), p.id(1), p.id(2), p.lds_taken + p.lds_meta_taken, S,
               gpu::prim::dyn_lds_bytes());

@@ -25,6 +25,7 @@ struct block_ptr {
   // Which of its program's make_block_ptr calls made it (1, 2, ...; copies and advances keep it):
   // on a GPU, the LDS ring its loads go through.
   int id = 0;
+  int max_slots = unlimited_slots;  // make_block_ptr's max_slots<N>: its GPU ring's cap
   using element_type = T;
   using shape_type = shape<R, C>;
   static constexpr int waves = W;
@@ -38,7 +39,8 @@ block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, index2 sh
                                      index2 offsets, max_slots_t<N> = {}) {
   static_assert(rules::block_ptr_tile<R, C>());
   return {base,       shape.d0,   shape.d1,   strides.d0,
-          strides.d1, offsets.d0, offsets.d1, p.s != nullptr ? ++p.s->block_ptrs_made : 0};
+          strides.d1, offsets.d0, offsets.d1, p.s != nullptr ? ++p.s->block_ptrs_made : 0,
+          N};
 }
 
 // Dynamic LDS bytes a GPU launch gives block pointers of these tiles with `stages` ring slots each,
@@ -107,6 +109,9 @@ inline void check_not_streamed(int id, const std::source_location& loc) {
       return streamed_load(*s, loc);
     }
 }
+// A moving stream whose block pointer has max_slots<1> (stream-slots, a note): on a GPU its ring
+// cannot hold the next step's tile while this step's runs, so each step waits for its own copy.
+void unpipelined_stream(program_state& s, const std::source_location& loc);
 // A for_range's streams, marked in program_state::streams while its loop runs, with the step the
 // loop is at.
 class streaming_scope {
@@ -190,6 +195,8 @@ Acc stream_loop(program_state* st, int lo, int hi, int step, Acc acc, Body& body
     bad_loop_step(*st, lo, hi, step, locs[0]);
     return acc;
   }
+  if (st != nullptr)
+    ((!s.held() && s.bp.max_slots < 2 ? unpipelined_stream(*st, s.loc) : void()), ...);
   streaming_scope scope(st, for_range_steps(lo, hi, step), s...);
   using tiles = std::tuple<decltype(stream_tile(s, 0))...>;
   tiles first{};  // step 0's tiles: the held streams' for every step

@@ -748,24 +748,23 @@ struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 3>
 // not every tile sized for 16-bit inputs fits an AMD workgroup's 64 KiB in f32 (sm_90's 64x64 at
 // D = 128: 125440 bytes, attention_fwd_lds_bytes).
 //
-// sm_90's 16-bit rows launch variant 3 at D = 64 (q, k and v in rings of 2 slots, k and v by the
-// TMA in images that need no permuting, o in an accumulator: 1.234 to 1.238 ms at 4x16x4096x64
-// f16 on an H200 against 1.311 to 1.319 for variant 1, v loaded beside k, and 0.733 to 0.738
-// against 0.747 to 0.750 causal; variant 2's rings lose 4 to 6% there; variant 5, q k^T a block
-// ahead, 0.906 against 0.867 ms, its registers capped for 2 programs an SM spilling, 1.29 with one)
-// and variant 4 at D = 128 on 128x128 tiles (the halves of D streamed, 128 keys a step: each k and
-// v half is then a wgmma A tile by its shape, streamed in the fmt_wm image both dots read, with
-// that image's tensor map from the kernel's earlier programs' format hints: 1.290 to 1.293 ms
-// against 1.940 to 1.952 for variant 6 on 128x64 tiles, q k^T a block ahead, which was the row
-// before, and 0.815 to 0.823 causal against 1.105 to 1.106; variant 6 on 128x128 spills; H200,
-// 2026-12-03). Variant 3 on 128x128 at D = 64 lost to the 128x64 row (0.878 to 0.890 ms against
-// 0.835 to 0.840). At D = 64 variant 3 runs on Triton's own Hopper tile, 64 query rows x 64 keys on
-// one warpgroup with registers for 4 programs an SM, since the softmax's row folds run in pairs
-// (gpu/reduce.hpp): 0.7362 to 0.7394 ms against 0.7372 to 0.7399 for 128x64 on 8 warps with 2, and
-// 0.4366 to 0.4402 causal against 0.4604 to 0.4665 (H200, 2026-12-05).
-// 16-bit,
-// D = 64, gfx942 (and sm_90 before the row above): BM = 128 query rows x BN = 64 keys a step, 8
-// waves, registers capped for 2 programs per SM. Measured at 4x16x4096x64 f16 on an H100
+// sm_90's 16-bit rows launch variant 3 at D = 64 (k and v in rings of 2 slots, q held in one, k and
+// v by the TMA in images that need no permuting, o in an accumulator: 1.234 to 1.238 ms at
+// 4x16x4096x64 f16 on an H200 against 1.311 to 1.319 for variant 1, v loaded beside k, and 0.733 to
+// 0.738 against 0.747 to 0.750 causal; variant 2's rings lose 4 to 6% there; variant 5, q k^T a
+// block ahead, 0.906 against 0.867 ms, its registers capped for 2 programs an SM spilling, 1.29
+// with one) and variant 4 at D = 128 on 128x128 tiles (the halves of D streamed, 128 keys a step:
+// each k and v half is then a wgmma A tile by its shape, streamed in the fmt_wm image both dots
+// read, with that image's tensor map from the kernel's earlier programs' format hints: 1.290
+// to 1.293 ms against 1.940 to 1.952 for variant 6 on 128x64 tiles, q k^T a block ahead, which was
+// the row before, and 0.815 to 0.823 causal against 1.105 to 1.106; variant 6 on 128x128 spills;
+// H200, 2026-12-03). Variant 3 on 128x128 at D = 64 lost to the 128x64 row (0.878 to 0.890 ms
+// against 0.835 to 0.840). At D = 64 variant 3 runs on Triton's own Hopper tile, 64 query rows x 64
+// keys on one warpgroup with registers for 4 programs an SM, since the softmax's row folds run in
+// pairs (gpu/reduce.hpp): 0.7362 to 0.7394 ms against 0.7372 to 0.7399 for 128x64 on 8 warps with
+// 2, and 0.4366 to 0.4402 causal against 0.4604 to 0.4665 (H200, 2026-12-05). 16-bit, D = 64,
+// gfx942 (and sm_90 before the row above): BM = 128 query rows x BN = 64 keys a step, 8 waves,
+// registers capped for 2 programs per SM. Measured at 4x16x4096x64 f16 on an H100
 // (docs/PERFORMANCE.md): 128x64 with 8 warps 4.59 ms against 5.91 for 64x64 with 4, and 1.55-1.58
 // ms with 2 programs per SM against 2.40 with 1 (the loop is latency-bound). D = 128 on sm_90,
 // variant 0: 128 query rows x 128 keys on 8 warps, one program an SM, 2.48 ms at 4x16x4096x128 on
@@ -962,8 +961,8 @@ void check_attention_shapes(const tensor<T>& q, const char* what) {
 }
 
 // The forward at head dimension D (q's) on the tiles given, in the kernel of Variant
-// (attention_fwd_variant), its block pointers with rings of Stages slots: only these instantiate
-// it.
+// (attention_fwd_variant), its block pointers with rings of Stages slots (a held tile's: one):
+// only these instantiate it.
 template <int D, int BM, int BN, int W, int MinPrograms, int Variant = 0, int Stages = 0, class T>
 launch_result attention_fwd_at(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
                                tensor<T>& o, tensor<float>& lse, bool causal) {
@@ -1002,7 +1001,8 @@ launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor
 // MinPrograms > 0 leaves registers for that many programs per SM (bv/launch_tuning.hpp); Variant 1
 // loads v beside k, Variant 2 reads k and v through block pointers, Variant 3 q, k and v,
 // Variant 4 their halves along D, Variants 5 and 6 are 3 and 4 with q k^T a key block ahead, with
-// rings of Stages slots where the GPU has them (Stages > 0 only for Variants 2 to 6). It
+// rings of Stages slots where the GPU has them (Stages > 0 only for Variants 2 to 6; q held in
+// one slot from Variant 3 on). It
 // instantiates the kernel for both head dimensions, so the tiles must fit the target at D = 128.
 template <int BM, int BN, int W = 4, int MinPrograms = 0, int Variant = 0, int Stages = 0, class T>
 launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
@@ -1078,7 +1078,7 @@ std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k,
 }
 // The same on the tiles given here (BM query rows, BN keys, W waves; MinPrograms as for
 // attention_fwd; Variant: dK/dV's kernel, 0 for q k^T, 1 for k q^T, whose q and dout go through
-// rings of Stages slots where the GPU has them, 2 for 1 with k and v held in their slots), both
+// rings of Stages slots where the GPU has them, 2 for 1 with k and v held in a slot each), both
 // kernels on one tile (dQ's variant 0), for both head dimensions.
 template <int BM, int BN, int W = 4, int MinPrograms = 0, int Variant = 0, int Stages = 0, class T>
 std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,

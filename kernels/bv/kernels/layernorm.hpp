@@ -30,7 +30,7 @@ BV_KERNEL void layernorm_fwd_kernel(program<W> p, ptr<const T> x, ptr<const T> w
   // x stays in its own dtype across the reduction and is widened again after it: for f16 that is
   // half the registers of an f32 copy, which at 16 warps and 64 registers per thread (two programs
   // per SM) removes the spill around the reduction (GPU 0.1434 -> 0.1357 ms at 8192 x 8192 on an
-  // H100, docs/PERFORMANCE.md).
+  // H100, docs/PERFORMANCE.md). The values are the same: x - shift is recomputed exactly.
   auto xs = load(x + row * sx + cols, mask, 0.0f);
   const float shift = static_cast<float>(load(x + row * sx));
   // w and b are loaded before the reduction, so that their latency overlaps it, and before d is
@@ -44,13 +44,9 @@ BV_KERNEL void layernorm_fwd_kernel(program<W> p, ptr<const T> x, ptr<const T> w
   const float dm = s1 / n;
   const float var = s2 / n - dm * dm;
   const float r = rsqrt((var > 0.0f ? var : 0.0f) + eps);
-  const float mu = shift + dm;
-  store(mean + row, mu);
+  store(mean + row, shift + dm);
   store(rstd + row, r);
-  // x - mean, not (x - shift) - dm: ptxas would keep x - shift, the reduction's input, alive
-  // across the reduction to reuse it here (8 warps with registers for 4 programs an SM: 36 bytes
-  // of spill where this form has 24, and 1.5% more time on an H100).
-  store(y + row * sy + cols, (xs.to(f32) - mu) * r * wv.to(f32) + bv_.to(f32), mask);
+  store(y + row * sy + cols, (xs.to(f32) - shift - dm) * r * wv.to(f32) + bv_.to(f32), mask);
 }
 
 // dx for one row: with xhat = (x - mean) * rstd and g = dy * w,

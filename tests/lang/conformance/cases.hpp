@@ -258,7 +258,7 @@ BV_KERNEL void ring_chain_halves(program<W> p, ptr<const half> q, ptr<const half
   auto k1 = make_block_ptr<BN, H>(p, k, {n, D}, {D, 1}, {0, H});
   auto v0 = make_block_ptr<BN, H>(p, v, {n, D}, {D, 1}, {0, 0});
   auto v1 = make_block_ptr<BN, H>(p, v, {n, D}, {D, 1}, {0, H});
-  constexpr auto q_slots = max_slots < Held ? 1 : unlimited_slots > ;
+  constexpr auto q_slots = max_slots<(Held ? 1 : unlimited_slots)>;
   const auto q0_bp = make_block_ptr<BM, H>(p, q, {m, D}, {D, 1}, {0, 0}, q_slots);
   const auto q1_bp = make_block_ptr<BM, H>(p, q, {m, D}, {D, 1}, {0, H}, q_slots);
   auto alpha = where(rm % 3 == 0, 0.5f, 1.0f);
