@@ -39,9 +39,10 @@ BV_KERNEL void ln_fma(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T>
     const float r = rsqrt((var > 0.0f ? var : 0.0f) + eps);
     store(mean + row, shift + dm);
     store(rstd + row, r);
-    // FORM 0: x * r + c, c = -mean * r; 1: (x - mean) * r, as the reference writes it (no
-    // cancellation between two large products when the mean is large against the spread); 2:
-    // ((x - shift) - dm) * r, the kernels/ kernel's form before.
+    // FORM 0: x * r + c, c = -mean * r; 1: (x - mean) * r, as the reference writes it; 2:
+    // ((x - shift) - dm) * r, the kernels/ kernel's form, the only one that keeps x - shift exact
+    // (on rows far from zero with a small spread 0 cancels two large products and 1 carries the
+    // mean's f32 rounding).
     const float mu = shift + dm, c = -mu * r;
     auto xhat = [&] {
       if constexpr (FORM == 0)
@@ -160,7 +161,7 @@ int main() {
       variant<ln_fma<half, 8192, 16, false>, 3>("fma late w,b W16 P3", t);
       variant<ln_fma<half, 8192, 16, false>, 4>("fma late w,b W16 P4", t);
       variant<ln_fma<half, 8192, 4, false>, 8>("fma late w,b W4 P8", t);
-      variant<ln_fma<half, 8192, 8, true, 2>, 4>("(x - shift) - dm W8 P4 (before)", t);
+      variant<ln_fma<half, 8192, 8, true, 2>, 4>("(x - shift) - dm W8 P4 (kernel's)", t);
       variant<ln_fma<half, 8192, 8, false, 1>, 4>("x - mean late w,b W8 P4", t);
       variant<ln_fma<half, 8192, 8, false, 1>, 5>("x - mean late w,b W8 P5", t);
       variant<ln_fma<half, 8192, 16, false, 1>, 3>("x - mean late w,b W16 P3", t);
