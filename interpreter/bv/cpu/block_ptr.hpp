@@ -25,7 +25,7 @@ struct block_ptr {
   // Which of its program's make_block_ptr calls made it (1, 2, ...; copies and advances keep it):
   // on a GPU, the LDS ring its loads go through.
   int id = 0;
-  int max_slots = unlimited_slots;  // make_block_ptr's max_slots<N>: its GPU ring's cap
+  int slot_cap = unlimited_slots;  // make_block_ptr's max_slots<N>: its GPU ring's cap
   using element_type = T;
   using shape_type = shape<R, C>;
   static constexpr int waves = W;
@@ -196,7 +196,7 @@ Acc stream_loop(program_state* st, int lo, int hi, int step, Acc acc, Body& body
     return acc;
   }
   if (st != nullptr)
-    ((!s.held() && s.bp.max_slots < 2 ? unpipelined_stream(*st, s.loc) : void()), ...);
+    ((!s.held() && s.bp.slot_cap < 2 ? unpipelined_stream(*st, s.loc) : void()), ...);
   streaming_scope scope(st, for_range_steps(lo, hi, step), s...);
   using tiles = std::tuple<decltype(stream_tile(s, 0))...>;
   tiles first{};  // step 0's tiles: the held streams' for every step
