@@ -71,25 +71,39 @@ double worst_f16_checks(
   return worst;
 }
 
-// The f16 product at 8192^3 that the matmul development tools time: run(a, b, c) on operands made
-// once per process (their host generation takes seconds), c poisoned first (NaN: an element left
-// unwritten fails the spot check), the median of 10 launches after 3, then 32 x 17 entries of c
-// against double-precision dot products. Prints one line after the variant's ragged checks (ok,
-// worst) and returns the time in ms. O: c's element type (f16, or f32 for an f32 result).
+// time_f16_8192's operands: made at the first call in the process (their host generation takes
+// seconds) and kept to its end, shared by every variant and result type.
+struct f16_8192_operands {
+  std::vector<bv::half> ha = host_random<bv::half>(size_t(8192) * 8192, 4),
+                        hb = host_random<bv::half>(size_t(8192) * 8192, 5);
+  bv::device_tensor<bv::half> a =
+      bv::device_tensor<bv::half>::from_host("a", {8192, 8192}, ha.data());
+  bv::device_tensor<bv::half> b =
+      bv::device_tensor<bv::half>::from_host("b", {8192, 8192}, hb.data());
+};
+inline f16_8192_operands& f16_8192() {
+  static auto* big = new f16_8192_operands;
+  return *big;
+}
+// The 8192^2 result of element type O, one per process and type.
+template <class O>
+bv::device_tensor<O>& f16_8192_out() {
+  static auto* out = new bv::device_tensor<O>(bv::device_tensor<O>::empty("c", {8192, 8192}));
+  return *out;
+}
+
+// The f16 product at 8192^3 that the matmul development tools time: run(a, b, c) on the
+// process's operands, c poisoned first (NaN: an element left unwritten fails the spot check), the
+// median of 10 launches after 3, then 32 x 17 entries of c against double-precision dot products.
+// Prints one line after the variant's ragged checks (ok, worst) and returns the time in ms. O: c's
+// element type (f16, or f32 for an f32 result).
 template <class O = bv::half, class F>
 double time_f16_8192(const char* name, bool ok, double worst, F&& run) {
   using namespace bv;
   const int M = 8192;
-  struct operands {
-    std::vector<half> ha = host_random<half>(size_t(8192) * 8192, 4),
-                      hb = host_random<half>(size_t(8192) * 8192, 5);
-    device_tensor<half> a = device_tensor<half>::from_host("a", {8192, 8192}, ha.data());
-    device_tensor<half> b = device_tensor<half>::from_host("b", {8192, 8192}, hb.data());
-  };
-  static operands* big = new operands;  // kept to the end of the process
-  static auto* out = new device_tensor<O>(device_tensor<O>::empty("c", {8192, 8192}));
+  f16_8192_operands* big = &f16_8192();
   auto &a = big->a, &b = big->b;
-  auto& c = *out;
+  auto& c = f16_8192_out<O>();
   c.fill_bytes(0xff);
   const double t = median_ms([&] { run(a, b, c); }, 10, 3);
   std::vector<O> hc(size_t(M) * M);

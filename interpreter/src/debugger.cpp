@@ -792,40 +792,40 @@ void debug_assert_failed(program_state& s, const std::source_location& loc, cons
   report(std::move(d));
 }
 
-void bad_loop_step(program_state& s, int lo, int hi, int step, const std::source_location& loc) {
+namespace {
+// A for_range diagnostic of program s at loc: what the loops below report.
+void report_loop(program_state& s, const std::source_location& loc, const char* kind, severity sev,
+                 std::string headline, const char* hint) {
   diagnostic d;
-  d.kind = "loop-step";
-  d.headline = "for_range(" + std::to_string(lo) + ", " + std::to_string(hi) + ") with step " +
-               std::to_string(step) + " never reaches its end";
-  d.hint = "the step must be positive; the loop did not run (on a GPU the kernel traps here)";
+  d.kind = kind;
+  d.sev = sev;
+  d.headline = std::move(headline);
+  d.hint = hint;
   complete(d, &loc);
   d.pid = s.pid;
   report(std::move(d));
+}
+}  // namespace
+
+void bad_loop_step(program_state& s, int lo, int hi, int step, const std::source_location& loc) {
+  report_loop(s, loc, "loop-step", severity::error,
+              "for_range(" + std::to_string(lo) + ", " + std::to_string(hi) + ") with step " +
+                  std::to_string(step) + " never reaches its end",
+              "the step must be positive; the loop did not run (on a GPU the kernel traps here)");
 }
 
 void streamed_load(program_state& s, const std::source_location& loc) {
-  diagnostic d;
-  d.kind = "stream-load";
-  d.headline = "load of a block pointer that the enclosing for_range streams (along)";
-  d.hint =
-      "read that tile through the body's argument for its stream; on a GPU the loop's pipeline "
-      "owns the block pointer's tiles and the kernel traps at the loop's end";
-  complete(d, &loc);
-  d.pid = s.pid;
-  report(std::move(d));
+  report_loop(s, loc, "stream-load", severity::error,
+              "load of a block pointer that the enclosing for_range streams (along)",
+              "read that tile through the body's argument for its stream; on a GPU the loop's "
+              "pipeline owns the block pointer's tiles and the kernel traps at the loop's end");
 }
 
 void unpipelined_stream(program_state& s, const std::source_location& loc) {
-  diagnostic d;
-  d.kind = "stream-slots";
-  d.sev = severity::note;
-  d.headline = "a moving tile stream's block pointer has one ring slot (max_slots<1>)";
-  d.hint =
-      "on a GPU each step then waits for its own tile's copy; leave max_slots out (or give it 2 "
-      "or more) for a pipelined stream: one slot is for a tile held along {0, 0}";
-  complete(d, &loc);
-  d.pid = s.pid;
-  report(std::move(d));
+  report_loop(s, loc, "stream-slots", severity::note,
+              "a moving tile stream's block pointer has one ring slot (max_slots<1>)",
+              "on a GPU each step then waits for its own tile's copy; leave max_slots out (or give "
+              "it 2 or more) for a pipelined stream: one slot is for a tile held along {0, 0}");
 }
 
 }  // namespace detail

@@ -3,6 +3,7 @@
 // sequential and shuffled schedules too.
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <bv/testing.hpp>
 
@@ -13,6 +14,26 @@ using namespace bv;
 using namespace bv::testing;
 
 namespace {
+
+// The forward into poisoned outputs against the reference, y and mean within their tolerances and
+// rstd within 1e-5; returns mean and rstd for the backward.
+template <class T, class Ref>
+std::pair<tensor<float>, tensor<float>> check_forward(const tensor<T>& x, const tensor<T>& w,
+                                                      const tensor<T>& b, const Ref& ref,
+                                                      double y_tol, double mean_tol) {
+  const int64_t m = x.size(0), n = x.size(1);
+  auto y = tensor<T>::empty("y", {m, n});
+  auto mean = tensor<float>::empty("mean", {m});
+  auto rstd = tensor<float>::empty("rstd", {m});
+  poison(y);
+  poison(mean);
+  poison(rstd);
+  CHECK(kernels::layernorm_fwd(x, w, b, y, mean, rstd).ok());
+  BV_CHECK_CLOSE(y, ref.y, y_tol);
+  BV_CHECK_CLOSE(mean, ref.mean, mean_tol);
+  BV_CHECK_CLOSE(rstd, ref.rstd, 1e-5);
+  return {std::move(mean), std::move(rstd)};
+}
 
 template <class T>
 void check_layernorm(int m, int n, uint64_t seed) {
@@ -36,16 +57,7 @@ void check_layernorm(int m, int n, uint64_t seed) {
   for (auto s : all_schedules()) {
     CAPTURE(schedule_name(s));
     schedule_scope scope(s, seed);
-    auto y = tensor<T>::empty("y", {m, n});
-    auto mean = tensor<float>::empty("mean", {m});
-    auto rstd = tensor<float>::empty("rstd", {m});
-    poison(y);
-    poison(mean);
-    poison(rstd);
-    CHECK(kernels::layernorm_fwd(x, w, b, y, mean, rstd).ok());
-    BV_CHECK_CLOSE(y, ref.y, tolerance<T>());
-    BV_CHECK_CLOSE(mean, ref.mean, mean_tol);
-    BV_CHECK_CLOSE(rstd, ref.rstd, 1e-5);
+    auto [mean, rstd] = check_forward(x, w, b, ref, tolerance<T>(), mean_tol);
 
     for (auto how : {kernels::reduction::lock, kernels::reduction::two_stage}) {
       CAPTURE(how == kernels::reduction::lock ? "lock" : "two-stage");
@@ -94,15 +106,5 @@ TEST_CASE("layernorm: rows far from zero with a small spread keep their precisio
   for (int64_t i = 0; i < x.numel(); ++i) x.flat(i) += 1000.0f;
   auto w = tensor<float>::randn("w", {n}, seed + 1);
   auto b = tensor<float>::randn("b", {n}, seed + 2);
-  const auto ref = kernels::ref::layernorm_fwd(x, w, b);
-  auto y = tensor<float>::empty("y", {m, n});
-  auto mean = tensor<float>::empty("mean", {m});
-  auto rstd = tensor<float>::empty("rstd", {m});
-  poison(y);
-  poison(mean);
-  poison(rstd);
-  CHECK(kernels::layernorm_fwd(x, w, b, y, mean, rstd).ok());
-  BV_CHECK_CLOSE(y, ref.y, 1e-5);
-  BV_CHECK_CLOSE(mean, ref.mean, 1e-7);
-  BV_CHECK_CLOSE(rstd, ref.rstd, 1e-5);
+  check_forward(x, w, b, kernels::ref::layernorm_fwd(x, w, b), 1e-5, 1e-7);
 }
