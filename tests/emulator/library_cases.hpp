@@ -26,6 +26,9 @@ struct cpu_case {
   std::vector<std::vector<float>> interp;
   std::vector<std::vector<double>> ref;
   double interp_seconds = 0;
+  // The kernels the interpreter's launchers (kernels/) launched, in order: the emulated recipes
+  // must launch the same ones, in the same configurations.
+  std::vector<std::string> kernels;
 };
 
 // The cases: a kernel (or a launcher's chain of kernels) at a small ragged size, by name.

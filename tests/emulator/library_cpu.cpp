@@ -73,6 +73,11 @@ struct builder {
     c.interp.push_back(std::move(v));
     c.ref.push_back(std::move(r));
   }
+  // Records what a launcher launched.
+  void launched(const bv::launch_result& r) { c.kernels.push_back(r.kernel); }
+  void launched(const std::vector<bv::launch_result>& rs) {
+    for (const auto& r : rs) launched(r);
+  }
   // Times the interpreter's launches (checks off).
   void run(const std::function<void()>& f) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -89,7 +94,7 @@ cpu_case attention(builder& b, bool causal, bool bwd) {
   auto o = tensor<T>::empty("o", {B, H, S, D});
   auto lse = tensor<float>::empty("lse", {B * H, S});
   if (!bwd) {
-    b.run([&] { k::attention_fwd(q, kk, v, o, lse, causal); });
+    b.run([&] { b.launched(k::attention_fwd(q, kk, v, o, lse, causal)); });
     const auto r = ref::attention_fwd(q, kk, v, causal);
     b.out("o", o, r.o);
     b.out("lse", lse, r.lse);
@@ -99,8 +104,8 @@ cpu_case attention(builder& b, bool causal, bool bwd) {
   auto dq = tensor<T>::empty("dq", {B, H, S, D}), dk = tensor<T>::empty("dk", {B, H, S, D}),
        dv = tensor<T>::empty("dv", {B, H, S, D});
   b.run([&] {
-    k::attention_fwd(q, kk, v, o, lse, causal);
-    k::attention_bwd(q, kk, v, o, lse, dout, dq, dk, dv, causal);
+    b.launched(k::attention_fwd(q, kk, v, o, lse, causal));
+    b.launched(k::attention_bwd(q, kk, v, o, lse, dout, dq, dk, dv, causal));
   });
   const auto r = ref::attention_bwd(q, kk, v, dout, causal);
   b.out("dq", dq, r.dq);
@@ -118,11 +123,11 @@ cpu_case matmul(builder& b, bool fused) {
   if (fused) {
     auto bias = b.in<T>({N});
     auto c = tensor<T>::empty("c", {M, N});
-    b.run([&] { k::matmul_bias_act<k::epilogue::gelu_tanh>(a, w, bias, c); });
+    b.run([&] { b.launched(k::matmul_bias_act<k::epilogue::gelu_tanh>(a, w, bias, c)); });
     b.out("c", c, ref::matmul_bias_act(a, w, bias, static_cast<int>(k::epilogue::gelu_tanh)));
   } else {
     auto c = tensor<float>::empty("c", {M, N});
-    b.run([&] { k::matmul(a, w, c); });
+    b.run([&] { b.launched(k::matmul(a, w, c)); });
     b.out("c", c, ref::matmul(a, w));
   }
   return b.c;
@@ -146,24 +151,24 @@ cpu_case run_cpu(const std::string& name, bv::target t, uint64_t seed) {
   if (name == "add") {
     auto x = b.in<float>({3001}), y = b.in<float>({3001});
     auto o = tensor<float>::empty("o", {3001});
-    b.run([&] { k::add(x, y, o); });
+    b.run([&] { b.launched(k::add(x, y, o)); });
     b.out("out", o, ref::add(x, y));
   } else if (name == "copy") {
     auto x = b.in<float>({2500});
     auto o = tensor<float>::empty("o", {2500});
-    b.run([&] { k::copy(x, o); });
+    b.run([&] { b.launched(k::copy(x, o)); });
     b.out("out", o, ref::copy(x));
   } else if (name == "softmax" || name == "softmax_looped") {
     const int64_t rows = name == "softmax" ? 3 : 2, cols = name == "softmax" ? 300 : 9000;
     auto x = b.in<float>({rows, cols}, 3.0);
     auto o = tensor<float>::empty("o", {rows, cols});
-    b.run([&] { k::softmax(x, o); });
+    b.run([&] { b.launched(k::softmax(x, o)); });
     b.out("out", o, ref::softmax(x));
   } else if (name == "rmsnorm_fwd") {
     auto x = b.in<float>({5, 300}), w = b.in<float>({300});
     auto y = tensor<float>::empty("y", {5, 300});
     auto rstd = tensor<float>::empty("rstd", {5});
-    b.run([&] { k::rmsnorm_fwd(x, w, y, rstd); });
+    b.run([&] { b.launched(k::rmsnorm_fwd(x, w, y, rstd)); });
     const auto r = ref::rmsnorm_fwd(x, w);
     b.out("y", y, r.y);
     b.out("rstd", rstd, r.rstd);
@@ -174,8 +179,8 @@ cpu_case run_cpu(const std::string& name, bv::target t, uint64_t seed) {
     auto rstd = tensor<float>::empty("rstd", {m});
     auto dx = tensor<float>::empty("dx", {m, n}), dw = tensor<float>::empty("dw", {n});
     b.run([&] {
-      k::rmsnorm_fwd(x, w, y, rstd);
-      k::rmsnorm_bwd(dy, x, w, rstd, dx, dw);
+      b.launched(k::rmsnorm_fwd(x, w, y, rstd));
+      b.launched(k::rmsnorm_bwd(dy, x, w, rstd, dx, dw));
     });
     const auto r = ref::rmsnorm_bwd(dy, x, w);
     b.out("dx", dx, r.dx);
@@ -184,7 +189,7 @@ cpu_case run_cpu(const std::string& name, bv::target t, uint64_t seed) {
     auto x = b.in<float>({5, 300}), w = b.in<float>({300}), bb = b.in<float>({300});
     auto y = tensor<float>::empty("y", {5, 300});
     auto mean = tensor<float>::empty("mean", {5}), rstd = tensor<float>::empty("rstd", {5});
-    b.run([&] { k::layernorm_fwd(x, w, bb, y, mean, rstd); });
+    b.run([&] { b.launched(k::layernorm_fwd(x, w, bb, y, mean, rstd)); });
     const auto r = ref::layernorm_fwd(x, w, bb);
     b.out("y", y, r.y);
     b.out("mean", mean, r.mean);
@@ -200,9 +205,9 @@ cpu_case run_cpu(const std::string& name, bv::target t, uint64_t seed) {
     auto dx = tensor<float>::empty("dx", {m, n}), dw = tensor<float>::empty("dw", {n}),
          db = tensor<float>::empty("db", {n});
     b.run([&] {
-      k::layernorm_fwd(x, w, bb, y, mean, rstd);
-      k::layernorm_bwd(dy, x, w, mean, rstd, dx, dw, db,
-                       lock ? k::reduction::lock : k::reduction::two_stage);
+      b.launched(k::layernorm_fwd(x, w, bb, y, mean, rstd));
+      b.launched(k::layernorm_bwd(dy, x, w, mean, rstd, dx, dw, db,
+                                  lock ? k::reduction::lock : k::reduction::two_stage));
     });
     const auto r = ref::layernorm_bwd(dy, x, w);
     b.out("dx", dx, r.dx);
@@ -211,24 +216,24 @@ cpu_case run_cpu(const std::string& name, bv::target t, uint64_t seed) {
   } else if (name == "silu_mul_fwd") {
     auto x = b.in<float>({3, 600});
     auto y = tensor<float>::empty("y", {3, 300});
-    b.run([&] { k::silu_mul_fwd(x, y); });
+    b.run([&] { b.launched(k::silu_mul_fwd(x, y)); });
     b.out("y", y, ref::act_mul_fwd(x, false));
   } else if (name == "gelu_mul_bwd") {
     auto dy = b.in<float>({3, 300}), x = b.in<float>({3, 600});
     auto dx = tensor<float>::empty("dx", {3, 600});
-    b.run([&] { k::gelu_mul_bwd(dy, x, dx); });
+    b.run([&] { b.launched(k::gelu_mul_bwd(dy, x, dx)); });
     b.out("dx", dx, ref::act_mul_bwd(dy, x, true));
   } else if (name == "dropout") {
     auto x = b.in<float>({3001});
     auto o = tensor<float>::empty("o", {3001});
-    b.run([&] { k::dropout(x, o, 0.3f, 5); });
+    b.run([&] { b.launched(k::dropout(x, o, 0.3f, 5)); });
     b.out("out", o, ref::dropout(x, 0.3f, 5));
   } else if (name == "cross_entropy_fwd" || name == "cross_entropy_bwd") {
     auto x = b.in<float>({3, 700}, 2.0);
     auto tg = b.targets(3, 700);
     auto loss = tensor<float>::empty("loss", {3}), lse = tensor<float>::empty("lse", {3});
     if (name == "cross_entropy_fwd") {
-      b.run([&] { k::cross_entropy_fwd(x, tg, loss, lse); });
+      b.run([&] { b.launched(k::cross_entropy_fwd(x, tg, loss, lse)); });
       const auto r = ref::cross_entropy_fwd(x, tg);
       b.out("loss", loss, r.loss);
       b.out("lse", lse, r.lse);
@@ -236,8 +241,8 @@ cpu_case run_cpu(const std::string& name, bv::target t, uint64_t seed) {
       auto dloss = b.in<float>({3});
       auto dx = tensor<float>::empty("dx", {3, 700});
       b.run([&] {
-        k::cross_entropy_fwd(x, tg, loss, lse);
-        k::cross_entropy_bwd(x, tg, lse, dloss, dx);
+        b.launched(k::cross_entropy_fwd(x, tg, loss, lse));
+        b.launched(k::cross_entropy_bwd(x, tg, lse, dloss, dx));
       });
       b.out("dx", dx, ref::cross_entropy_bwd(x, tg, dloss));
     }
@@ -256,12 +261,12 @@ cpu_case run_cpu(const std::string& name, bv::target t, uint64_t seed) {
   } else if (name == "conv2d") {
     auto x = b.in<float>({2, 3, 9, 10}), w = b.in<float>({4, 3, 3, 3}), bias = b.in<float>({4});
     auto o = tensor<float>::empty("o", {2, 4, 9, 10});
-    b.run([&] { k::conv2d(x, w, bias, o, k::conv2d_params{1, 1, 1, 1}); });
+    b.run([&] { b.launched(k::conv2d(x, w, bias, o, k::conv2d_params{1, 1, 1, 1})); });
     b.out("out", o, ref::conv2d(x, w, bias, 1, 1, 1, 1));
   } else if (name == "col_sum") {
     auto p = b.in<float>({5, 300});
     auto o = tensor<float>::empty("o", {300});
-    b.run([&] { k::col_sum(p, o); });
+    b.run([&] { b.launched(k::col_sum(p, o)); });
     std::vector<double> r(300, 0.0);
     for (int i = 0; i < 5; ++i)
       for (int j = 0; j < 300; ++j) r[j] += static_cast<double>(p.flat(i * 300 + j));
@@ -271,7 +276,7 @@ cpu_case run_cpu(const std::string& name, bv::target t, uint64_t seed) {
     auto src = b.in<bv::half>({S, cols});
     auto dst = tensor<bv::half>::empty("dst", {H, S, D});
     const k::rope_tables tab(S, D);
-    b.run([&] { k::rope_split<D>(src, col0, dst, tab, 1.0f); });
+    b.run([&] { b.launched(k::rope_split<D>(src, col0, dst, tab, 1.0f)); });
     std::vector<double> r(static_cast<size_t>(H * S * D));
     for (int h = 0; h < H; ++h)
       for (int s = 0; s < S; ++s)

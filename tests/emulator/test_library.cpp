@@ -2,13 +2,16 @@
 // the launch configuration each kernel declares for the target (the launch recipes of
 // bv/emu/library.hpp, shared with blockvec run --backend amd-emu), at small
 // ragged sizes with poisoned outputs: against the double references and against the interpreter
-// on the same inputs (library_cpu.cpp), with no diagnostic from the emulator's checks.
+// on the same inputs (library_cpu.cpp), with no diagnostic from the emulator's checks, and
+// launching the kernels, in the configurations, that the interpreter's launchers launched.
 #include <doctest/doctest.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <utility>
 
 #include "bv/bv.hpp"
 #include "bv/emu/library.hpp"
@@ -207,6 +210,18 @@ std::vector<std::vector<float>> run_emu(runs& r, const std::string& name,
   return {};
 }
 
+// Kernel names with the 16-bit element types spelled one way: the interpreter's are Eigen's,
+// the emulated lowering's _Float16 and bv::bfloat16.
+std::string same_types(std::string s) {
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"Eigen::bfloat16", "bf16"},
+                                 {"bv::bfloat16", "bf16"},
+                                 {"Eigen::half", "f16"},
+                                 {"_Float16", "f16"}})
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+      s.replace(at, from.size(), to);
+  return s;
+}
+
 // Tolerances against the double reference and against the interpreter, by element type.
 double tolerance(const std::string& name) {
   if (name.find("bf16") != std::string::npos) return 2e-2;
@@ -231,6 +246,12 @@ TEST_CASE(
       const auto outs = run_emu(r, name, cpu.inputs);
       r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       REQUIRE(outs.size() == cpu.outputs.size());
+      // The recipes launch what kernels/' launchers launch for this target: the same kernels in
+      // the same configurations, in the same order.
+      std::string launched, want;
+      for (const auto& x : r.all) launched += x.kernel + "\n";
+      for (const auto& x : cpu.kernels) want += x + "\n";
+      CHECK(same_types(launched) == same_types(want));
       bv::emu::counters sum;
       for (const auto& x : r.all) {
         for (const auto& d : x.diagnostics) CHECK_MESSAGE(false, d.text());

@@ -73,7 +73,7 @@ result layernorm_fwd(const device_tensor<T>& x, const device_tensor<T>& w,
                      const device_tensor<T>& b, device_tensor<T>& y, device_tensor<float>& mean,
                      device_tensor<float>& rstd, float eps = 1e-5f) {
   const int m = static_cast<int>(x.size(0)), n = static_cast<int>(x.size(1));
-  return with_config<kernels::layernorm_configs>(n, "layernorm_fwd", [&](auto c) {
+  return with_config<kernels::layernorm_fwd_configs>(n, "layernorm_fwd", [&](auto c) {
     constexpr launch_config cf = decltype(c)::value;
     return launch<kernels::layernorm_fwd_kernel<T, cf.block, cf.waves>>(grid(m), x, w, b, y, mean,
                                                                         rstd, n, n, n, eps);
