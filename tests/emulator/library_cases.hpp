@@ -26,8 +26,9 @@ struct cpu_case {
   std::vector<std::vector<float>> interp;
   std::vector<std::vector<double>> ref;
   double interp_seconds = 0;
-  // The kernels the interpreter's launchers (kernels/) launched, in order: the emulated recipes
-  // must launch the same ones, in the same configurations.
+  // The kernels the interpreter's launchers (kernels/) launched, in order, each with its count of
+  // programs ("name x programs"): the emulated recipes must launch the same ones, in the same
+  // configurations and grids.
   std::vector<std::string> kernels;
 };
 

@@ -74,7 +74,9 @@ struct builder {
     c.ref.push_back(std::move(r));
   }
   // Records what a launcher launched.
-  void launched(const bv::launch_result& r) { c.kernels.push_back(r.kernel); }
+  void launched(const bv::launch_result& r) {
+    c.kernels.push_back(r.kernel + " x " + std::to_string(r.programs));
+  }
   void launched(const std::vector<bv::launch_result>& rs) {
     for (const auto& r : rs) launched(r);
   }

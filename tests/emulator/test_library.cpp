@@ -249,8 +249,12 @@ TEST_CASE(
       // The recipes launch what kernels/' launchers launch for this target: the same kernels in
       // the same configurations, in the same order.
       std::string launched, want;
-      for (const auto& x : r.all) launched += x.kernel + "\n";
-      for (const auto& x : cpu.kernels) want += x + "\n";
+      for (const auto& x : r.all) launched += x.kernel + " x " + std::to_string(x.programs) + "\n";
+      for (const auto& x : cpu.kernels) {
+        CHECK(x.find("_kernel<") != std::string::npos);  // a kernel's name, with its arguments
+        want += x + "\n";
+      }
+      CHECK(!cpu.kernels.empty());
       CHECK(same_types(launched) == same_types(want));
       bv::emu::counters sum;
       for (const auto& x : r.all) {
