@@ -48,20 +48,6 @@ void check_and_report(int w, const device_tensor<float>& y, const std::vector<fl
   fflush(stdout);
 }
 
-// softmax_kernel on W warps; MP > 0: with registers left for MP programs an SM
-// (bv/launch_tuning.hpp).
-template <int W, int MP = 0>
-void per_row(const device_tensor<float>& x, const std::vector<float>& xh) {
-  auto y = device_tensor<float>::full("y", {R, C}, NAN);
-  auto go = [&] {
-    launch<kernels::softmax_kernel<float, C, W>>(gpu_tuning<0, MP>{}, grid(R), x, y, C, C, C);
-  };
-  go();
-  gpu::synchronize();
-  if (MP) printf("FAMILY softmax next: %d programs an SM\n", MP);
-  check_and_report(W, y, xh, time_it(go));
-}
-
 // softmax_kernel for rows of exactly BLOCK columns: no mask (Triton's EVEN heuristics), so no
 // compare per element and no lane-by-lane path beside each vector access.
 template <int BLOCK, int W>
@@ -73,14 +59,26 @@ BV_KERNEL void softmax_even(program<W> p, ptr<const float> x, ptr<float> out, in
   auto e = exp(v - max(v));
   store(out + row * out_stride + cols, e / sum(e));
 }
-template <int W>
-void even(const device_tensor<float>& x, const std::vector<float>& xh) {
+
+// Kernel K (softmax_kernel's arguments) on W warps, one program a row; MP > 0: with registers
+// left for MP programs an SM (bv/launch_tuning.hpp).
+template <auto K, int W, int MP>
+void time_rows(const device_tensor<float>& x, const std::vector<float>& xh) {
   auto y = device_tensor<float>::full("y", {R, C}, NAN);
-  auto go = [&] { launch<softmax_even<C, W>>(grid(R), x, y, C, C, C); };
+  auto go = [&] { launch<K>(gpu_tuning<0, MP>{}, grid(R), x, y, C, C, C); };
   go();
   gpu::synchronize();
-  printf("FAMILY softmax without a mask (rows of exactly %d):\n", C);
   check_and_report(W, y, xh, time_it(go));
+}
+template <int W, int MP = 0>
+void per_row(const device_tensor<float>& x, const std::vector<float>& xh) {
+  if (MP) printf("FAMILY softmax next: %d programs an SM\n", MP);
+  time_rows<kernels::softmax_kernel<float, C, W>, W, MP>(x, xh);
+}
+template <int W>
+void even(const device_tensor<float>& x, const std::vector<float>& xh) {
+  printf("FAMILY softmax without a mask (rows of exactly %d):\n", C);
+  time_rows<softmax_even<C, W>, W, 0>(x, xh);
 }
 
 // The library's launcher (kernels::softmax), which picks its row of softmax_configs for sm_90.

@@ -32,6 +32,11 @@ struct cpu_case {
   std::vector<std::string> kernels;
 };
 
+// One launch as the cases record it: the kernel's name and its count of programs.
+inline std::string launch_line(const std::string& kernel, int64_t programs) {
+  return kernel + " x " + std::to_string(programs);
+}
+
 // The cases: a kernel (or a launcher's chain of kernels) at a small ragged size, by name.
 // Element type: f32 unless the name ends in _f16 or _bf16. The norms' backward also runs on rows
 // just short of 4096 (_4k) and 8192 (_wide) columns, which take the 8- and 16-wave

@@ -75,7 +75,7 @@ struct builder {
   }
   // Records what a launcher launched.
   void launched(const bv::launch_result& r) {
-    c.kernels.push_back(r.kernel + " x " + std::to_string(r.programs));
+    c.kernels.push_back(launch_line(r.kernel, r.programs));
   }
   void launched(const std::vector<bv::launch_result>& rs) {
     for (const auto& r : rs) launched(r);

@@ -249,7 +249,7 @@ TEST_CASE(
       // The recipes launch what kernels/' launchers launch for this target: the same kernels in
       // the same configurations, in the same order.
       std::string launched, want;
-      for (const auto& x : r.all) launched += x.kernel + " x " + std::to_string(x.programs) + "\n";
+      for (const auto& x : r.all) launched += emu_lib::launch_line(x.kernel, x.programs) + "\n";
       for (const auto& x : cpu.kernels) {
         CHECK(x.find("_kernel<") != std::string::npos);  // a kernel's name, with its arguments
         want += x + "\n";

@@ -22,12 +22,9 @@ std::pair<tensor<float>, tensor<float>> check_forward(const tensor<T>& x, const 
                                                       const tensor<T>& b, const Ref& ref,
                                                       double y_tol, double mean_tol) {
   const int64_t m = x.size(0), n = x.size(1);
-  auto y = tensor<T>::empty("y", {m, n});
-  auto mean = tensor<float>::empty("mean", {m});
-  auto rstd = tensor<float>::empty("rstd", {m});
-  poison(y);
-  poison(mean);
-  poison(rstd);
+  auto y = poisoned<T>("y", {m, n});
+  auto mean = poisoned<float>("mean", {m});
+  auto rstd = poisoned<float>("rstd", {m});
   CHECK(kernels::layernorm_fwd(x, w, b, y, mean, rstd).ok());
   BV_CHECK_CLOSE(y, ref.y, y_tol);
   BV_CHECK_CLOSE(mean, ref.mean, mean_tol);
@@ -61,12 +58,9 @@ void check_layernorm(int m, int n, uint64_t seed) {
 
     for (auto how : {kernels::reduction::lock, kernels::reduction::two_stage}) {
       CAPTURE(how == kernels::reduction::lock ? "lock" : "two-stage");
-      auto dx = tensor<T>::empty("dx", {m, n});
-      auto dw = tensor<T>::empty("dw", {n});
-      auto db = tensor<T>::empty("db", {n});
-      poison(dx);
-      poison(dw);
-      poison(db);
+      auto dx = poisoned<T>("dx", {m, n});
+      auto dw = poisoned<T>("dw", {n});
+      auto db = poisoned<T>("db", {n});
       for (auto& r : kernels::layernorm_bwd(dy, x, w, mean, rstd, dx, dw, db, how)) CHECK(r.ok());
       BV_CHECK_CLOSE(dx, g.dx, tolerance<T>());
       BV_CHECK_CLOSE(dw, g.dw, tolerance<T>());

@@ -26,6 +26,14 @@ void poison(tensor<T>& t) {
     t.fill(static_cast<T>(-0x2a2a2a2a));
 }
 
+// A new tensor of this shape, poisoned: an output for a kernel to fill.
+template <class T>
+tensor<T> poisoned(const std::string& name, std::vector<int64_t> shape) {
+  auto t = tensor<T>::empty(name, std::move(shape));
+  poison(t);
+  return t;
+}
+
 // The relative L2 tolerance a dtype can meet (f32 1e-5, f16/bf16 1e-2).
 template <class T>
 constexpr double tolerance() {
@@ -34,8 +42,8 @@ constexpr double tolerance() {
 
 struct comparison {
   double max_abs = 0, rel_l2 = 0;
-  int64_t worst = -1;      // flat index of the largest error
-  int64_t nonfinite = 0;   // elements that are NaN/Inf in the result but not the reference
+  int64_t worst = -1;     // flat index of the largest error
+  int64_t nonfinite = 0;  // elements that are NaN/Inf in the result but not the reference
   int64_t count = 0;
   double got_worst = 0, ref_worst = 0;
   bool ok(double tol) const { return nonfinite == 0 && rel_l2 <= tol; }
@@ -118,9 +126,9 @@ inline int ragged(std::mt19937_64& rng, int lo, int hi, int avoid = 16) {
 
 // CHECK that a tensor matches a reference within a relative L2 tolerance, naming the worst
 // element when it does not.
-#define BV_CHECK_CLOSE(got, ref, tol)                                              \
-  do {                                                                              \
-    const auto bv_cmp_ = ::bv::testing::compare((got), (ref));                      \
-    INFO("tensor '" << (got).name() << "': " << bv_cmp_.describe());                \
-    CHECK(bv_cmp_.ok(tol));                                                         \
+#define BV_CHECK_CLOSE(got, ref, tol)                                \
+  do {                                                               \
+    const auto bv_cmp_ = ::bv::testing::compare((got), (ref));       \
+    INFO("tensor '" << (got).name() << "': " << bv_cmp_.describe()); \
+    CHECK(bv_cmp_.ok(tol));                                          \
   } while (0)
