@@ -44,11 +44,18 @@ BV_KERNEL void ln_fma(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T>
     else
       store(ptrs, v, mask);
   };
-  auto xh = ld(x + row * sx + cols);
+  // FORM 3 and 5: masked lanes load the shift itself, so that x - shift is 0 there without a
+  // select per element.
   const float shift = static_cast<float>(load(x + row * sx));
+  auto xh = [&] {
+    if constexpr (FORM == 3 || FORM == 5)
+      return load(x + row * sx + cols, mask, shift);
+    else
+      return ld(x + row * sx + cols);
+  }();
   auto fin = [&](auto wv, auto bv_) {
     auto d = [&] {
-      if constexpr (EVEN)
+      if constexpr (EVEN || FORM == 3 || FORM == 5)
         return xh.to(f32) - shift;
       else
         return where(mask, xh.to(f32) - shift, 0.0f);
@@ -59,16 +66,19 @@ BV_KERNEL void ln_fma(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T>
     const float r = rsqrt((var > 0.0f ? var : 0.0f) + eps);
     store(mean + row, shift + dm);
     store(rstd + row, r);
-    // FORM 0: x * r + c, c = -mean * r; 1: (x - mean) * r, as the reference writes it; 2:
-    // ((x - shift) - dm) * r, the kernels/ kernel's form, the only one that keeps x - shift exact
-    // (on rows far from zero with a small spread 0 cancels two large products and 1 carries the
-    // mean's f32 rounding).
-    const float mu = shift + dm, c = -mu * r;
+    // FORM 0: x * r + c, c = -mean * r; 1: (x - mean) * r, as the reference writes it; 2 and 5:
+    // ((x - shift) - dm) * r, the kernels/ kernel's form; 3 and 4: (x - shift) * r - dm * r, one
+    // FMA. 2 to 5 keep x - shift exact (on rows far from zero with a small spread 0 cancels two
+    // large products and 1 carries the mean's f32 rounding); 3 and 4 round dm * r, of the size of
+    // the row's values after normalising, not of its mean.
+    const float mu = shift + dm, c = -mu * r, cd = -dm * r;
     auto xhat = [&] {
       if constexpr (FORM == 0)
         return xh.to(f32) * r + c;
       else if constexpr (FORM == 1)
         return (xh.to(f32) - mu) * r;
+      else if constexpr (FORM == 3 || FORM == 4)
+        return (xh.to(f32) - shift) * r + cd;
       else
         return (xh.to(f32) - shift - dm) * r;
     };
@@ -82,6 +92,48 @@ BV_KERNEL void ln_fma(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T>
   else
     fin(0, 0);
 }
+// Persistent programs: grid() programs each walk rows row, row + programs, ..., holding w and b in
+// registers (loaded once, not once a row from L2); PF: the next row's x loaded before this row's
+// reduction. y by FORM 3 (one FMA) with the shift as the masked lanes' value.
+template <class T, int BLOCK, int W, bool PF>
+BV_KERNEL void ln_persist(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T> b, ptr<T> y,
+                          ptr<float> mean, ptr<float> rstd, int sx, int sy, int n, float eps,
+                          int rows) {
+  auto cols = arange<BLOCK>(p);
+  auto mask = cols < n;
+  const auto wv = load(w + cols, mask, 0.0f);
+  const auto bv_ = load(b + cols, mask, 0.0f);
+  const int step = p.num_programs(0);
+  int row = p.id(0);
+  if (row >= rows) return;
+  float shift = static_cast<float>(load(x + row * sx));
+  auto xh = load(x + row * sx + cols, mask, shift);
+  for (; row < rows; row += step) {
+    const int next = row + step < rows ? row + step : row;
+    float shift_n = 0.0f;
+    decltype(xh) xn;
+    if constexpr (PF) {
+      shift_n = static_cast<float>(load(x + next * sx));
+      xn = load(x + next * sx + cols, mask, shift_n);
+    }
+    auto d = xh.to(f32) - shift;
+    const auto s = sum2(d, d * d);
+    const float dm = s.first / n;
+    const float var = s.second / n - dm * dm;
+    const float r = rsqrt((var > 0.0f ? var : 0.0f) + eps);
+    store(mean + row, shift + dm);
+    store(rstd + row, r);
+    const float cd = -dm * r;
+    store(y + row * sy + cols, ((xh.to(f32) - shift) * r + cd) * wv.to(f32) + bv_.to(f32), mask);
+    if constexpr (PF) {
+      shift = shift_n;
+      xh = xn;
+    } else {
+      shift = static_cast<float>(load(x + next * sx));
+      xh = load(x + next * sx + cols, mask, shift);
+    }
+  }
+}
 constexpr int R = 8192, C = 8192;
 struct bufs {
   device_tensor<half> x, w, b, y;
@@ -89,21 +141,27 @@ struct bufs {
 };
 std::vector<half> hx, hw, hb;
 
-template <auto K, int MP, int RP = 1>
+// PS > 0: a persistent kernel, PS programs an SM.
+template <auto K, int MP, int RP = 1, int PS = 0>
 void run(bufs& t) {
-  launch<K>(gpu_tuning<0, MP>{}, grid(R / RP), t.x, t.w, t.b, t.y, t.mean, t.rstd, C, C, C, 1e-5f);
+  if constexpr (PS > 0)
+    launch<K>(gpu_tuning<0, MP>{}, grid(132 * PS), t.x, t.w, t.b, t.y, t.mean, t.rstd, C, C, C,
+              1e-5f, R);
+  else
+    launch<K>(gpu_tuning<0, MP>{}, grid(R / RP), t.x, t.w, t.b, t.y, t.mean, t.rstd, C, C, C,
+              1e-5f);
 }
 
 std::vector<half> ref_y;
 std::vector<float> ref_mean, ref_rstd;
 int failures = 0;
 
-template <auto K, int MP, int RP = 1>
+template <auto K, int MP, int RP = 1, int PS = 0>
 void variant(const char* name, bufs& t) {
   t.y.fill_bytes(0xff);
   t.mean.fill_bytes(0xff);
   t.rstd.fill_bytes(0xff);
-  run<K, MP, RP>(t);
+  run<K, MP, RP, PS>(t);
   gpu::synchronize();
   std::vector<half> y(size_t(R) * C);
   std::vector<float> m(R), r(R);
@@ -142,7 +200,7 @@ void variant(const char* name, bufs& t) {
   }
   const bool ok = worst < 1e-2;
   failures += !ok;
-  const double ms = bench::median_ms([&] { run<K, MP, RP>(t); }, 20, 3);
+  const double ms = bench::median_ms([&] { run<K, MP, RP, PS>(t); }, 20, 3);
   std::printf("%-30s check %s (worst %.1e)  %.4f ms  %.2f TB/s\n", name, ok ? "ok" : "FAILED",
               worst, ms, 4.0 * R * C / (ms * 1e-3) / 1e12);
 }
@@ -169,6 +227,26 @@ int main() {
            device_tensor<float>::empty("mean", {R}),
            device_tensor<float>::empty("rstd", {R})};
     using namespace bv::kernels;
+    if (std::getenv("BV_DEV_FORMS")) {
+      // One FMA for y, and the shift as the masked lanes' value, in turns with the kernel.
+      for (int rep = 0; rep < 3; ++rep) {
+        variant<layernorm_fwd_kernel<half, 8192, 8>, 4>("kernels/ W8 P4 (launcher)", t);
+        variant<ln_fma<half, 8192, 8, true, 2>, 4>("(x - shift) - dm W8 P4 (kernel's)", t);
+        variant<ln_fma<half, 8192, 8, true, 3>, 4>("other shift, fma W8 P4", t);
+        variant<ln_fma<half, 8192, 8, true, 4>, 4>("where, fma W8 P4", t);
+        variant<ln_fma<half, 8192, 8, true, 5>, 4>("other shift, kernel's y W8 P4", t);
+        variant<ln_fma<half, 8192, 8, true, 3>, 5>("other shift, fma W8 P5", t);
+        variant<ln_fma<half, 8192, 16, true, 3>, 3>("other shift, fma W16 P3", t);
+        variant<ln_persist<half, 8192, 8, true>, 2, 1, 2>("persistent, next row W8 P2", t);
+        variant<ln_persist<half, 8192, 8, true>, 3, 1, 3>("persistent, next row W8 P3", t);
+        variant<ln_persist<half, 8192, 8, false>, 4, 1, 4>("persistent W8 P4", t);
+        variant<ln_persist<half, 8192, 16, true>, 1, 1, 1>("persistent, next row W16 P1", t);
+        variant<ln_persist<half, 8192, 16, true>, 2, 1, 2>("persistent, next row W16 P2", t);
+        variant<ln_persist<half, 8192, 4, true>, 4, 1, 4>("persistent, next row W4 P4", t);
+      }
+      std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
+      return failures ? 1 : 0;
+    }
     if (std::getenv("BV_DEV_EVEN")) {
       // The kernel's form with and without its mask, in turns.
       for (int rep = 0; rep < 3; ++rep) {

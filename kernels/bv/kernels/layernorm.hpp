@@ -31,14 +31,15 @@ BV_KERNEL void layernorm_fwd_kernel(program<W> p, ptr<const T> x, ptr<const T> w
   // half the registers of an f32 copy, which at 16 warps and 64 registers per thread (two programs
   // per SM) removes the spill around the reduction (GPU 0.1434 -> 0.1357 ms at 8192 x 8192 on an
   // H100, docs/PERFORMANCE.md). The values are the same: x - shift is recomputed exactly.
-  auto xs = load(x + row * sx + cols, mask, 0.0f);
   const float shift = static_cast<float>(load(x + row * sx));
+  // Masked lanes must add nothing to either sum: they load the shift itself (a T value, so the
+  // same after the round trip), and x - shift is 0 there with no select per element.
+  auto xs = load(x + row * sx + cols, mask, shift);
   // w and b are loaded before the reduction, so that their latency overlaps it, and before d is
   // formed (ptxas, f16 at 16 warps: no spill; 28 bytes of spill with d formed first).
   auto wv = load(w + cols, mask, 0.0f);
   auto bv_ = load(b + cols, mask, 0.0f);
-  // Masked lanes must add nothing to either sum.
-  auto d = where(mask, xs.to(f32) - shift, 0.0f);
+  auto d = xs.to(f32) - shift;
   const auto s = sum2(d, d * d);
   const float s1 = s.first, s2 = s.second;
   const float dm = s1 / n;
@@ -46,7 +47,11 @@ BV_KERNEL void layernorm_fwd_kernel(program<W> p, ptr<const T> x, ptr<const T> w
   const float r = rsqrt((var > 0.0f ? var : 0.0f) + eps);
   store(mean + row, shift + dm);
   store(rstd + row, r);
-  store(y + row * sy + cols, (xs.to(f32) - shift - dm) * r * wv.to(f32) + bv_.to(f32), mask);
+  // (x - shift - dm) * r as one FMA, (x - shift) * r - dm * r: dm * r is rounded at the size of
+  // the normalised values, not of the mean. (The mean's own rounding, x * r - mean * r or
+  // (x - mean) * r, fails rows far from zero with a small spread; kernels/ tests hold that.)
+  const float cd = -dm * r;
+  store(y + row * sy + cols, ((xs.to(f32) - shift) * r + cd) * wv.to(f32) + bv_.to(f32), mask);
 }
 
 // dx for one row: with xhat = (x - mean) * rstd and g = dy * w,
