@@ -270,8 +270,7 @@ TEST_CASE("loads and stores through affine pointer blocks match host indexing") 
         const int r0 = origin(rng);
         INFO("n " << n << " r0 " << r0 << " strides " << sr << "," << sc << " checks " << checks);
         auto x = bv::tensor<float>::randn("x", {n}, seed + trial);
-        auto out = bv::tensor<float>::empty("out", {512});
-        bv::testing::poison(out);
+        auto out = bv::testing::poisoned<float>("out", {512});
         const auto r = bv::launch<tile_gather<4>>(bv::grid(1), x, out, r0, sr, sc, n);
         CHECK(r.ok());
         int bad = 0;
@@ -283,8 +282,7 @@ TEST_CASE("loads and stores through affine pointer blocks match host indexing") 
           }
         CHECK(bad == 0);
 
-        auto y = bv::tensor<float>::empty("y", {n});
-        bv::testing::poison(y);
+        auto y = bv::testing::poisoned<float>("y", {n});
         auto tile = bv::tensor<float>::randn("tile", {512}, seed + 100 + trial);
         const auto r2 = bv::launch<tile_scatter<4>>(bv::grid(1), tile, y, r0, sr, sc, n);
         CHECK(r2.ok());

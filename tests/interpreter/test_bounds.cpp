@@ -185,8 +185,7 @@ TEST_CASE("a tensor on huge pages starts zeroed and keeps its exact bounds") {
   for (int i = 0; i < n; ++i) nonzero += z.flat(i) != 0.0f;
   CHECK(nonzero == 0);
   auto x = bv::tensor<float>::randn("x", {n}, bv::testing::fresh_seed());
-  auto out = bv::tensor<float>::empty("out", {n});
-  bv::testing::poison(out);
+  auto out = bv::testing::poisoned<float>("out", {n});
   bv::config().enabled = bv::checks::all;
   const auto r = bv::launch<copy_off_by_one<4>>(bv::grid(bv::cdiv(n, kBlock)), x, out, n);
   const bv::diagnostic* d = find_kind(r, "out-of-bounds");

@@ -180,8 +180,7 @@ TEST_CASE("breakpoint_if without a terminal prints the program's state and conti
     bv::config().interactive = false;
     const int n = 200;
     auto x = bv::tensor<float>::randn("x", {n}, 9);
-    auto out = bv::tensor<float>::empty("out", {n});
-    bv::testing::poison(out);
+    auto out = bv::testing::poisoned<float>("out", {n});
     bv::launch_result r;
     const std::string err =
         capture(2, [&] { r = bv::launch<break_kernel<4>>(bv::grid(bv::cdiv(n, 64)), x, out, n); });

@@ -142,8 +142,7 @@ void check_one(std::mt19937_64& rng, uint32_t enabled) {
   }
   for (int i = 0; i < C; ++i) v.w.push_back(w(i) = draw(rng, Op, q));
   for (int i = 0; i < R; ++i) v.l.push_back(l(i) = draw(rng, Op, q));
-  auto out = bv::tensor<int32_t>::empty("out", {R * C});
-  bv::testing::poison(out);
+  auto out = bv::testing::poisoned<int32_t>("out", {R * C});
   bv::config().enabled = enabled;
   const auto res = bv::launch<arith<K, Op>>(bv::grid(1), fa, fb, w, l, v.na, v.nb, out);
   // The op's own shape: a row op a number is one row, a number op a column one column; lanes

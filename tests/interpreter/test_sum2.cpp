@@ -66,8 +66,7 @@ void check_rows(int m, int n, float offset, uint64_t seed) {
   for (auto s : bv::testing::all_schedules()) {
     CAPTURE(bv::schedule_name(s));
     bv::testing::schedule_scope scope(s, seed);
-    auto out = bv::tensor<float>::empty("out", {m, 2});
-    bv::testing::poison(out);
+    auto out = bv::testing::poisoned<float>("out", {m, 2});
     REQUIRE(bv::launch<sum2_rows<T, BLOCK>>(bv::grid(m), x, out, n, shift).ok());
     for (int r = 0; r < m; ++r) {
       double s1 = 0, s2 = 0, a1 = 0, a2 = 0;
@@ -102,8 +101,7 @@ TEST_CASE("sum2: 2-D tiles, f16 with f32, ragged edges") {
     CAPTURE(rows);
     CAPTURE(cols);
     auto x = bv::tensor<bv::half>::randn("x", {rows, cols}, 40 + rows);
-    auto out = bv::tensor<float>::empty("out", {2});
-    bv::testing::poison(out);
+    auto out = bv::testing::poisoned<float>("out", {2});
     REQUIRE(bv::launch<sum2_tile<bv::half, 16, 32>>(bv::grid(1), x, out, rows, cols).ok());
     const std::vector<double> hx = host_values(x);
     double s = 0, a = 0;

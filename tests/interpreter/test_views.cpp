@@ -119,8 +119,7 @@ TEST_CASE("a view of a read-only buffer stays a view across atomics; others sett
     auto x = bv::tensor<float>::randn("x", {1024}, seed + 1);
     auto counter = bv::tensor<int32_t>::zeros("counter", {1});
     auto flags = bv::tensor<int32_t>::zeros("flags", {programs});
-    auto out = bv::tensor<float>::empty("out", {programs, 1024});
-    bv::testing::poison(out);
+    auto out = bv::testing::poisoned<float>("out", {programs, 1024});
     REQUIRE(bv::launch<steady_views<4>>(bv::grid(programs), w, x, counter, flags, out).ok());
     for (int pid = 0; pid < programs; ++pid) CHECK(flags(pid) == 2);
     int bad = 0;
@@ -140,8 +139,7 @@ TEST_CASE("a buffer passed both as ptr<const T> and ptr<T> is not read-only") {
     auto x = bv::tensor<float>::randn("x", {1024}, seed);
     const std::vector<float> x0(x.data(), x.data() + 1024);
     auto flags = bv::tensor<int32_t>::zeros("flags", {2});
-    auto out = bv::tensor<float>::empty("out", {1024});
-    bv::testing::poison(out);
+    auto out = bv::testing::poisoned<float>("out", {1024});
     const auto r = bv::launch<aliased_const<4>>(bv::grid(2), x, x, flags, out);
     for (const auto& d : r.diagnostics) MESSAGE(d.kind << ": " << d.headline << " " << d.detail);
     CHECK(!r.deadlocked);
@@ -194,8 +192,7 @@ TEST_CASE("a store that overlaps the block being stored writes the values loaded
   INFO("seed " << seed);
   auto x = bv::tensor<float>::randn("x", {1024}, seed);
   const std::vector<float> x0(x.data(), x.data() + 1024);
-  auto out = bv::tensor<float>::empty("out", {1024});
-  bv::testing::poison(out);
+  auto out = bv::testing::poisoned<float>("out", {1024});
   REQUIRE(bv::launch<shift_in_place<4>>(bv::grid(1), x, out).ok());
   int bad = x(0) != x0[0];
   for (int i = 0; i < 1024; ++i) bad += out(i) != x0[static_cast<size_t>(i)];
@@ -229,8 +226,7 @@ TEST_CASE("more loaded blocks alive than views held: the others are copies, valu
   const uint64_t seed = bv::testing::fresh_seed();
   INFO("seed " << seed);
   auto x = bv::tensor<float>::randn("x", {10 * B}, seed);
-  auto out = bv::tensor<float>::empty("out", {B});
-  bv::testing::poison(out);
+  auto out = bv::testing::poisoned<float>("out", {B});
   REQUIRE(bv::launch<many_alive<4>>(bv::grid(1), x, out).ok());
   double worst = 0;
   for (int i = 0; i < B; ++i) {

@@ -28,8 +28,7 @@ void check_add(uint64_t seed) {
     for (auto s : bv::testing::all_schedules()) {
       INFO("schedule " << std::string(bv::schedule_name(s)));
       bv::testing::schedule_scope scope(s, seed);
-      auto out = bv::tensor<T>::empty("out", {n});
-      bv::testing::poison(out);
+      auto out = bv::testing::poisoned<T>("out", {n});
       const auto r = bv::kernels::add(x, y, out);
       CHECK(r.ok());
       // One program per block of the size add declares for the interpreter's target.
@@ -50,8 +49,7 @@ void check_copy(uint64_t seed) {
     for (auto s : bv::testing::all_schedules()) {
       INFO("schedule " << std::string(bv::schedule_name(s)));
       bv::testing::schedule_scope scope(s, seed);
-      auto out = bv::tensor<T>::empty("out", {n});
-      bv::testing::poison(out);
+      auto out = bv::testing::poisoned<T>("out", {n});
       CHECK(bv::kernels::copy(x, out).ok());
       // A copy is exact.
       for (int64_t i = 0; i < n; ++i) REQUIRE(static_cast<double>(out(i)) == ref[i]);

@@ -31,8 +31,7 @@ void check_conv(int n, int c, int h, int w, int oc, int k, kernels::conv2d_param
   for (auto s : all_schedules()) {
     CAPTURE(schedule_name(s));
     schedule_scope scope(s, seed);
-    auto out = tensor<T>::empty("out", {n, oc, oh, ow});
-    poison(out);
+    auto out = poisoned<T>("out", {n, oc, oh, ow});
     CHECK(kernels::conv2d(x, wt, bias, out, prm).ok());
     BV_CHECK_CLOSE(out, ref, tolerance<T>());
   }

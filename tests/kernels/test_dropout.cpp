@@ -33,8 +33,7 @@ TEST_CASE_TEMPLATE("dropout: reference mask on every schedule", T, float, half, 
   for (auto s : all_schedules()) {
     CAPTURE(schedule_name(s));
     schedule_scope scope(s, seed);
-    auto out = tensor<T>::empty("out", {n});
-    poison(out);
+    auto out = poisoned<T>("out", {n});
     CHECK(kernels::dropout(x, out, p, dseed).ok());
     BV_CHECK_CLOSE(out, ref, tolerance<T>());
     // Zeros exactly where the reference drops: the mask itself, not just its statistics.
@@ -73,8 +72,7 @@ TEST_CASE("dropout: keep rate, seeds differ, backward reuses the mask") {
   CHECK(std::abs(static_cast<double>(differ) - 0.375 * n) < 700);
 
   auto dy = tensor<float>::randn("dy", {n}, seed);
-  auto dx = tensor<float>::empty("dx", {n});
-  poison(dx);
+  auto dx = poisoned<float>("dx", {n});
   CHECK(kernels::dropout_bwd(dy, dx, p, s1).ok());
   int64_t wrong = 0;
   for (int64_t i = 0; i < n; ++i) {

@@ -28,8 +28,7 @@ void check_matmul(const bv::tensor<T>& a, const bv::tensor<T>& b, uint64_t seed,
   for (auto s : bv::testing::all_schedules()) {
     INFO("schedule " << std::string(bv::schedule_name(s)));
     bv::testing::schedule_scope scope(s, seed);
-    auto c = bv::tensor<O>::empty("c", {m, n});
-    bv::testing::poison(c);
+    auto c = bv::testing::poisoned<O>("c", {m, n});
     const auto r = run(a, b, c);
     for (const auto& d : r.diagnostics) CHECK_MESSAGE(d.kind != "out-of-bounds", d.text());
     // A transposed B is reported as non-contiguous, by design; nothing else may fire.

@@ -23,8 +23,7 @@ void check_epilogue(int m, int n, int k, uint64_t seed) {
   for (auto s : all_schedules()) {
     CAPTURE(schedule_name(s));
     schedule_scope scope(s, seed);
-    auto c = tensor<T>::empty("c", {m, n});
-    poison(c);
+    auto c = poisoned<T>("c", {m, n});
     CHECK(kernels::matmul_bias_act<E>(a, b, bias, c).ok());
     BV_CHECK_CLOSE(c, ref, tolerance<T>());
   }
@@ -69,13 +68,11 @@ TEST_CASE("split-K matmul: atomics from every K slice add up") {
     schedule_scope scope(s, seed);
     for (int splits : {1, 5}) {
       CAPTURE(splits);
-      auto c = tensor<float>::empty("c", {m, n});
-      poison(c);
+      auto c = poisoned<float>("c", {m, n});
       for (auto& r : kernels::matmul_splitk(a, b, c, splits)) CHECK(r.ok());
       BV_CHECK_CLOSE(c, ref, 1e-5);
     }
-    auto ch = tensor<float>::empty("ch", {m, n});
-    poison(ch);
+    auto ch = poisoned<float>("ch", {m, n});
     for (auto& r : kernels::matmul_splitk(ah, bh, ch, 3)) CHECK(r.ok());
     // f16 inputs, fp32 accumulation and output: the products are exact in fp32.
     BV_CHECK_CLOSE(ch, ref_h, 1e-5);

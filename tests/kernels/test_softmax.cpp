@@ -20,8 +20,7 @@ void check_softmax(int rows, int cols, uint64_t seed) {
   for (auto s : bv::testing::all_schedules()) {
     INFO("schedule " << std::string(bv::schedule_name(s)));
     bv::testing::schedule_scope scope(s, seed);
-    auto out = bv::tensor<T>::empty("out", {rows, cols});
-    bv::testing::poison(out);
+    auto out = bv::testing::poisoned<T>("out", {rows, cols});
     const auto r = bv::kernels::softmax(x, out);
     CHECK(r.ok());
     CHECK(r.programs == rows);
@@ -63,8 +62,7 @@ TEST_CASE("softmax f16 computes in f32 and rounds on store") {
 TEST_CASE("softmax rows sum to one and keep the order of their inputs") {
   // Properties that hold whatever the reference says.
   const auto x = bv::tensor<float>::randn("x", {4, 300}, 5, 10.0);
-  auto out = bv::tensor<float>::empty("out", {4, 300});
-  bv::testing::poison(out);
+  auto out = bv::testing::poisoned<float>("out", {4, 300});
   CHECK(bv::kernels::softmax(x, out).ok());
   for (int i = 0; i < 4; ++i) {
     double s = 0;
