@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "bench_common.hpp"
@@ -20,6 +21,15 @@
 using namespace bv;
 
 namespace {
+// The row's statistics from d = x - shift (masked lanes 0): the mean's offset from the shift, and
+// 1 / sqrt(var + eps).
+template <class D>
+BV_DI std::pair<float, float> shifted_stats(const D& d, int n, float eps) {
+  const auto s = sum2(d, d * d);
+  const float dm = s.first / n;
+  const float var = s.second / n - dm * dm;
+  return {dm, rsqrt((var > 0.0f ? var : 0.0f) + eps)};
+}
 // x kept as f16 across the reduction, y formed as x * r + c (c = -mean * r) or (x - mean) * r, so
 // that no f32 value of the row from before the reduction is reused after it (ptxas otherwise keeps
 // x - shift, the reduction's input, alive across it: 32 f32 registers a thread at 8 warps); w and b
@@ -60,10 +70,7 @@ BV_KERNEL void ln_fma(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T>
       else
         return where(mask, xh.to(f32) - shift, 0.0f);
     }();
-    const auto s = sum2(d, d * d);
-    const float dm = s.first / n;
-    const float var = s.second / n - dm * dm;
-    const float r = rsqrt((var > 0.0f ? var : 0.0f) + eps);
+    const auto [dm, r] = shifted_stats(d, n, eps);
     store(mean + row, shift + dm);
     store(rstd + row, r);
     // FORM 0: x * r + c, c = -mean * r; 1: (x - mean) * r, as the reference writes it; 2 and 5:
@@ -116,11 +123,7 @@ BV_KERNEL void ln_persist(program<W> p, ptr<const T> x, ptr<const T> w, ptr<cons
       shift_n = static_cast<float>(load(x + next * sx));
       xn = load(x + next * sx + cols, mask, shift_n);
     }
-    auto d = xh.to(f32) - shift;
-    const auto s = sum2(d, d * d);
-    const float dm = s.first / n;
-    const float var = s.second / n - dm * dm;
-    const float r = rsqrt((var > 0.0f ? var : 0.0f) + eps);
+    const auto [dm, r] = shifted_stats(xh.to(f32) - shift, n, eps);
     store(mean + row, shift + dm);
     store(rstd + row, r);
     const float cd = -dm * r;
