@@ -1,6 +1,10 @@
 // LayerNorm forward f16 8192 x 8192 (bench/gpu/layernorm_peer.py's shape): the kernels/ kernel at
-// sm_90's row (the first line) against forms of it: y as x * r + c, w and b loaded after the
-// reduction, other warps and registers for other numbers of programs an SM. Each variant is checked
+// sm_90's row (the first line) against forms of it: y as x * r + c, (x - mean) * r, the earlier
+// ((x - shift) - dm) * r and the kernel's (x - shift) * r - dm * r, masked lanes loading 0 (and a
+// select) or the shift, w and b loaded after the reduction, other warps and registers for other
+// numbers of programs an SM, and persistent programs (ln_persist). Modes: the default, the forms;
+// BV_DEV_EVEN=1, the earlier form with and without its mask; BV_DEV_FORMS=1, the masked lanes'
+// value and y's FMA, and the persistent programs, in turns. Each variant is checked
 // against the kernels/ kernel (y, mean and rstd, every element), which is checked against a
 // double-precision host LayerNorm on sampled rows; then timed (median of 20 after 3 warm-up
 // launches, CUDA events). A development tool: the figures that count come from `blockvec bench
@@ -74,10 +78,10 @@ BV_KERNEL void ln_fma(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T>
     store(mean + row, shift + dm);
     store(rstd + row, r);
     // FORM 0: x * r + c, c = -mean * r; 1: (x - mean) * r, as the reference writes it; 2 and 5:
-    // ((x - shift) - dm) * r, the kernels/ kernel's form; 3 and 4: (x - shift) * r - dm * r, one
-    // FMA. 2 to 5 keep x - shift exact (on rows far from zero with a small spread 0 cancels two
-    // large products and 1 carries the mean's f32 rounding); 3 and 4 round dm * r, of the size of
-    // the row's values after normalising, not of its mean.
+    // ((x - shift) - dm) * r, the kernels/ kernel's earlier form; 3 and 4: (x - shift) * r -
+    // dm * r, one FMA (the kernel's form now). 2 to 5 never round x - shift against the mean (on
+    // rows far from zero with a small spread 0 cancels two large products and 1 carries the mean's
+    // f32 rounding); 3 and 4 round dm * r, of the size of the row's values after normalising.
     const float mu = shift + dm, c = -mu * r, cd = -dm * r;
     auto xhat = [&] {
       if constexpr (FORM == 0)
@@ -101,7 +105,8 @@ BV_KERNEL void ln_fma(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T>
 }
 // Persistent programs: grid() programs each walk rows row, row + programs, ..., holding w and b in
 // registers (loaded once, not once a row from L2); PF: the next row's x loaded before this row's
-// reduction. y by FORM 3 (one FMA) with the shift as the masked lanes' value.
+// reduction (the last row's step loads its own row again, in bounds, unused). y by FORM 3 (one
+// FMA) with the shift as the masked lanes' value.
 template <class T, int BLOCK, int W, bool PF>
 BV_KERNEL void ln_persist(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T> b, ptr<T> y,
                           ptr<float> mean, ptr<float> rstd, int sx, int sy, int n, float eps,
@@ -144,7 +149,7 @@ struct bufs {
 };
 std::vector<half> hx, hw, hb;
 
-// PS > 0: a persistent kernel, PS programs an SM.
+// PS > 0: a persistent kernel, PS programs for each of 132 SMs (an H100's or H200's).
 template <auto K, int MP, int RP = 1, int PS = 0>
 void run(bufs& t) {
   if constexpr (PS > 0)
@@ -231,13 +236,14 @@ int main() {
            device_tensor<float>::empty("rstd", {R})};
     using namespace bv::kernels;
     if (std::getenv("BV_DEV_FORMS")) {
-      // One FMA for y, and the shift as the masked lanes' value, in turns with the kernel.
+      // One FMA for y, and the shift as the masked lanes' value, in turns with the kernel; then
+      // persistent programs.
       for (int rep = 0; rep < 3; ++rep) {
         variant<layernorm_fwd_kernel<half, 8192, 8>, 4>("kernels/ W8 P4 (launcher)", t);
-        variant<ln_fma<half, 8192, 8, true, 2>, 4>("(x - shift) - dm W8 P4 (kernel's)", t);
+        variant<ln_fma<half, 8192, 8, true, 2>, 4>("(x - shift) - dm W8 P4 (earlier)", t);
         variant<ln_fma<half, 8192, 8, true, 3>, 4>("other shift, fma W8 P4", t);
         variant<ln_fma<half, 8192, 8, true, 4>, 4>("where, fma W8 P4", t);
-        variant<ln_fma<half, 8192, 8, true, 5>, 4>("other shift, kernel's y W8 P4", t);
+        variant<ln_fma<half, 8192, 8, true, 5>, 4>("other shift, earlier y W8 P4", t);
         variant<ln_fma<half, 8192, 8, true, 3>, 5>("other shift, fma W8 P5", t);
         variant<ln_fma<half, 8192, 16, true, 3>, 3>("other shift, fma W16 P3", t);
         variant<ln_persist<half, 8192, 8, true>, 2, 1, 2>("persistent, next row W8 P2", t);
@@ -251,13 +257,13 @@ int main() {
       return failures ? 1 : 0;
     }
     if (std::getenv("BV_DEV_EVEN")) {
-      // The kernel's form with and without its mask, in turns.
+      // The kernel's earlier form with and without its mask, in turns.
       for (int rep = 0; rep < 3; ++rep) {
         variant<layernorm_fwd_kernel<half, 8192, 8>, 4>("kernels/ W8 P4 (launcher)", t);
-        variant<ln_fma<half, 8192, 8, true, 2>, 4>("(x - shift) - dm W8 P4 (kernel's)", t);
-        variant<ln_fma<half, 8192, 8, true, 2, true>, 4>("kernel's, no mask W8 P4", t);
-        variant<ln_fma<half, 8192, 8, true, 2, true>, 5>("kernel's, no mask W8 P5", t);
-        variant<ln_fma<half, 8192, 16, true, 2, true>, 3>("kernel's, no mask W16 P3", t);
+        variant<ln_fma<half, 8192, 8, true, 2>, 4>("(x - shift) - dm W8 P4 (earlier)", t);
+        variant<ln_fma<half, 8192, 8, true, 2, true>, 4>("earlier, no mask W8 P4", t);
+        variant<ln_fma<half, 8192, 8, true, 2, true>, 5>("earlier, no mask W8 P5", t);
+        variant<ln_fma<half, 8192, 16, true, 2, true>, 3>("earlier, no mask W16 P3", t);
       }
       std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
       return failures ? 1 : 0;
@@ -273,7 +279,7 @@ int main() {
       variant<ln_fma<half, 8192, 16, false>, 3>("fma late w,b W16 P3", t);
       variant<ln_fma<half, 8192, 16, false>, 4>("fma late w,b W16 P4", t);
       variant<ln_fma<half, 8192, 4, false>, 8>("fma late w,b W4 P8", t);
-      variant<ln_fma<half, 8192, 8, true, 2>, 4>("(x - shift) - dm W8 P4 (kernel's)", t);
+      variant<ln_fma<half, 8192, 8, true, 2>, 4>("(x - shift) - dm W8 P4 (earlier)", t);
       variant<ln_fma<half, 8192, 8, false, 1>, 4>("x - mean late w,b W8 P4", t);
       variant<ln_fma<half, 8192, 8, false, 1>, 5>("x - mean late w,b W8 P5", t);
       variant<ln_fma<half, 8192, 16, false, 1>, 3>("x - mean late w,b W16 P3", t);

@@ -27,16 +27,18 @@ BV_KERNEL void layernorm_fwd_kernel(program<W> p, ptr<const T> x, ptr<const T> w
   const int row = p.id(0);
   auto cols = arange<BLOCK>(p);
   auto mask = cols < n;
+  const float shift = static_cast<float>(load(x + row * sx));
+  // Masked lanes must add nothing to either sum: they load the shift itself (a T value, so the
+  // same after the round trip), and x - shift is 0 there with no select per element (the forward
+  // is bound by the instructions it issues on the GPU: docs/PERFORMANCE.md).
   // x stays in its own dtype across the reduction and is widened again after it: for f16 that is
   // half the registers of an f32 copy, which at 16 warps and 64 registers per thread (two programs
   // per SM) removes the spill around the reduction (GPU 0.1434 -> 0.1357 ms at 8192 x 8192 on an
   // H100, docs/PERFORMANCE.md). The values are the same: x - shift is recomputed exactly.
-  const float shift = static_cast<float>(load(x + row * sx));
-  // Masked lanes must add nothing to either sum: they load the shift itself (a T value, so the
-  // same after the round trip), and x - shift is 0 there with no select per element.
   auto xs = load(x + row * sx + cols, mask, shift);
   // w and b are loaded before the reduction, so that their latency overlaps it, and before d is
-  // formed (ptxas, f16 at 16 warps: no spill; 28 bytes of spill with d formed first).
+  // formed (ptxas, f16 at 16 warps, measured on the form before this one: no spill; 28 bytes of
+  // spill with d formed first).
   auto wv = load(w + cols, mask, 0.0f);
   auto bv_ = load(b + cols, mask, 0.0f);
   auto d = xs.to(f32) - shift;
@@ -47,9 +49,10 @@ BV_KERNEL void layernorm_fwd_kernel(program<W> p, ptr<const T> x, ptr<const T> w
   const float r = rsqrt((var > 0.0f ? var : 0.0f) + eps);
   store(mean + row, shift + dm);
   store(rstd + row, r);
-  // (x - shift - dm) * r as one FMA, (x - shift) * r - dm * r: dm * r is rounded at the size of
-  // the normalised values, not of the mean. (The mean's own rounding, x * r - mean * r or
-  // (x - mean) * r, fails rows far from zero with a small spread; kernels/ tests hold that.)
+  // (x - shift - dm) * r as (x - shift) * r - dm * r, one subtraction an element fewer (an FMA on
+  // the GPU): dm * r is rounded at the size of the normalised values, not of the mean. (The
+  // mean's own rounding, x * r - mean * r or (x - mean) * r, fails rows far from zero with a small
+  // spread: tests/kernels/test_layernorm.cpp holds that.)
   const float cd = -dm * r;
   store(y + row * sy + cols, ((xs.to(f32) - shift) * r + cd) * wv.to(f32) + bv_.to(f32), mask);
 }
@@ -139,7 +142,7 @@ struct layernorm_configs {
 // The forward's own rows: those above, but 8 warps with registers for 4 programs an SM at 8192 on
 // sm_90, 0.0951 to 0.0952 ms at 8192 x 8192 f16 on an H200 against 0.1090 to 0.1109 for 16 warps
 // with 2, and 0.0969 to 0.0998 with 3 (bench/gpu/layernorm_dev.cu, 2026-12-05; more rows in
-// flight an SM, where a program's reduction leaves nothing of its own in flight). ptxas spills 36
+// flight an SM, where a program's reduction leaves nothing of its own in flight). ptxas spills 28
 // bytes around the reduction at that cap, and it is still the fastest.
 struct layernorm_fwd_configs {
   static constexpr const char* key = "row length";
