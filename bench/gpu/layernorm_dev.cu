@@ -239,19 +239,19 @@ int main() {
       // One FMA for y, and the shift as the masked lanes' value, in turns with the kernel; then
       // persistent programs.
       for (int rep = 0; rep < 3; ++rep) {
-        variant<layernorm_fwd_kernel<half, 8192, 8>, 4>("kernels/ W8 P4 (launcher)", t);
-        variant<ln_fma<half, 8192, 8, true, 2>, 4>("(x - shift) - dm W8 P4 (earlier)", t);
-        variant<ln_fma<half, 8192, 8, true, 3>, 4>("other shift, fma W8 P4", t);
-        variant<ln_fma<half, 8192, 8, true, 4>, 4>("where, fma W8 P4", t);
-        variant<ln_fma<half, 8192, 8, true, 5>, 4>("other shift, earlier y W8 P4", t);
-        variant<ln_fma<half, 8192, 8, true, 3>, 5>("other shift, fma W8 P5", t);
-        variant<ln_fma<half, 8192, 16, true, 3>, 3>("other shift, fma W16 P3", t);
-        variant<ln_persist<half, 8192, 8, true>, 2, 1, 2>("persistent, next row W8 P2", t);
-        variant<ln_persist<half, 8192, 8, true>, 3, 1, 3>("persistent, next row W8 P3", t);
-        variant<ln_persist<half, 8192, 8, false>, 4, 1, 4>("persistent W8 P4", t);
-        variant<ln_persist<half, 8192, 16, true>, 1, 1, 1>("persistent, next row W16 P1", t);
-        variant<ln_persist<half, 8192, 16, true>, 2, 1, 2>("persistent, next row W16 P2", t);
-        variant<ln_persist<half, 8192, 4, true>, 4, 1, 4>("persistent, next row W4 P4", t);
+        variant<layernorm_fwd_kernel<half, C, 8>, 4>("kernels/ W8 P4 (launcher)", t);
+        variant<ln_fma<half, C, 8, true, 2>, 4>("(x - shift) - dm W8 P4 (earlier)", t);
+        variant<ln_fma<half, C, 8, true, 3>, 4>("other shift, fma W8 P4", t);
+        variant<ln_fma<half, C, 8, true, 4>, 4>("where, fma W8 P4", t);
+        variant<ln_fma<half, C, 8, true, 5>, 4>("other shift, earlier y W8 P4", t);
+        variant<ln_fma<half, C, 8, true, 3>, 5>("other shift, fma W8 P5", t);
+        variant<ln_fma<half, C, 16, true, 3>, 3>("other shift, fma W16 P3", t);
+        variant<ln_persist<half, C, 8, true>, 2, 1, 2>("persistent, next row W8 P2", t);
+        variant<ln_persist<half, C, 8, true>, 3, 1, 3>("persistent, next row W8 P3", t);
+        variant<ln_persist<half, C, 8, false>, 4, 1, 4>("persistent W8 P4", t);
+        variant<ln_persist<half, C, 16, true>, 1, 1, 1>("persistent, next row W16 P1", t);
+        variant<ln_persist<half, C, 16, true>, 2, 1, 2>("persistent, next row W16 P2", t);
+        variant<ln_persist<half, C, 4, true>, 4, 1, 4>("persistent, next row W4 P4", t);
       }
       std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
       return failures ? 1 : 0;
@@ -259,30 +259,30 @@ int main() {
     if (std::getenv("BV_DEV_EVEN")) {
       // The kernel's earlier form with and without its mask, in turns.
       for (int rep = 0; rep < 3; ++rep) {
-        variant<layernorm_fwd_kernel<half, 8192, 8>, 4>("kernels/ W8 P4 (launcher)", t);
-        variant<ln_fma<half, 8192, 8, true, 2>, 4>("(x - shift) - dm W8 P4 (earlier)", t);
-        variant<ln_fma<half, 8192, 8, true, 2, true>, 4>("earlier, no mask W8 P4", t);
-        variant<ln_fma<half, 8192, 8, true, 2, true>, 5>("earlier, no mask W8 P5", t);
-        variant<ln_fma<half, 8192, 16, true, 2, true>, 3>("earlier, no mask W16 P3", t);
+        variant<layernorm_fwd_kernel<half, C, 8>, 4>("kernels/ W8 P4 (launcher)", t);
+        variant<ln_fma<half, C, 8, true, 2>, 4>("(x - shift) - dm W8 P4 (earlier)", t);
+        variant<ln_fma<half, C, 8, true, 2, true>, 4>("earlier, no mask W8 P4", t);
+        variant<ln_fma<half, C, 8, true, 2, true>, 5>("earlier, no mask W8 P5", t);
+        variant<ln_fma<half, C, 16, true, 2, true>, 3>("earlier, no mask W16 P3", t);
       }
       std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
       return failures ? 1 : 0;
     }
     for (int rep = 0; rep < 2; ++rep) {
-      variant<layernorm_fwd_kernel<half, 8192, 8>, 4>("kernels/ W8 P4 (launcher)", t);
-      variant<ln_fma<half, 8192, 8, true>, 4>("fma W8 P4", t);
-      variant<ln_fma<half, 8192, 8, true>, 5>("fma W8 P5", t);
-      variant<ln_fma<half, 8192, 8, false>, 4>("fma late w,b W8 P4", t);
-      variant<ln_fma<half, 8192, 8, false>, 5>("fma late w,b W8 P5", t);
-      variant<ln_fma<half, 8192, 8, false>, 6>("fma late w,b W8 P6", t);
-      variant<ln_fma<half, 8192, 16, true>, 3>("fma W16 P3", t);
-      variant<ln_fma<half, 8192, 16, false>, 3>("fma late w,b W16 P3", t);
-      variant<ln_fma<half, 8192, 16, false>, 4>("fma late w,b W16 P4", t);
-      variant<ln_fma<half, 8192, 4, false>, 8>("fma late w,b W4 P8", t);
-      variant<ln_fma<half, 8192, 8, true, 2>, 4>("(x - shift) - dm W8 P4 (earlier)", t);
-      variant<ln_fma<half, 8192, 8, false, 1>, 4>("x - mean late w,b W8 P4", t);
-      variant<ln_fma<half, 8192, 8, false, 1>, 5>("x - mean late w,b W8 P5", t);
-      variant<ln_fma<half, 8192, 16, false, 1>, 3>("x - mean late w,b W16 P3", t);
+      variant<layernorm_fwd_kernel<half, C, 8>, 4>("kernels/ W8 P4 (launcher)", t);
+      variant<ln_fma<half, C, 8, true>, 4>("fma W8 P4", t);
+      variant<ln_fma<half, C, 8, true>, 5>("fma W8 P5", t);
+      variant<ln_fma<half, C, 8, false>, 4>("fma late w,b W8 P4", t);
+      variant<ln_fma<half, C, 8, false>, 5>("fma late w,b W8 P5", t);
+      variant<ln_fma<half, C, 8, false>, 6>("fma late w,b W8 P6", t);
+      variant<ln_fma<half, C, 16, true>, 3>("fma W16 P3", t);
+      variant<ln_fma<half, C, 16, false>, 3>("fma late w,b W16 P3", t);
+      variant<ln_fma<half, C, 16, false>, 4>("fma late w,b W16 P4", t);
+      variant<ln_fma<half, C, 4, false>, 8>("fma late w,b W4 P8", t);
+      variant<ln_fma<half, C, 8, true, 2>, 4>("(x - shift) - dm W8 P4 (earlier)", t);
+      variant<ln_fma<half, C, 8, false, 1>, 4>("x - mean late w,b W8 P4", t);
+      variant<ln_fma<half, C, 8, false, 1>, 5>("x - mean late w,b W8 P5", t);
+      variant<ln_fma<half, C, 16, false, 1>, 3>("x - mean late w,b W16 P3", t);
     }
     std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
     return failures ? 1 : 0;
