@@ -137,10 +137,8 @@ TEST_CASE("out-of-bounds loads give 0, or `other`, and are reported") {
     auto big = bv::tensor<float>::randn("x_and_beyond", {n + kBlock}, seed);
     for (int i = n; i < n + kBlock; ++i) big(i) = 77.0f;  // what a performed load would see
     short_view x(big, n, "x");
-    auto plain = bv::tensor<float>::empty("plain", {n + 1});
-    auto with_other = bv::tensor<float>::empty("with_other", {n + 1});
-    bv::testing::poison(plain);
-    bv::testing::poison(with_other);
+    auto plain = bv::testing::poisoned<float>("plain", {n + 1});
+    auto with_other = bv::testing::poisoned<float>("with_other", {n + 1});
     const auto r = bv::launch<load_off_by_one<4>>(bv::grid(bv::cdiv(n, kBlock)), x.ptr(big), plain,
                                                   with_other, n);
     int reads = 0;

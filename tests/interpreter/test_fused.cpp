@@ -58,12 +58,9 @@ TEST_CASE("fused arithmetic gives what the operators give, in every consumer") {
       auto x = bv::tensor<float>::randn("x", {n}, seed + trial);
       auto y = bv::tensor<float>::randn("y", {n}, seed + trial + 100);
       const int programs = (n + B - 1) / B;
-      auto out = bv::tensor<float>::empty("out", {8, n});
-      auto sums = bv::tensor<float>::empty("sums", {programs});
-      auto low = bv::tensor<bv::half>::empty("low", {n});
-      bv::testing::poison(out);
-      bv::testing::poison(sums);
-      bv::testing::poison(low);
+      auto out = bv::testing::poisoned<float>("out", {8, n});
+      auto sums = bv::testing::poisoned<float>("sums", {programs});
+      auto low = bv::testing::poisoned<bv::half>("low", {n});
       REQUIRE(bv::launch<consumers<4>>(bv::grid(programs), x, y, out, sums, low, n).ok());
       std::vector<double> r0(static_cast<size_t>(8 * n)), rs(static_cast<size_t>(programs), 0.0),
           rl(static_cast<size_t>(n)), rs_abs(static_cast<size_t>(programs), 0.0);
@@ -152,9 +149,8 @@ TEST_CASE("a fused value keeps its values when its operands change or end") {
     auto x = bv::tensor<float>::randn("x", {n}, seed);
     auto y = bv::tensor<float>::randn("y", {n}, seed + 1);
     const std::vector<float> x0(x.data(), x.data() + n);
-    auto out = bv::tensor<float>::empty("out", {9, n});
+    auto out = bv::testing::poisoned<float>("out", {9, n});
     auto counter = bv::tensor<int32_t>::zeros("counter", {1});
-    bv::testing::poison(out);
     REQUIRE(bv::launch<operands_change<4>>(bv::grid(programs), x, y, out, counter).ok());
     std::vector<double> ref(static_cast<size_t>(9 * n));
     for (int i = 0; i < n; ++i) {
@@ -194,9 +190,8 @@ TEST_CASE("stores and sums compute a fused value without writing its lanes") {
     bv::testing::schedule_scope scope(bv::schedule::sequential, seed);
     bv::config().enabled = enabled;
     auto x = bv::tensor<float>::randn("x", {B}, seed);
-    auto out = bv::tensor<float>::empty("out", {2 * B + 1});
+    auto out = bv::testing::poisoned<float>("out", {2 * B + 1});
     auto flags = bv::tensor<int32_t>::zeros("flags", {4});
-    bv::testing::poison(out);
     REQUIRE(bv::launch<fusion_taken<4>>(bv::grid(1), x, out, flags).ok());
     for (int k = 0; k < 4; ++k) CHECK(flags(k) == 1);
     std::vector<double> ref(static_cast<size_t>(2 * B + 1));

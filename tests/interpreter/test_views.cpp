@@ -162,14 +162,11 @@ TEST_CASE("a loaded block keeps the values of its load when the program writes t
       bv::testing::schedule_scope scope(s, seed + trial);
       auto x = bv::tensor<float>::randn("x", {n}, seed + trial);
       const std::vector<float> x0(x.data(), x.data() + n);
-      auto out = bv::tensor<float>::empty("out", {n});
-      auto copied = bv::tensor<float>::empty("copied", {n});
-      auto again = bv::tensor<float>::empty("again", {n});
+      auto out = bv::testing::poisoned<float>("out", {n});
+      auto copied = bv::testing::poisoned<float>("copied", {n});
+      auto again = bv::testing::poisoned<float>("again", {n});
       const int programs = (n + B - 1) / B;
       auto in_place = bv::tensor<int32_t>::zeros("in_place", {programs});
-      bv::testing::poison(out);
-      bv::testing::poison(copied);
-      bv::testing::poison(again);
       const auto r =
           bv::launch<snapshot<4>>(bv::grid(programs), x, out, copied, again, in_place, n);
       REQUIRE(r.ok());

@@ -25,10 +25,8 @@ void check_act_mul(int m, int n, uint64_t seed, double scale) {
   for (auto s : all_schedules()) {
     CAPTURE(schedule_name(s));
     schedule_scope scope(s, seed);
-    auto y = tensor<T>::empty("y", {m, n});
-    auto dx = tensor<T>::empty("dx", {m, 2 * n});
-    poison(y);
-    poison(dx);
+    auto y = poisoned<T>("y", {m, n});
+    auto dx = poisoned<T>("dx", {m, 2 * n});
     CHECK(kernels::act_mul_fwd<A>(x, y).ok());
     CHECK(kernels::act_mul_bwd<A>(dy, x, dx).ok());
     BV_CHECK_CLOSE(y, ref_y, tolerance<T>());

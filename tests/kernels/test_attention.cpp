@@ -25,10 +25,8 @@ void check_fwd(int b, int h, int s, int d, bool causal, uint64_t seed, F&& fwd) 
   for (auto sch : all_schedules()) {
     CAPTURE(schedule_name(sch));
     schedule_scope scope(sch, seed);
-    auto o = tensor<T>::empty("o", {b, h, s, d});
-    auto lse = tensor<float>::empty("lse", {b * h, s});
-    poison(o);
-    poison(lse);
+    auto o = poisoned<T>("o", {b, h, s, d});
+    auto lse = poisoned<float>("lse", {b * h, s});
     CHECK(fwd(q, k, v, o, lse, causal).ok());
     BV_CHECK_CLOSE(o, ref.o, tolerance<T>());
     BV_CHECK_CLOSE(lse, ref.lse, 1e-5);

@@ -28,12 +28,9 @@ void check_bwd(int b, int h, int s, int d, bool causal, uint64_t seed, F&& bwd) 
     auto o = tensor<T>::empty("o", {b, h, s, d});
     auto lse = tensor<float>::empty("lse", {b * h, s});
     CHECK(kernels::attention_fwd(q, k, v, o, lse, causal).ok());
-    auto dq = tensor<T>::empty("dq", {b, h, s, d});
-    auto dk = tensor<T>::empty("dk", {b, h, s, d});
-    auto dv = tensor<T>::empty("dv", {b, h, s, d});
-    poison(dq);
-    poison(dk);
-    poison(dv);
+    auto dq = poisoned<T>("dq", {b, h, s, d});
+    auto dk = poisoned<T>("dk", {b, h, s, d});
+    auto dv = poisoned<T>("dv", {b, h, s, d});
     for (auto& r : bwd(q, k, v, o, lse, dout, dq, dk, dv, causal)) CHECK(r.ok());
     BV_CHECK_CLOSE(dq, ref.dq, tolerance<T>());
     BV_CHECK_CLOSE(dk, ref.dk, tolerance<T>());

@@ -26,12 +26,9 @@ void check_ce(int m, int v, uint64_t seed, double scale) {
   for (auto s : all_schedules()) {
     CAPTURE(schedule_name(s));
     schedule_scope scope(s, seed);
-    auto loss = tensor<float>::empty("loss", {m});
-    auto lse = tensor<float>::empty("lse", {m});
-    auto dx = tensor<T>::empty("dx", {m, v});
-    poison(loss);
-    poison(lse);
-    poison(dx);
+    auto loss = poisoned<float>("loss", {m});
+    auto lse = poisoned<float>("lse", {m});
+    auto dx = poisoned<T>("dx", {m, v});
     CHECK(kernels::cross_entropy_fwd(x, target, loss, lse).ok());
     CHECK(kernels::cross_entropy_bwd(x, target, lse, dloss, dx).ok());
     // lse and loss are fp32 reductions of T inputs: f32 accuracy whatever T is.

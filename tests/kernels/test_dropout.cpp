@@ -54,10 +54,8 @@ TEST_CASE("dropout: keep rate, seeds differ, backward reuses the mask") {
   const int n = 50001;
   const float p = 0.25f;
   auto x = tensor<float>::full("x", {n}, 1.0f);
-  auto a = tensor<float>::empty("a", {n});
-  auto b = tensor<float>::empty("b", {n});
-  poison(a);
-  poison(b);
+  auto a = poisoned<float>("a", {n});
+  auto b = poisoned<float>("b", {n});
   const int s1 = static_cast<int>(seed & 0xffffff), s2 = s1 + 1;
   CHECK(kernels::dropout(x, a, p, s1).ok());
   CHECK(kernels::dropout(x, b, p, s2).ok());

@@ -22,30 +22,23 @@ void check_rmsnorm(int m, int n, uint64_t seed) {
   for (auto s : all_schedules()) {
     CAPTURE(schedule_name(s));
     schedule_scope scope(s, seed);
-    auto y = tensor<T>::empty("y", {m, n});
-    auto rstd = tensor<float>::empty("rstd", {m});
-    poison(y);
-    poison(rstd);
+    auto y = poisoned<T>("y", {m, n});
+    auto rstd = poisoned<float>("rstd", {m});
     CHECK(kernels::rmsnorm_fwd(x, w, y, rstd).ok());
     const auto ref = kernels::ref::rmsnorm_fwd(x, w);
     BV_CHECK_CLOSE(y, ref.y, tolerance<T>());
     BV_CHECK_CLOSE(rstd, ref.rstd, 1e-5);
 
-    auto h = tensor<T>::empty("h", {m, n});
-    auto y2 = tensor<T>::empty("y2", {m, n});
-    auto rstd2 = tensor<float>::empty("rstd2", {m});
-    poison(h);
-    poison(y2);
-    poison(rstd2);
+    auto h = poisoned<T>("h", {m, n});
+    auto y2 = poisoned<T>("y2", {m, n});
+    auto rstd2 = poisoned<float>("rstd2", {m});
     CHECK(kernels::add_rmsnorm_fwd(x, res, w, h, y2, rstd2).ok());
     const auto ref2 = kernels::ref::add_rmsnorm_fwd(x, res, w);
     BV_CHECK_CLOSE(h, ref2.h, tolerance<T>());
     BV_CHECK_CLOSE(y2, ref2.y, tolerance<T>());
 
-    auto dx = tensor<T>::empty("dx", {m, n});
-    auto dw = tensor<T>::empty("dw", {n});
-    poison(dx);
-    poison(dw);
+    auto dx = poisoned<T>("dx", {m, n});
+    auto dw = poisoned<T>("dw", {n});
     for (auto& r : kernels::rmsnorm_bwd(dy, x, w, rstd, dx, dw)) CHECK(r.ok());
     const auto g = kernels::ref::rmsnorm_bwd(dy, x, w);
     BV_CHECK_CLOSE(dx, g.dx, tolerance<T>());
