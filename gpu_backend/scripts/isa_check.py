@@ -199,8 +199,8 @@ def attention_tile(label):
     try:
         if label.startswith("attention_fwd_kernel<") and len(a) == 7:
             return a[0], int(a[1]), int(a[2]), int(a[3]), int(a[5])
-        if label.startswith(("attention_bwd_dkdv_kernel<", "attention_bwd_dq_kernel<",
-                             "attention_bwd_dq_halves_kernel<")) and \
+        if label.startswith(("attention_bwd_dkdv_kernel<", "attention_bwd_dkdv_halves_kernel<",
+                             "attention_bwd_dq_kernel<", "attention_bwd_dq_halves_kernel<")) and \
                 len(a) == 6:
             return a[0], int(a[1]), int(a[2]), int(a[3]), int(a[5])
     except ValueError:

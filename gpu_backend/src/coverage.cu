@@ -28,11 +28,15 @@ namespace bv::gpu::coverage {
 using namespace bv::kernels;
 using bv::gpu_lang::detail::kernel_entry;
 
-// Referencing a kernel's entry makes the device pass emit it.
+// Referencing a kernel's entry makes the device pass emit it: the entry its launch takes, whose
+// registers are bounded for the row's programs an SM (its min_programs, 0 for the default).
 const void* volatile sink;
-template <auto K>
+template <auto K, int MinPrograms = 0>
 void emit() {
-  sink = reinterpret_cast<const void*>(kernel_entry<K>());
+  if constexpr (MinPrograms > 0)
+    sink = reinterpret_cast<const void*>(kernel_entry<K, MinPrograms>());
+  else
+    sink = reinterpret_cast<const void*>(kernel_entry<K>());
 }
 
 // Whether a launch for target t can take row i: with the key fixed at Key, the row find_config
@@ -153,7 +157,9 @@ void all() {
   });
   amd_rows<layernorm_fwd_configs>([](auto c) {
     constexpr launch_config k = decltype(c)::value;
-    each_dtype([](auto t) { emit<layernorm_fwd_kernel<decltype(t), k.block, k.waves>>(); });
+    each_dtype([](auto t) {
+      emit<layernorm_fwd_kernel<decltype(t), k.block, k.waves>, k.min_programs>();
+    });
   });
   amd_rows<layernorm_configs>([](auto c) {
     constexpr launch_config k = decltype(c)::value;
@@ -185,9 +191,9 @@ void all() {
     using T = decltype(t);
     amd_rows<matmul_configs, sizeof(T)>([](auto c) {
       constexpr launch_config k = decltype(c)::value;
-      emit<matmul_kernel<T, T, k.bm, k.bn, k.bk, k.group_m, k.waves>>();
+      emit<matmul_kernel<T, T, k.bm, k.bn, k.bk, k.group_m, k.waves>, k.min_programs>();
       if constexpr (!std::is_same_v<T, float>)
-        emit<matmul_kernel<T, float, k.bm, k.bn, k.bk, k.group_m, k.waves>>();
+        emit<matmul_kernel<T, float, k.bm, k.bn, k.bk, k.group_m, k.waves>, k.min_programs>();
     });
   });
   amd_rows<matmul_bias_act_configs>([](auto c) {
@@ -222,19 +228,25 @@ void all() {
        constexpr int D = decltype(d)::value;
        amd_rows<attention_fwd_configs<sizeof(T)>, D>([](auto c) {
          constexpr launch_config k = decltype(c)::value;
-         emit<attention_fwd_variant<T, D, k.bm, k.bn, false, k.waves, k.variant>::kernel>();
-         emit<attention_fwd_variant<T, D, k.bm, k.bn, true, k.waves, k.variant>::kernel>();
+         emit<attention_fwd_variant<T, D, k.bm, k.bn, false, k.waves, k.variant>::kernel,
+              k.min_programs>();
+         emit<attention_fwd_variant<T, D, k.bm, k.bn, true, k.waves, k.variant>::kernel,
+              k.min_programs>();
        });
        amd_rows<attention_bwd_configs<sizeof(T)>, D>([](auto c) {
          constexpr launch_config k = decltype(c)::value;
          emit<attention_bwd_preprocess_kernel<T, D, k.bm, k.waves>>();
-         emit<attention_bwd_dkdv_variant<T, D, k.bm, k.bn, false, k.waves, k.variant>::kernel>();
-         emit<attention_bwd_dkdv_variant<T, D, k.bm, k.bn, true, k.waves, k.variant>::kernel>();
+         emit<attention_bwd_dkdv_variant<T, D, k.bm, k.bn, false, k.waves, k.variant>::kernel,
+              k.min_programs>();
+         emit<attention_bwd_dkdv_variant<T, D, k.bm, k.bn, true, k.waves, k.variant>::kernel,
+              k.min_programs>();
        });
        amd_rows<attention_bwd_dq_configs<sizeof(T)>, D>([](auto c) {
          constexpr launch_config k = decltype(c)::value;
-         emit<attention_bwd_dq_variant<T, D, k.bm, k.bn, false, k.waves, k.variant>::kernel>();
-         emit<attention_bwd_dq_variant<T, D, k.bm, k.bn, true, k.waves, k.variant>::kernel>();
+         emit<attention_bwd_dq_variant<T, D, k.bm, k.bn, false, k.waves, k.variant>::kernel,
+              k.min_programs>();
+         emit<attention_bwd_dq_variant<T, D, k.bm, k.bn, true, k.waves, k.variant>::kernel,
+              k.min_programs>();
        });
      }),
      ...);

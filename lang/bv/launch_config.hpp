@@ -59,7 +59,8 @@ struct launch_config {
   int bm = 0, bn = 0, bk = 0;       // tile sizes
   int group_m = 0;                  // grouped program order (matmul's GROUP_M)
   int stages = 0;                   // GPU: block-pointer ring slots in LDS (0: none)
-  int min_programs = 0;             // GPU: programs per SM the registers must allow (0: default)
+  int min_programs = 0;             // GPU: programs per SM (AMD: per CU) the registers must allow
+                                    // (0: the backend's default)
   int programs = 0;                 // the grid's cap, for kernels whose programs walk rows
 };
 

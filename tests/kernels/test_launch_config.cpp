@@ -226,7 +226,8 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
                                                      : ", 128, 128, 64, false, 8, 0>"));
     CHECK(at2.programs == (mi200 ? 2 : 1));
     // Its backward: dK/dV (k q^T) 64 query rows x 128 keys on 8 warps on sm_90 and dQ 128x64 on 8;
-    // 64x64 on 4 waves on AMD, dQ in halves of D there (variant 2).
+    // 64x64 on 4 waves on AMD, dQ in halves of D there (variant 2), and on gfx942 dK/dV too
+    // (variant 3).
     auto dq2 = tensor<half>::empty("dq2", {1, 1, 70, 128}),
          dk2 = tensor<half>::empty("dk2", {1, 1, 70, 128}),
          dv2 = tensor<half>::empty("dv2", {1, 1, 70, 128});
@@ -235,6 +236,10 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     CHECK(ends_with(bw[1].kernel,
                     t == target::sm_90 ? ", 128, 64, 128, false, 8>" : ", 128, 64, 64, false, 4>"));
     CHECK(bw[1].programs == (t == target::sm_90 ? 1 : 2));
+    CHECK(bw[1].kernel.find(t == target::sm_90 ? "attention_bwd_dkdv_kt_kernel"
+                            : t == target::gfx942
+                                ? "attention_bwd_dkdv_halves_kernel"
+                                : "attention_bwd_dkdv_kernel<") != std::string::npos);
     CHECK(bw[2].kernel.find(t == target::sm_90
                                 ? "attention_bwd_dq_bp_kernel"
                                 : "attention_bwd_dq_halves_kernel") != std::string::npos);

@@ -324,20 +324,28 @@ struct kernel_traits<K> {
   using params = std::tuple<P...>;
 };
 
-// Programs per multiprocessor the compiler must leave registers for (the second
-// __launch_bounds__ argument). Programs of 512 threads or more ask for two, so that a program's
-// barriers overlap with another's memory traffic (softmax over 8192 columns: 1.5x); smaller
-// programs take what they need. BV_GPU_MIN_PROGRAMS_PER_SM overrides it for every kernel.
+// Programs per multiprocessor the compiler must leave registers for. On NVIDIA programs of 512
+// threads or more ask for two, so that a program's barriers overlap with another's memory traffic
+// (softmax over 8192 columns: 1.5x); smaller programs take what they need. On AMD every program
+// asks for one: a CU of 64 KiB of LDS and 512 registers a lane holds fewer programs, and an 8-wave
+// program already asks for 2 waves a SIMD. BV_GPU_MIN_PROGRAMS_PER_SM overrides it for every
+// kernel.
 #ifdef BV_GPU_MIN_PROGRAMS_PER_SM
 template <int Threads>
 inline constexpr int min_programs_per_sm = BV_GPU_MIN_PROGRAMS_PER_SM;
 #else
 template <int Threads>
-inline constexpr int min_programs_per_sm = Threads >= 512 ? 2 : 1;
+inline constexpr int min_programs_per_sm = BV_NVIDIA&& Threads >= 512 ? 2 : 1;
 #endif
+// The second __launch_bounds__ argument for Programs programs of K a multiprocessor. CUDA's counts
+// programs an SM; HIP's is waves a SIMD (amdgpu_waves_per_eu), and a CU's 4 SIMDs share each
+// program's waves: 2 programs of 4 waves are 2 waves a SIMD, as is 1 program of 8.
+template <auto K, int Programs>
+inline constexpr int launch_bound = BV_NVIDIA ? Programs
+                                              : (Programs* kernel_traits<K>::waves + 3) / 4;
 template <auto K, class... P>
 __global__ void __launch_bounds__(kernel_traits<K>::threads,
-                                  min_programs_per_sm<kernel_traits<K>::threads>)
+                                  (launch_bound<K, min_programs_per_sm<kernel_traits<K>::threads>>))
     trampoline(P... args) {
   K(program<kernel_traits<K>::waves>{}, args...);
 }
@@ -430,7 +438,8 @@ template <auto K, int MinPrograms>
 inline constexpr int min_programs =
     MinPrograms > 0 ? MinPrograms : min_programs_per_sm<kernel_traits<K>::threads>;
 template <auto K, class U, int MinPrograms, int Stages, class... P>
-__global__ void __launch_bounds__(kernel_traits<K>::threads, (min_programs<K, MinPrograms>))
+__global__ void __launch_bounds__(kernel_traits<K>::threads,
+                                  (launch_bound<K, min_programs<K, MinPrograms>>))
     unit_trampoline(tmap_space tm, P... args) {
   tma_ring_list tl;
   call_with_units<K, U, Stages>(std::index_sequence_for<P...>{}, tm, &tl, args...);
@@ -438,6 +447,20 @@ __global__ void __launch_bounds__(kernel_traits<K>::threads, (min_programs<K, Mi
   if constexpr (Stages > 0 && gpu::prim::has_cp_async) gpu::prim::cp_async_drain();
   if constexpr (Stages > 0 && gpu::prim::has_tma) tma_drain(tl);
 #endif
+}
+// The __global__ entry that a launch of K with registers left for MinPrograms programs (and no
+// rings or unit arguments) takes, as kernel_entry is a plain launch's: for compile-only builds,
+// which must compile what a launch runs.
+template <auto K, int MinPrograms, class... P>
+constexpr auto tuned_entry_of(std::tuple<P...>*) {
+  if constexpr (MinPrograms > 0)
+    return &unit_trampoline<K, unit_args<>, MinPrograms, 0, P...>;
+  else
+    return &trampoline<K, P...>;
+}
+template <auto K, int MinPrograms>
+constexpr auto kernel_entry() {
+  return tuned_entry_of<K, MinPrograms>(static_cast<typename kernel_traits<K>::params*>(nullptr));
 }
 // Room for the tensor maps of block-pointer rings (block_ptr.hpp) of at most this many programs
 // of a launch; programs past it copy their tiles without the TMA.

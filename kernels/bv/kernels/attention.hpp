@@ -393,6 +393,60 @@ BV_KERNEL void attention_bwd_dkdv_kernel(program<W> p, ptr<const T> q, ptr<const
   store(dv + kv_offs, dv_acc, rn.col() < s);
 }
 
+// The same dK and dV with k, v, q and dout in halves of D (variant 3), as dQ's variant 2: q k^T and
+// dout v^T as two products of D / 2 each, dK and dV as their column halves. On AMD every
+// product's operands are then the size of a slice of q k^T's (bv/dot_staging.hpp) and share two
+// LDS images: at D = 128 in 16-bit, 17408 bytes where q and dout whole as ds^T q's and p^T dout's
+// b took 34816, more than half a CU's 64 KiB (one workgroup a CU, one wave a SIMD).
+template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
+BV_KERNEL void attention_bwd_dkdv_halves_kernel(program<W> p, ptr<const T> q, ptr<const T> k,
+                                                ptr<const T> v, ptr<const T> dout,
+                                                ptr<const float> lse, ptr<const float> delta,
+                                                ptr<T> dk, ptr<T> dv, int s, float scale) {
+  static_assert(D % 2 == 0, "attention_bwd_dkdv_halves_kernel splits D in two: D must be even.");
+  constexpr int H = D / 2;
+  const int start_n = p.id(0) * BN, bh = p.id(1);
+  const int base = bh * s * D;
+  const float scale2 = scale * attention_log2e;
+  auto rn = start_n + arange<BN>(p);
+  auto rh = arange<H>(p);
+  auto kv_offs = base + rn.col() * D + rh.row();  // the low half; + H the high one
+  auto k_lo = load(k + kv_offs, rn.col() < s, 0.0f);
+  auto k_hi = load(k + (kv_offs + H), rn.col() < s, 0.0f);
+  auto v_lo = load(v + kv_offs, rn.col() < s, 0.0f);
+  auto v_hi = load(v + (kv_offs + H), rn.col() < s, 0.0f);
+  auto dk_lo = zeros<float, BN, H>(p);
+  auto dk_hi = zeros<float, BN, H>(p);
+  auto dv_lo = zeros<float, BN, H>(p);
+  auto dv_hi = zeros<float, BN, H>(p);
+  // Causal: query blocks wholly above this key block see none of it.
+  const int first_m = CAUSAL ? (start_n / BM) * BM : 0;
+  for (int start_m = first_m; start_m < s; start_m += BM) {
+    auto rm = start_m + arange<BM>(p);
+    auto q_offs = base + rm.col() * D + rh.row();
+    auto q_lo = load(q + q_offs, rm.col() < s, 0.0f);
+    auto q_hi = load(q + (q_offs + H), rm.col() < s, 0.0f);
+    auto l2 = load(lse + bh * s + rm, rm < s, 0.0f) * attention_log2e;
+    auto dl = load(delta + bh * s + rm, rm < s, 0.0f);
+    auto qk = dot(q_hi, trans(k_hi), dot(q_lo, trans(k_lo)));
+    auto pm = attention_bwd_mask<CAUSAL, BM, BN, true>(exp2(qk * scale2 - l2.col()), start_m,
+                                                       start_n, s, rm.col(), rn.row());
+    auto do_lo = load(dout + q_offs, rm.col() < s, 0.0f);
+    auto do_hi = load(dout + (q_offs + H), rm.col() < s, 0.0f);
+    const auto pt = trans(pm.to(dtype<T>{}));
+    dv_lo = dot(pt, do_lo, dv_lo);
+    dv_hi = dot(pt, do_hi, dv_hi);
+    auto dp = dot(do_hi, trans(v_hi), dot(do_lo, trans(v_lo)));
+    const auto dst = trans((pm * (dp - dl.col())).to(dtype<T>{}));
+    dk_lo = dot(dst, q_lo, dk_lo);
+    dk_hi = dot(dst, q_hi, dk_hi);
+  }
+  store(dk + kv_offs, dk_lo * scale, rn.col() < s);
+  store(dk + (kv_offs + H), dk_hi * scale, rn.col() < s);
+  store(dv + kv_offs, dv_lo, rn.col() < s);
+  store(dv + (kv_offs + H), dv_hi, rn.col() < s);
+}
+
 // The same dK and dV in Triton's tutorial's order (variant 1 of attention_bwd_configs' rows):
 // k q^T rather than q k^T, so that p^T and ds^T come out of the products as the a operands of
 // the next dots (no trans() of a computed block), and the loop-invariant k and v are the a
@@ -716,7 +770,7 @@ struct attention_bwd_dkdv_variant
     : kernel_choice<attention_bwd_dkdv_kernel<T, D, BM, BN, CAUSAL, W>> {
   static_assert(Variant == 0,
                 "attention_bwd's dK/dV kernel is variant 0 (q k^T), 1 (k q^T, q and dout through "
-                "block pointers) or 2 (1 with k and v held in ring slots).");
+                "block pointers), 2 (1 with k and v held in ring slots) or 3 (halves of D).");
 };
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // q's and dout's block pointers
 struct attention_bwd_dkdv_variant<T, D, BM, BN, CAUSAL, W, 1>
@@ -726,6 +780,9 @@ template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // 1 with k and v
 struct attention_bwd_dkdv_variant<T, D, BM, BN, CAUSAL, W, 2>
     : kernel_choice<attention_bwd_dkdv_held_kernel<T, D, BM, BN, CAUSAL, W>, rings<T, BM, D, W, 2>,
                     held_rings<T, BN, D, W, 2>> {};
+template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // halves of D
+struct attention_bwd_dkdv_variant<T, D, BM, BN, CAUSAL, W, 3>
+    : kernel_choice<attention_bwd_dkdv_halves_kernel<T, D, BM, BN, CAUSAL, W>> {};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W, int Variant>
 struct attention_bwd_dq_variant : kernel_choice<attention_bwd_dq_kernel<T, D, BM, BN, CAUSAL, W>> {
   static_assert(Variant == 0,
@@ -890,7 +947,11 @@ static_assert(detail::attention_fwd_all_fit<2>() && detail::attention_fwd_all_fi
 // At D = 128 k's 128-column tile is no wgmma A operand in a slot, and variant 2 took 6.39 ms
 // against 3.57, so that row keeps variant 1.
 // On gfx942 the k q^T form's 64x64 tile spills SGPRs (48) where q k^T's does not, so AMD keeps
-// variant 0.
+// variant 0. At D = 128 in 16-bit, gfx942 launches it in halves of D (variant 3) with registers
+// for 2 programs a CU (min_programs: 2 waves a SIMD at 4 waves a program): 226 to 241 VGPRs and
+// 17408 bytes of LDS, where variant 0 took 288 to 304 and 34816 (1 wave a SIMD), the same 16
+// MFMAs a step and no spills. hipcc's gfx90a spills 6 to 21 VGPRs so, and gfx942's f32 21 and 82
+// (its dQ in halves 8, causal), so those rows keep variant 0 on one wave a SIMD.
 template <int Bytes>
 struct attention_bwd_configs {
   static_assert(Bytes == 2 || Bytes == 4,
@@ -905,6 +966,7 @@ struct attention_bwd_configs<2> {
       {.targets = only(target::sm_90), .up_to = 64,  .variant = 2,  .waves = 4,  .bm = 64,  .bn = 64,  .stages = 2, .min_programs = 3},
       {                                .up_to = 64,                 .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = only(target::sm_90), .up_to = 128, .variant = 1,  .waves = 8,  .bm = 64,  .bn = 128, .stages = 2},
+      {.targets = only(target::gfx942), .up_to = 128, .variant = 3, .waves = 4,  .bm = 64,  .bn = 64,                .min_programs = 2},
       {.targets = amd_targets,         .up_to = 128,                .waves = 4,  .bm = 64,  .bn = 64},
   };
   // clang-format on
