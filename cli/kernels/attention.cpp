@@ -1,4 +1,4 @@
-// attention, attention_causal, attention_f16 and attention_bwd: the kernels
+// attention, attention_causal, attention_f16, attention_bwd and attention_bwd_f16: the kernels
 // (bv/kernels/attention.hpp), their references (bv/kernels/ref/attention.hpp) and one registration
 // each; Eigen's unfused computation times bench's native column.
 #include "bv/kernels/attention.hpp"
@@ -327,6 +327,95 @@ registrar r_bwd{
                   .out(1, a.dk, ref.dk, 1e-5, 1e-4)
                   .out(2, a.dv, ref.dv, 1e-5, 1e-4)
                   .done();
+            },
+    }};
+
+// attention_bwd_f16: the causal backward in 16-bit, as the GPUs run it (f16 q, k, v, o, dout and
+// dq, dk, dv; lse and the products' sums in fp32), on every backend from the same f16 inputs: on
+// AMD its tiles are the 16-bit rows of attention_bwd_configs and attention_bwd_dq_configs, not the
+// f32 entry's ones. o and lse are what the interpreter's 16-bit forward leaves.
+struct bwd16_io {
+  tensor<half> q, k, v, dout, o;
+  tensor<float> lse;
+  tensor<half> dq, dk, dv;
+};
+
+registrar r_bwd_f16{
+    kernel<bwd16_io, kernels::ref::attention_grads>{
+        .name = "attention_bwd_f16",
+        .description = "flash attention backward (dq, dk, dv), causal, f16 inputs and outputs, "
+                       "fp32 accumulation",
+        .size_help = "B,H,S,D (D = 64 or 128)",
+        .default_size = {1, 2, 150, 128},
+        .bench_size = {1, 2, 256, 128},
+        .make =
+            [](const sizes& s, uint64_t seed) {
+              bwd16_io a{tensor<half>::randn("q", shape4(s), seed),
+                         tensor<half>::randn("k", shape4(s), seed + 1),
+                         tensor<half>::randn("v", shape4(s), seed + 2),
+                         tensor<half>::randn("dout", shape4(s), seed + 3),
+                         tensor<half>::empty("o", shape4(s)),
+                         tensor<float>::empty("lse", {s[0] * s[1], s[2]}),
+                         output<half>("dq", shape4(s)),
+                         output<half>("dk", shape4(s)),
+                         output<half>("dv", shape4(s))};
+              kernels::attention_fwd(a.q, a.k, a.v, a.o, a.lse, true);
+              return a;
+            },
+        .launch =
+            [](bwd16_io& a) {
+              return kernels::attention_bwd(a.q, a.k, a.v, a.o, a.lse, a.dout, a.dq, a.dk, a.dv,
+                                            true);
+            },
+        .reference =
+            [](const bwd16_io& a) {
+              return kernels::ref::attention_bwd(a.q, a.k, a.v, a.dout, true);
+            },
+        .compare =
+            [](checker& c, const bwd16_io& a, const kernels::ref::attention_grads& r) {
+              c.expect(a.dq, r.dq, 3e-3);
+              c.expect(a.dk, r.dk, 3e-3);
+              c.expect(a.dv, r.dv, 3e-3);
+            },
+        .note = "f16 inputs and outputs, fp32 accumulation",
+    },
+    {
+        .gpu =
+            [](bwd16_io& a, bool cpu) {
+              const double ms = gpu::attention_bwd(
+                  gpu::dtype_id::f16, a.q.data(), a.k.data(), a.v.data(), a.o.data(), a.lse.data(),
+                  a.dout.data(), a.dq.data(), a.dk.data(), a.dv.data(), dim(a.q, 0), dim(a.q, 1),
+                  dim(a.q, 2), dim(a.q, 3), true);
+              const auto ref = kernels::ref::attention_bwd(a.q, a.k, a.v, a.dout, true);
+              // dq against the reference and the interpreter; dk and dv folded into the GPU's.
+              auto g = finish_gpu(a.dq, ms, ref.dq, 1e-2, cpu, 5e-2, [&](tensor<half>& out) {
+                auto dk_cpu = tensor<half>::empty("dk(cpu)", a.dk.shape());
+                auto dv_cpu = tensor<half>::empty("dv(cpu)", a.dv.shape());
+                return kernels::attention_bwd(a.q, a.k, a.v, a.o, a.lse, a.dout, out, dk_cpu,
+                                              dv_cpu, true)
+                    .back();
+              });
+              fold_into(g.gpu, a.dk, ref.dk, 1e-2);
+              fold_into(g.gpu, a.dv, ref.dv, 1e-2);
+              return g;
+            },
+        .amd_emu =
+            [](bwd16_io& a, const kernels::ref::attention_grads& ref, target t) {
+              return emu_compare("attention_bwd_f16", t)
+                  .in(a.q)
+                  .in(a.k)
+                  .in(a.v)
+                  .in(a.o)
+                  .in(a.dout)
+                  .in(a.lse)
+                  .cpu([&] {
+                    return kernels::attention_bwd(a.q, a.k, a.v, a.o, a.lse, a.dout, a.dq, a.dk,
+                                                  a.dv, true);
+                  })
+                  .out(0, a.dq, ref.dq, 3e-3, 8e-3)
+                  .out(1, a.dk, ref.dk, 3e-3, 8e-3)
+                  .out(2, a.dv, ref.dv, 3e-3, 8e-3)
+                  .done("f16 inputs and outputs, fp32 accumulation");
             },
     }};
 

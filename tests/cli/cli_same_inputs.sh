@@ -21,7 +21,7 @@ declare -A size=(
   [matmul]=37,45,29 [matmul_f16]=37,45,29 [matmul_bias_gelu]=37,45,29 [matmul_splitk]=21,35,333
   [conv2d]=1,3,9,11,5,3,2,1
   [attention]=1,1,37,64 [attention_causal]=1,1,37,128 [attention_f16]=1,1,37,128
-  [attention_bwd]=1,1,37,64
+  [attention_bwd]=1,1,37,64 [attention_bwd_f16]=1,1,37,128
   [transformer_block]=40,2,96
 )
 same=$(cat <<'PY'
