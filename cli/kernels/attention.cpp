@@ -219,11 +219,86 @@ registrar r_f16{
             },
     }};
 
-// The backward's inputs: q, k, v, dout, and o and lse as the forward (on the interpreter) left
-// them; its outputs dq, dk, dv.
-struct bwd_io {
-  tensor<float> q, k, v, dout, o, lse, dq, dk, dv;
+// The backward's inputs in T: q, k, v, dout, and o and lse as the forward (on the interpreter)
+// left them; its outputs dq, dk, dv. The f32 and the 16-bit entries share what follows.
+template <class T>
+struct bwd_io_of {
+  tensor<T> q, k, v, dout, o;
+  tensor<float> lse;
+  tensor<T> dq, dk, dv;
 };
+using bwd_io = bwd_io_of<float>;
+
+template <class T>
+bwd_io_of<T> make_bwd(const sizes& s, uint64_t seed) {
+  bwd_io_of<T> a{tensor<T>::randn("q", shape4(s), seed),
+                 tensor<T>::randn("k", shape4(s), seed + 1),
+                 tensor<T>::randn("v", shape4(s), seed + 2),
+                 tensor<T>::randn("dout", shape4(s), seed + 3),
+                 tensor<T>::empty("o", shape4(s)),
+                 tensor<float>::empty("lse", {s[0] * s[1], s[2]}),
+                 output<T>("dq", shape4(s)),
+                 output<T>("dk", shape4(s)),
+                 output<T>("dv", shape4(s))};
+  kernels::attention_fwd(a.q, a.k, a.v, a.o, a.lse, true);
+  return a;
+}
+template <class T>
+std::vector<launch_result> launch_bwd(bwd_io_of<T>& a) {
+  return kernels::attention_bwd(a.q, a.k, a.v, a.o, a.lse, a.dout, a.dq, a.dk, a.dv, true);
+}
+template <class T>
+kernels::ref::attention_grads reference_bwd(const bwd_io_of<T>& a) {
+  return kernels::ref::attention_bwd(a.q, a.k, a.v, a.dout, true);
+}
+// dq, dk and dv each within tol (relative L2) of the reference.
+template <class T>
+void compare_bwd(checker& c, const bwd_io_of<T>& a, const kernels::ref::attention_grads& r,
+                 double tol) {
+  c.expect(a.dq, r.dq, tol);
+  c.expect(a.dk, r.dk, tol);
+  c.expect(a.dv, r.dv, tol);
+}
+// The emulator's runner `runner` on the entry's inputs, each output within tol of the reference
+// and within diff_tol of the interpreter's.
+template <class T>
+emu_outcome emu_bwd(const char* runner, bwd_io_of<T>& a, const kernels::ref::attention_grads& ref,
+                    target t, double tol, double diff_tol, std::string note = {}) {
+  return emu_compare(runner, t)
+      .in(a.q)
+      .in(a.k)
+      .in(a.v)
+      .in(a.o)
+      .in(a.dout)
+      .in(a.lse)
+      .cpu([&] { return launch_bwd(a); })
+      .out(0, a.dq, ref.dq, tol, diff_tol)
+      .out(1, a.dk, ref.dk, tol, diff_tol)
+      .out(2, a.dv, ref.dv, tol, diff_tol)
+      .done(std::move(note));
+}
+
+using bwd16_io = bwd_io_of<half>;
+
+// The 16-bit backward on the GPU (with cpu, on the interpreter too) from a's inputs: dq against
+// the reference within tol and the interpreter's within 5e-2, dk and dv folded into the GPU's
+// outcome against the reference.
+gpu_outcome gpu_bwd16(bwd16_io& a, bool cpu, double tol) {
+  const double ms =
+      gpu::attention_bwd(gpu::dtype_id::f16, a.q.data(), a.k.data(), a.v.data(), a.o.data(),
+                         a.lse.data(), a.dout.data(), a.dq.data(), a.dk.data(), a.dv.data(),
+                         dim(a.q, 0), dim(a.q, 1), dim(a.q, 2), dim(a.q, 3), true);
+  const auto ref = reference_bwd(a);
+  auto g = finish_gpu(a.dq, ms, ref.dq, tol, cpu, 5e-2, [&](tensor<half>& out) {
+    auto dk_cpu = tensor<half>::empty("dk(cpu)", a.dk.shape());
+    auto dv_cpu = tensor<half>::empty("dv(cpu)", a.dv.shape());
+    return kernels::attention_bwd(a.q, a.k, a.v, a.o, a.lse, a.dout, out, dk_cpu, dv_cpu, true)
+        .back();
+  });
+  fold_into(g.gpu, a.dk, ref.dk, tol);
+  fold_into(g.gpu, a.dv, ref.dv, tol);
+  return g;
+}
 
 registrar r_bwd{
     kernel<bwd_io, kernels::ref::attention_grads>{
@@ -232,35 +307,11 @@ registrar r_bwd{
         .size_help = "B,H,S,D (D = 64 or 128)",
         .default_size = {1, 2, 150, 64},
         .bench_size = {1, 2, 256, 64},
-        .make =
-            [](const sizes& s, uint64_t seed) {
-              bwd_io a{tensor<float>::randn("q", shape4(s), seed),
-                       tensor<float>::randn("k", shape4(s), seed + 1),
-                       tensor<float>::randn("v", shape4(s), seed + 2),
-                       tensor<float>::randn("dout", shape4(s), seed + 3),
-                       tensor<float>::empty("o", shape4(s)),
-                       tensor<float>::empty("lse", {s[0] * s[1], s[2]}),
-                       output<float>("dq", shape4(s)),
-                       output<float>("dk", shape4(s)),
-                       output<float>("dv", shape4(s))};
-              kernels::attention_fwd(a.q, a.k, a.v, a.o, a.lse, true);
-              return a;
-            },
-        .launch =
-            [](bwd_io& a) {
-              return kernels::attention_bwd(a.q, a.k, a.v, a.o, a.lse, a.dout, a.dq, a.dk, a.dv,
-                                            true);
-            },
-        .reference =
-            [](const bwd_io& a) {
-              return kernels::ref::attention_bwd(a.q, a.k, a.v, a.dout, true);
-            },
-        .compare =
-            [](checker& c, const bwd_io& a, const kernels::ref::attention_grads& r) {
-              c.expect(a.dq, r.dq, 1e-5);
-              c.expect(a.dk, r.dk, 1e-5);
-              c.expect(a.dv, r.dv, 1e-5);
-            },
+        .make = make_bwd<float>,
+        .launch = launch_bwd<float>,
+        .reference = reference_bwd<float>,
+        .compare = [](checker& c, const bwd_io& a,
+                      const kernels::ref::attention_grads& r) { compare_bwd(c, a, r, 1e-5); },
         .native = [](bwd_io& a) -> std::function<void()> {
           const int64_t heads = a.q.size(0) * a.q.size(1), n = a.q.size(2), d = a.q.size(3);
           return [&a, heads, n, d, p = fmat(n, n), dp = fmat(n, n)]() mutable {
@@ -285,61 +336,30 @@ registrar r_bwd{
     {
         // GPU: f16 inputs (head dim 64 or 128); the interpreter runs the f16 kernel too,
         // forward included (o and lse in f16, as the GPU's backward takes them).
+        // GPU: the 16-bit backward on f16 copies of the inputs (head dim 64 or 128), its forward
+        // (o and lse) on the interpreter in f16 too, as the GPU's backward takes them.
         .gpu =
             [](bwd_io& a, bool cpu) {
-              auto q = as_f16(a.q), k = as_f16(a.k), v = as_f16(a.v), dout = as_f16(a.dout);
-              auto o = tensor<half>::empty("o", a.o.shape());
-              auto lse = tensor<float>::empty("lse", a.lse.shape());
-              kernels::attention_fwd(q, k, v, o, lse, true);
-              auto dq = output<half>("dq", a.dq.shape());
-              auto dk = output<half>("dk", a.dk.shape());
-              auto dv = output<half>("dv", a.dv.shape());
-              const double ms =
-                  gpu::attention_bwd(gpu::dtype_id::f16, q.data(), k.data(), v.data(), o.data(),
-                                     lse.data(), dout.data(), dq.data(), dk.data(), dv.data(),
-                                     dim(a.q, 0), dim(a.q, 1), dim(a.q, 2), dim(a.q, 3), true);
-              const auto ref = kernels::ref::attention_bwd(q, k, v, dout, true);
-              // dq against the reference and the interpreter; dk and dv folded into the GPU's.
-              auto g = finish_gpu(dq, ms, ref.dq, 2e-2, cpu, 5e-2, [&](tensor<half>& out) {
-                auto dk_cpu = tensor<half>::empty("dk(cpu)", a.dk.shape());
-                auto dv_cpu = tensor<half>::empty("dv(cpu)", a.dv.shape());
-                return kernels::attention_bwd(q, k, v, o, lse, dout, out, dk_cpu, dv_cpu, true)
-                    .back();
-              });
-              fold_into(g.gpu, dk, ref.dk, 2e-2);
-              fold_into(g.gpu, dv, ref.dv, 2e-2);
-              return g;
+              bwd16_io h{as_f16(a.q),
+                         as_f16(a.k),
+                         as_f16(a.v),
+                         as_f16(a.dout),
+                         tensor<half>::empty("o", a.o.shape()),
+                         tensor<float>::empty("lse", a.lse.shape()),
+                         output<half>("dq", a.dq.shape()),
+                         output<half>("dk", a.dk.shape()),
+                         output<half>("dv", a.dv.shape())};
+              kernels::attention_fwd(h.q, h.k, h.v, h.o, h.lse, true);
+              return gpu_bwd16(h, cpu, 2e-2);
             },
-        .amd_emu =
-            [](bwd_io& a, const kernels::ref::attention_grads& ref, target t) {
-              return emu_compare("attention_bwd", t)
-                  .in(a.q)
-                  .in(a.k)
-                  .in(a.v)
-                  .in(a.o)
-                  .in(a.dout)
-                  .in(a.lse)
-                  .cpu([&] {
-                    return kernels::attention_bwd(a.q, a.k, a.v, a.o, a.lse, a.dout, a.dq, a.dk,
-                                                  a.dv, true);
-                  })
-                  .out(0, a.dq, ref.dq, 1e-5, 1e-4)
-                  .out(1, a.dk, ref.dk, 1e-5, 1e-4)
-                  .out(2, a.dv, ref.dv, 1e-5, 1e-4)
-                  .done();
-            },
+        .amd_emu = [](bwd_io& a, const kernels::ref::attention_grads& ref,
+                      target t) { return emu_bwd("attention_bwd", a, ref, t, 1e-5, 1e-4); },
     }};
 
 // attention_bwd_f16: the causal backward in 16-bit, as the GPUs run it (f16 q, k, v, o, dout and
 // dq, dk, dv; lse and the products' sums in fp32), on every backend from the same f16 inputs: on
 // AMD its tiles are the 16-bit rows of attention_bwd_configs and attention_bwd_dq_configs, not the
 // f32 entry's ones. o and lse are what the interpreter's 16-bit forward leaves.
-struct bwd16_io {
-  tensor<half> q, k, v, dout, o;
-  tensor<float> lse;
-  tensor<half> dq, dk, dv;
-};
-
 registrar r_bwd_f16{
     kernel<bwd16_io, kernels::ref::attention_grads>{
         .name = "attention_bwd_f16",
@@ -348,74 +368,19 @@ registrar r_bwd_f16{
         .size_help = "B,H,S,D (D = 64 or 128)",
         .default_size = {1, 2, 150, 128},
         .bench_size = {1, 2, 256, 128},
-        .make =
-            [](const sizes& s, uint64_t seed) {
-              bwd16_io a{tensor<half>::randn("q", shape4(s), seed),
-                         tensor<half>::randn("k", shape4(s), seed + 1),
-                         tensor<half>::randn("v", shape4(s), seed + 2),
-                         tensor<half>::randn("dout", shape4(s), seed + 3),
-                         tensor<half>::empty("o", shape4(s)),
-                         tensor<float>::empty("lse", {s[0] * s[1], s[2]}),
-                         output<half>("dq", shape4(s)),
-                         output<half>("dk", shape4(s)),
-                         output<half>("dv", shape4(s))};
-              kernels::attention_fwd(a.q, a.k, a.v, a.o, a.lse, true);
-              return a;
-            },
-        .launch =
-            [](bwd16_io& a) {
-              return kernels::attention_bwd(a.q, a.k, a.v, a.o, a.lse, a.dout, a.dq, a.dk, a.dv,
-                                            true);
-            },
-        .reference =
-            [](const bwd16_io& a) {
-              return kernels::ref::attention_bwd(a.q, a.k, a.v, a.dout, true);
-            },
-        .compare =
-            [](checker& c, const bwd16_io& a, const kernels::ref::attention_grads& r) {
-              c.expect(a.dq, r.dq, 3e-3);
-              c.expect(a.dk, r.dk, 3e-3);
-              c.expect(a.dv, r.dv, 3e-3);
-            },
+        .make = make_bwd<half>,
+        .launch = launch_bwd<half>,
+        .reference = reference_bwd<half>,
+        .compare = [](checker& c, const bwd16_io& a,
+                      const kernels::ref::attention_grads& r) { compare_bwd(c, a, r, 3e-3); },
         .note = "f16 inputs and outputs, fp32 accumulation",
     },
     {
-        .gpu =
-            [](bwd16_io& a, bool cpu) {
-              const double ms = gpu::attention_bwd(
-                  gpu::dtype_id::f16, a.q.data(), a.k.data(), a.v.data(), a.o.data(), a.lse.data(),
-                  a.dout.data(), a.dq.data(), a.dk.data(), a.dv.data(), dim(a.q, 0), dim(a.q, 1),
-                  dim(a.q, 2), dim(a.q, 3), true);
-              const auto ref = kernels::ref::attention_bwd(a.q, a.k, a.v, a.dout, true);
-              // dq against the reference and the interpreter; dk and dv folded into the GPU's.
-              auto g = finish_gpu(a.dq, ms, ref.dq, 1e-2, cpu, 5e-2, [&](tensor<half>& out) {
-                auto dk_cpu = tensor<half>::empty("dk(cpu)", a.dk.shape());
-                auto dv_cpu = tensor<half>::empty("dv(cpu)", a.dv.shape());
-                return kernels::attention_bwd(a.q, a.k, a.v, a.o, a.lse, a.dout, out, dk_cpu,
-                                              dv_cpu, true)
-                    .back();
-              });
-              fold_into(g.gpu, a.dk, ref.dk, 1e-2);
-              fold_into(g.gpu, a.dv, ref.dv, 1e-2);
-              return g;
-            },
+        .gpu = [](bwd16_io& a, bool cpu) { return gpu_bwd16(a, cpu, 1e-2); },
         .amd_emu =
             [](bwd16_io& a, const kernels::ref::attention_grads& ref, target t) {
-              return emu_compare("attention_bwd_f16", t)
-                  .in(a.q)
-                  .in(a.k)
-                  .in(a.v)
-                  .in(a.o)
-                  .in(a.dout)
-                  .in(a.lse)
-                  .cpu([&] {
-                    return kernels::attention_bwd(a.q, a.k, a.v, a.o, a.lse, a.dout, a.dq, a.dk,
-                                                  a.dv, true);
-                  })
-                  .out(0, a.dq, ref.dq, 3e-3, 8e-3)
-                  .out(1, a.dk, ref.dk, 3e-3, 8e-3)
-                  .out(2, a.dv, ref.dv, 3e-3, 8e-3)
-                  .done("f16 inputs and outputs, fp32 accumulation");
+              return emu_bwd("attention_bwd_f16", a, ref, t, 3e-3, 8e-3,
+                             "f16 inputs and outputs, fp32 accumulation");
             },
     }};
 
