@@ -60,7 +60,7 @@ void declared_row(bv::target t, int s) {
   const auto r = bv::emu::lib::attention_fwd<D, Causal>(q, kk, v, o, lse);
   CHECK(r.errors == 0);
   CHECK(r.diagnostics.empty());
-  const auto model = k::attention_fwd_lds_bytes(sizeof(T), D, c.bm, c.bn, c.waves);
+  const auto model = k::attention_fwd_lds_bytes(sizeof(T), D, c.bm, c.bn, c.waves, c.variant);
   CHECK(static_cast<int64_t>(bv::emu::last_lds_bytes()) == model);
   CHECK(model <= bv::lds_bytes_of(t));
   const auto want = reference(as_double(q), as_double(kk), as_double(v), s, D, Causal);
@@ -96,6 +96,7 @@ TEST_CASE("emulator: attention forward, every declared AMD row fits LDS as model
     for (int s : {37, 70}) {
       declared_row<bv::half, 64, false>(t, s);
       declared_row<bv::half, 128, true>(t, s);
+      declared_row<bv::bfloat16, 128, false>(t, s);
       declared_row<float, 64, true>(t, s);
       declared_row<float, 128, false>(t, s);
     }

@@ -155,8 +155,11 @@ struct basic_block<T, shape<N>, W> {
   T f[NF];
   T r[NRow > 0 ? NRow : 1];
   T c[NCol > 0 ? NCol : 1];
-  // Only c holds the values (above; never without col_role).
-  bool lazy = false;
+  // Only c holds the values (above; never without col_role). An int on AMD: hipcc 5.2 kept a
+  // struct's bool members carried through a for_range in scratch (20 bytes in gfx90a's attention
+  // forward in halves of D, whose carried m and l are such blocks). A bool on NVIDIA, where an int
+  // moved ptxas's register counts by 1 or 2 in most attention kernels.
+  std::conditional_t<BV_NVIDIA, bool, int> lazy = false;
 
   template <class U>
   BV_DI basic_block<U, shape<N>, W> to(dtype<U>) const {

@@ -438,10 +438,22 @@ BV_DI basic_block<C, shape<M, N>, W> dot(
     return dot(a.b, b.b, acc);
   }
 }
+namespace detail {
+// A prefetch_tile's block; anything else as it is: a trans() of a tile stays a lazy view, which
+// dot stages straight from the tile's rows (unview would transpose it through LDS first: an LDS
+// image and two barriers a step in the attention forward in halves of D).
+template <class X>
+BV_DI const auto& unprefetch(const X& x) {
+  if constexpr (is_prefetch_tile<X>)
+    return x.b;
+  else
+    return x;
+}
+}  // namespace detail
 template <class X, class Y, class... Acc>
 requires(detail::is_prefetch_tile<X> || detail::is_prefetch_tile<Y>) BV_DI
     auto dot(const X& x, const Y& y, const Acc&... acc) {
-  return dot(detail::unview(x), detail::unview(y), acc...);
+  return dot(detail::unprefetch(x), detail::unprefetch(y), acc...);
 }
 #endif
 

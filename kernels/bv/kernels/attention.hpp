@@ -831,10 +831,12 @@ struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 3>
 // 64 tiles, whose products take the MFMA path (a wave's part of q k^T and p v at least 32x32).
 // gfx942: 128x64 on 8 waves (152 VGPRs, 44544 bytes of LDS with q k^T staged in two slices of 64
 // k's: 2 waves a SIMD); the 32x32 tile before, on 4 waves, multiplied on the vector ALUs (a wave's
-// part 16x16, and half its waves copies). gfx90a: 64x64 on 4 waves (35328 bytes, 178 VGPRs), since
-// hipcc's causal 128x64 forward keeps 104 SGPRs live across its key loop and spills 4 to 6 of them
-// to VGPR lanes on 8 waves, at D = 64 as at D = 128 (D = 64 on gfx90a: 87 SGPRs, 126 VGPRs, no
-// spills). Every AMD row runs with no spills under clang-19 (gfx942) and hipcc (gfx90a).
+// part 16x16, and half its waves copies). gfx90a: 64x64 on 4 waves, since hipcc's causal 128x64
+// forward keeps 104 SGPRs live across its key loop and spills 4 to 6 of them to VGPR lanes on 8
+// waves, at D = 64 as at D = 128 (D = 64 on gfx90a: 87 SGPRs, 126 VGPRs, no spills); at D = 128
+// in halves of D (variant 4: 17920 bytes and 190 to 218 VGPRs, 2 waves a SIMD, where variant 0
+// took 35328 bytes and 178 VGPRs, one wave a SIMD). Every AMD row runs with no spills under
+// clang-19 (gfx942) and hipcc (gfx90a).
 template <int Bytes>
 struct attention_fwd_configs {
   static_assert(Bytes == 2 || Bytes == 4,
@@ -846,7 +848,8 @@ struct attention_fwd_configs<2> {
   // clang-format off
   static constexpr launch_config table[] = {
       // targets                        D up to        kernel         waves        BM          BN          ring slots    programs per SM (GPU)
-      {.targets = only(target::gfx90a), .up_to = 128,                 .waves = 4,  .bm = 64,  .bn = 64},
+      {.targets = only(target::gfx90a), .up_to = 64,                  .waves = 4,  .bm = 64,  .bn = 64},
+      {.targets = only(target::gfx90a), .up_to = 128, .variant = 4,  .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = only(target::sm_90), .up_to = 64,   .variant = 3,  .waves = 4,  .bm = 64,  .bn = 64,  .stages = 2, .min_programs = 4},
       {                                .up_to = 64,                  .waves = 8,  .bm = 128, .bn = 64,                .min_programs = 2},
       {.targets = only(target::sm_90), .up_to = 128,  .variant = 4,  .waves = 8,  .bm = 128, .bn = 128, .stages = 2, .min_programs = 1},
@@ -884,10 +887,13 @@ struct attention_fwd_configs<4> {
 // D's k's a slice, [BM, KP + P] and [D, KP + P] for p v with KP of BN's; a buffer is one per
 // operand, element type and size, so p's and v's images reuse q's and k's where their sizes agree
 // (as when BN == D). max and sum across the waves along a row share one fp32 [waves along BN, BM]
-// buffer. The emulator measures the same figure (tests/emulator/test_attention_lds.cpp checks that
-// they agree for every declared row).
-constexpr int64_t attention_fwd_lds_bytes(int bytes, int d, int bm, int bn, int waves) {
+// buffer. Variants 4 and 6 (attention_fwd_halves_kernel) multiply halves of D: the same buffers
+// for D / 2. The emulator measures the same figure (tests/emulator/test_attention_lds.cpp checks
+// that they agree for every declared row).
+constexpr int64_t attention_fwd_lds_bytes(int bytes, int d, int bm, int bn, int waves,
+                                          int variant = 0) {
   using ::bv::layout::dot_k_slice, ::bv::layout::dot_lds_pad;
+  if (variant == 4 || variant == 6) d /= 2;
   constexpr target amd = target::gfx942;  // (gfx90a's maps are gfx942's)
   // A wave's span along rows and along columns (layout.hpp's AMD tile).
   constexpr int rows = ::bv::layout::tile_of(amd).spt0 * ::bv::layout::tile_of(amd).tpw0,
@@ -914,7 +920,8 @@ constexpr bool attention_fwd_fits_lds(target t) {
   const int i = find_config<Decl>(t, D);
   if (i < 0) return false;
   const launch_config& c = Decl::table[i];
-  return !is_amd(t) || attention_fwd_lds_bytes(Bytes, D, c.bm, c.bn, c.waves) <= lds_bytes_of(t);
+  return !is_amd(t) ||
+         attention_fwd_lds_bytes(Bytes, D, c.bm, c.bn, c.waves, c.variant) <= lds_bytes_of(t);
 }
 template <int Bytes>
 constexpr bool attention_fwd_all_fit() {
