@@ -860,11 +860,10 @@ struct attention_fwd_configs<2> {
 // f32: sm_90 launches the tiles measured for variant 0 in f16 above (128x64 with registers for 2
 // programs an SM at D = 64, 128x128 with one at D = 128; its 227 KiB of shared memory hold f32
 // tiles): the 16-bit rows' block-pointer variants and the tiles chosen for them need rings, which
-// f32 tiles do not get. AMD: 4 waves on 64x64 (the MFMA path; 17408 bytes of LDS at D = 64, 34304
-// at D = 128, K staged in slices of 32), v loaded beside k at D = 128 (variant 1): with v loaded
-// right before p v, gfx942's causal forward spills 2 SGPRs under clang-19 (106 live; 104 and no
-// spill with variant 1, at the same 224 VGPRs; gfx90a 214 VGPRs against 194, one wave a SIMD
-// either way, which the LDS sets).
+// f32 tiles do not get. AMD: 4 waves on 64x64 (the MFMA path; 17408 bytes of LDS at D = 64, K
+// staged in slices of 32); at D = 128 in halves of D (variant 4: 17408 bytes, 2 waves a SIMD,
+// gfx942 with registers for 2 programs a CU, 216 to 219 VGPRs, gfx90a 246), where v loaded beside
+// k (variant 1) took 34304 bytes and one wave a SIMD.
 template <>
 struct attention_fwd_configs<4> {
   static constexpr const char* key = "head dimension";
@@ -874,7 +873,8 @@ struct attention_fwd_configs<4> {
       {.targets = only(target::sm_90), .up_to = 64,   .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2},
       {.targets = only(target::sm_90), .up_to = 128,  .waves = 8,  .bm = 128, .bn = 128, .min_programs = 1},
       {.targets = amd_targets,         .up_to = 64,                  .waves = 4,  .bm = 64,  .bn = 64},
-      {.targets = amd_targets,         .up_to = 128,  .variant = 1,  .waves = 4,  .bm = 64,  .bn = 64},
+      {.targets = only(target::gfx942), .up_to = 128, .variant = 4,  .waves = 4,  .bm = 64,  .bn = 64,  .min_programs = 2},
+      {.targets = amd_targets,         .up_to = 128,  .variant = 4,  .waves = 4,  .bm = 64,  .bn = 64},
   };
   // clang-format on
 };
