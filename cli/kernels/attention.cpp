@@ -334,8 +334,6 @@ registrar r_bwd{
         },
     },
     {
-        // GPU: f16 inputs (head dim 64 or 128); the interpreter runs the f16 kernel too,
-        // forward included (o and lse in f16, as the GPU's backward takes them).
         // GPU: the 16-bit backward on f16 copies of the inputs (head dim 64 or 128), its forward
         // (o and lse) on the interpreter in f16 too, as the GPU's backward takes them.
         .gpu =

@@ -303,6 +303,8 @@ TEST_CASE("launch_config: instantiations are the distinct configurations, not ro
   // leaves registers for 2 programs a CU, gfx90a's does not.
   CHECK(count.operator()<kernels::attention_fwd_configs<4>, 64>() == 2);
   CHECK(count.operator()<kernels::attention_fwd_configs<4>, 128>() == 3);
+  // 16-bit dK/dV at D = 128: sm_90's (k q^T), gfx942's (halves of D) and gfx90a's (q k^T).
+  CHECK(count.operator()<kernels::attention_bwd_configs<2>, 128>() == 3);
   // An NVIDIA build (sm_90 only) instantiates sm_90's col_sum alone.
   CHECK(detail::canonical<kernels::col_sum_configs, runtime_key, only(target::sm_90).bits>(1) ==
         -1);

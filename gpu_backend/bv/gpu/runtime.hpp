@@ -337,12 +337,20 @@ inline constexpr int min_programs_per_sm = BV_GPU_MIN_PROGRAMS_PER_SM;
 template <int Threads>
 inline constexpr int min_programs_per_sm = BV_NVIDIA&& Threads >= 512 ? 2 : 1;
 #endif
-// The second __launch_bounds__ argument for Programs programs of K a multiprocessor. CUDA's counts
-// programs an SM; HIP's is waves a SIMD (amdgpu_waves_per_eu), and a CU's 4 SIMDs share each
-// program's waves: 2 programs of 4 waves are 2 waves a SIMD, as is 1 program of 8.
+// The second __launch_bounds__ argument for `programs` programs of `waves` waves a
+// multiprocessor. CUDA's counts programs an SM; HIP's is waves a SIMD (amdgpu_waves_per_eu), and a
+// CU's 4 SIMDs share each program's waves: 2 programs of 4 waves are 2 waves a SIMD, as is 1
+// program of 8.
+constexpr int launch_bound_of(int programs, int waves) {
+  return BV_NVIDIA ? programs : (programs * waves + 3) / 4;
+}
+static_assert(BV_NVIDIA || (launch_bound_of(2, 4) == 2 && launch_bound_of(1, 8) == 2 &&
+                            launch_bound_of(1, 16) == 4 && launch_bound_of(1, 2) == 1),
+              "launch_bound_of: waves a SIMD on AMD, a CU's 4 SIMDs sharing a program's waves");
+static_assert(!BV_NVIDIA || launch_bound_of(3, 4) == 3,
+              "launch_bound_of: programs an SM on NVIDIA, as given");
 template <auto K, int Programs>
-inline constexpr int launch_bound = BV_NVIDIA ? Programs
-                                              : (Programs* kernel_traits<K>::waves + 3) / 4;
+inline constexpr int launch_bound = launch_bound_of(Programs, kernel_traits<K>::waves);
 template <auto K, class... P>
 __global__ void __launch_bounds__(kernel_traits<K>::threads,
                                   (launch_bound<K, min_programs_per_sm<kernel_traits<K>::threads>>))

@@ -80,8 +80,8 @@ BV_INLINE P attention_bwd_mask(P pm, int start_m, int start_n, int s, const QR& 
 // Variant 1 (sm_90's rows) loads each step's v beside its k, so that v's latency hides behind
 // q k^T and the softmax: 2 to 5% on an H200 (docs/PERFORMANCE.md). On AMD the v block then stays
 // live across the softmax and costs a wave a SIMD (gfx942, D = 64: 126 VGPRs to 130, 4 waves to
-// 3), so AMD's rows load v where variant 0 does, right before p v; but f32 at D = 128, where the
-// LDS allows one wave a SIMD anyway and variant 0 spills SGPRs (attention_fwd_configs<4>).
+// 3), so AMD's rows load v where variant 0 does, right before p v (and at D = 128 some take the
+// halves of D, variant 4: attention_fwd_configs).
 template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4, int Variant = 0>
 BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k, ptr<const T> v,
                                     ptr<T> o, ptr<float> lse, int s, float scale) {
@@ -127,7 +127,8 @@ BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k
 // in flight while this one is worked on, read in place by wgmma (q and p from registers), where
 // the pointer loads of variants 0 and 1 make each step wait for its k. On AMD a block-pointer load
 // is a masked load with more registers than a pointer load (gfx942 at D = 64: 126 VGPRs to 141, 4
-// waves a SIMD to 3), so AMD's rows take variant 0.
+// waves a SIMD to 3), so AMD's rows take variant 0, except at D = 128 where variant 4's halves of D
+// halve the LDS (attention_fwd_configs).
 // QTile (variant 3): q through a block pointer too, o in an accumulator() for dots of T, and the
 // key loop a for_range over k's and v's tiles as streams (on sm_90a a TMA pipeline with the next
 // key block's copies in flight during this one's work: gpu_backend/bv/gpu/tile_loop.hpp). On
@@ -270,7 +271,10 @@ BV_INLINE void attention_halves_step(const QK& qk, int start_n, int start_m, int
 // 128] tile of k or v would be a wgmma B tile, an image neither q k^T (k K-major) nor p v (p in
 // registers) reads. The key loop streams the four halves. k's and v's block pointers are made
 // before q's, so that they are the ones that get tensor maps (a program has four; q's halves,
-// loaded once, go by cp.async). Ahead (variant 6): q k^T a key block ahead, as variant 5.
+// loaded once, go by cp.async). Ahead (variant 6): q k^T a key block ahead, as variant 5. On AMD
+// (gfx90a's 16-bit row and both targets' f32 rows at D = 128, 64x64 tiles on 4 waves) the streams
+// load into registers and every product's operands are a K slice's size: 17408 bytes of LDS in f32
+// and 17920 in 16-bit, where variants 0 and 1 took 34304 and 35328 (one wave a SIMD).
 template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4, bool Ahead = false>
 BV_KERNEL void attention_fwd_halves_kernel(program<W> p, ptr<const T> q, ptr<const T> k,
                                            ptr<const T> v, ptr<T> o, ptr<float> lse, int s,
@@ -821,7 +825,8 @@ struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 3>
 // pairs (gpu/reduce.hpp): 0.7362 to 0.7394 ms against 0.7372 to 0.7399 for 128x64 on 8 warps with
 // 2, and 0.4366 to 0.4402 causal against 0.4604 to 0.4665 (H200, 2026-12-05). 16-bit, D = 64,
 // gfx942 (and sm_90 before the row above): BM = 128 query rows x BN = 64 keys a step, 8 waves,
-// registers capped for 2 programs per SM. Measured at 4x16x4096x64 f16 on an H100
+// registers capped for 2 programs per SM (on gfx942 per CU, 4 waves a SIMD, which its 27136 bytes
+// of LDS allow too: 115 to 128 VGPRs). Measured at 4x16x4096x64 f16 on an H100
 // (docs/PERFORMANCE.md): 128x64 with 8 warps 4.59 ms against 5.91 for 64x64 with 4, and 1.55-1.58
 // ms with 2 programs per SM against 2.40 with 1 (the loop is latency-bound). D = 128 on sm_90,
 // variant 0: 128 query rows x 128 keys on 8 warps, one program an SM, 2.48 ms at 4x16x4096x128 on
@@ -847,7 +852,7 @@ struct attention_fwd_configs<2> {
   static constexpr const char* key = "head dimension";
   // clang-format off
   static constexpr launch_config table[] = {
-      // targets                        D up to        kernel         waves        BM          BN          ring slots    programs per SM (GPU)
+      // targets                        D up to        kernel         waves        BM          BN          ring slots    programs an SM or CU (GPU)
       {.targets = only(target::gfx90a), .up_to = 64,                  .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = only(target::gfx90a), .up_to = 128, .variant = 4,  .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = only(target::sm_90), .up_to = 64,   .variant = 3,  .waves = 4,  .bm = 64,  .bn = 64,  .stages = 2, .min_programs = 4},
@@ -869,7 +874,7 @@ struct attention_fwd_configs<4> {
   static constexpr const char* key = "head dimension";
   // clang-format off
   static constexpr launch_config table[] = {
-      // targets                        D up to        waves        BM          BN         programs per SM (GPU)
+      // targets                        D up to        waves        BM          BN         programs an SM or CU (GPU)
       {.targets = only(target::sm_90), .up_to = 64,   .waves = 8,  .bm = 128, .bn = 64,  .min_programs = 2},
       {.targets = only(target::sm_90), .up_to = 128,  .waves = 8,  .bm = 128, .bn = 128, .min_programs = 1},
       {.targets = amd_targets,         .up_to = 64,                  .waves = 4,  .bm = 64,  .bn = 64},
@@ -939,26 +944,26 @@ static_assert(detail::attention_fwd_all_fit<2>() && detail::attention_fwd_all_fi
 // Backward (the preprocess and dK/dV; dQ has a table of its own below), by element size as the
 // forward: BM query rows a step by BN keys a program. 64x64 with 4 waves, where on AMD the products
 // take the MFMA path at both head dimensions (a wave's part at least 32x32; the 32x32 tile that AMD
-// had at D = 128 multiplied on the vector ALUs, half its waves copies). At D = 128 on gfx942 dK/dV
-// takes 284 to 300 VGPRs in 16-bit (one wave a SIMD) and 34816 bytes of LDS, 33792 in f32, with K
-// staged in slices (bv/dot_staging.hpp), and every AMD row runs with no spills under clang-19
-// (gfx942) and hipcc (gfx90a). On sm_90, 16-bit, dK/dV runs in its k q^T form (variant 1) with q
-// and dout in rings of 2 slots, 64x64 on 4 warps at D = 64 and 64x128 on 8 at D = 128: causal
-// backwards at 4x16x4096xD f16 on an H200 (with dQ's rows) took 2.44 ms at D = 64 against 2.57 for
-// q k^T with pointer loads, and 4.03 at D = 128 against 5.72 for q k^T on the 128x64 tile that row
-// had before (bench/gpu/attention_bwd_dev.cu, which checks every gradient against the launcher's).
-// At D = 64 it holds k and v in ring slots (variant 2): with dQ's variant 3, a causal backward at
-// 4x16x4096x64 f16 on an H100 took 1.51 ms against 2.30 for variants 1 and 1 (1.82 with dK/dV's
-// 2 alone), 2.63 against 4.11 without the mask; registers left for 3 programs an SM (168 a
-// thread, 0.3 KiB of spill stores, 12 warps an SM against 8), with dQ's row below, 1.36 ms.
-// At D = 128 k's 128-column tile is no wgmma A operand in a slot, and variant 2 took 6.39 ms
-// against 3.57, so that row keeps variant 1.
-// On gfx942 the k q^T form's 64x64 tile spills SGPRs (48) where q k^T's does not, so AMD keeps
-// variant 0. At D = 128 in 16-bit, gfx942 launches it in halves of D (variant 3) with registers
-// for 2 programs a CU (min_programs: 2 waves a SIMD at 4 waves a program): 226 to 241 VGPRs and
-// 17408 bytes of LDS, where variant 0 took 288 to 304 and 34816 (1 wave a SIMD), the same 16
-// MFMAs a step and no spills. hipcc's gfx90a spills 6 to 21 VGPRs so, and gfx942's f32 21 and 82
-// (its dQ in halves 8, causal), so those rows keep variant 0 on one wave a SIMD.
+// had at D = 128 multiplied on the vector ALUs, half its waves copies). At D = 128 dK/dV's q k^T
+// form (variant 0) takes 34816 bytes of LDS in 16-bit and 33792 in f32 with K staged in slices
+// (bv/dot_staging.hpp), one wave a SIMD (gfx942 in 16-bit runs variant 3, below), and every AMD row
+// runs with no spills under clang-19 (gfx942) and hipcc (gfx90a). On sm_90, 16-bit, dK/dV runs in
+// its k q^T form (variant 1) with q and dout in rings of 2 slots, 64x64 on 4 warps at D = 64 and
+// 64x128 on 8 at D = 128: causal backwards at 4x16x4096xD f16 on an H200 (with dQ's rows) took 2.44
+// ms at D = 64 against 2.57 for q k^T with pointer loads, and 4.03 at D = 128 against 5.72 for q
+// k^T on the 128x64 tile that row had before (bench/gpu/attention_bwd_dev.cu, which checks every
+// gradient against the launcher's). At D = 64 it holds k and v in ring slots (variant 2): with dQ's
+// variant 3, a causal backward at 4x16x4096x64 f16 on an H100 took 1.51 ms against 2.30 for
+// variants 1 and 1 (1.82 with dK/dV's 2 alone), 2.63 against 4.11 without the mask; registers left
+// for 3 programs an SM (168 a thread, 0.3 KiB of spill stores, 12 warps an SM against 8), with dQ's
+// row below, 1.36 ms. At D = 128 k's 128-column tile is no wgmma A operand in a slot, and variant 2
+// took 6.39 ms against 3.57, so that row keeps variant 1. On gfx942 the k q^T form's 64x64 tile
+// spills SGPRs (48) where q k^T's does not, so AMD keeps variant 0. At D = 128 in 16-bit, gfx942
+// launches it in halves of D (variant 3) with registers for 2 programs a CU (min_programs: 2 waves
+// a SIMD at 4 waves a program): 226 to 241 VGPRs and 17408 bytes of LDS, where variant 0 took 288
+// to 304 and 34816 (1 wave a SIMD), the same 16 MFMAs a step and no spills. hipcc's gfx90a spills 6
+// to 21 VGPRs so, and gfx942's f32 21 and 82 (its dQ in halves 8, causal), so those rows keep
+// variant 0 on one wave a SIMD.
 template <int Bytes>
 struct attention_bwd_configs {
   static_assert(Bytes == 2 || Bytes == 4,
@@ -969,7 +974,7 @@ struct attention_bwd_configs<2> {
   static constexpr const char* key = "head dimension";
   // clang-format off
   static constexpr launch_config table[] = {
-      // targets                        D up to      dK/dV kernel   waves        BM          BN          ring slots   programs an SM
+      // targets                        D up to      dK/dV kernel   waves        BM          BN          ring slots   programs an SM or CU
       {.targets = only(target::sm_90), .up_to = 64,  .variant = 2,  .waves = 4,  .bm = 64,  .bn = 64,  .stages = 2, .min_programs = 3},
       {                                .up_to = 64,                 .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = only(target::sm_90), .up_to = 128, .variant = 1,  .waves = 8,  .bm = 64,  .bn = 128, .stages = 2},
@@ -1011,7 +1016,7 @@ struct attention_bwd_dq_configs<2> {
   static constexpr const char* key = "head dimension";
   // clang-format off
   static constexpr launch_config table[] = {
-      // targets                        D up to      dQ kernel      waves        BM          BN          ring slots   programs an SM
+      // targets                        D up to      dQ kernel      waves        BM          BN          ring slots   programs an SM or CU
       {.targets = only(target::sm_90), .up_to = 64,  .variant = 3,  .waves = 8,  .bm = 128, .bn = 64,  .stages = 2, .min_programs = 2},
       {                                .up_to = 64,                 .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = only(target::sm_90), .up_to = 128, .variant = 1,  .waves = 8,  .bm = 128, .bn = 64,  .stages = 2},
@@ -1067,8 +1072,8 @@ launch_result attention_fwd(const tensor<T>& q, const tensor<T>& k, const tensor
                          : run(std::integral_constant<int, 128>{});
 }
 // The same on the tiles given here: BM query rows and BN keys a step on W waves; on a GPU,
-// MinPrograms > 0 leaves registers for that many programs per SM (bv/launch_tuning.hpp); Variant 1
-// loads v beside k, Variant 2 reads k and v through block pointers, Variant 3 q, k and v,
+// MinPrograms > 0 leaves registers for that many programs an SM or CU (bv/launch_tuning.hpp);
+// Variant 1 loads v beside k, Variant 2 reads k and v through block pointers, Variant 3 q, k and v,
 // Variant 4 their halves along D, Variants 5 and 6 are 3 and 4 with q k^T a key block ahead, with
 // rings of Stages slots where the GPU has them (Stages > 0 only for Variants 2 to 6; q held in
 // one slot from Variant 3 on). It
@@ -1087,9 +1092,9 @@ namespace detail {
 
 // The backward at head dimension D on the tiles given: dK/dV programs own BN keys and step over
 // BM query rows on W waves, in the kernel of Variant (attention_bwd_dkdv_variant: q k^T, k q^T,
-// k q^T with k and v held); dQ programs own QBM query rows and step over QBN keys on QW waves
-// (dK/dV's tile unless given), in the kernel of QVariant (attention_bwd_dq_variant).
-// Only these instantiate it.
+// k q^T with k and v held, q k^T in halves of D); dQ programs own QBM query rows and step over QBN
+// keys on QW waves (dK/dV's tile unless given), in the kernel of QVariant
+// (attention_bwd_dq_variant). Only these instantiate it.
 template <int D, int BM, int BN, int W, int MinPrograms, int Variant = 0, int Stages = 0,
           int QBM = BM, int QBN = BN, int QW = W, int QMinPrograms = MinPrograms, int QVariant = 0,
           int QStages = 0, class T>
@@ -1147,7 +1152,8 @@ std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k,
 }
 // The same on the tiles given here (BM query rows, BN keys, W waves; MinPrograms as for
 // attention_fwd; Variant: dK/dV's kernel, 0 for q k^T, 1 for k q^T, whose q and dout go through
-// rings of Stages slots where the GPU has them, 2 for 1 with k and v held in a slot each), both
+// rings of Stages slots where the GPU has them, 2 for 1 with k and v held in a slot each, 3 for
+// q k^T in halves of D), both
 // kernels on one tile (dQ's variant 0), for both head dimensions.
 template <int BM, int BN, int W = 4, int MinPrograms = 0, int Variant = 0, int Stages = 0, class T>
 std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
