@@ -193,12 +193,15 @@ def matmul_tile(label):
     return None
 
 
+# The attention forward's kernels (whole D, and D in halves), whose MFMA table the report lists.
+ATTENTION_FWD = ("attention_fwd_kernel<", "attention_fwd_halves_kernel<")
+
+
 def attention_tile(label):
     """(element type, D, BM, BN, waves) of an attention kernel, from its template arguments."""
     a = template_args(label)
     try:
-        if label.startswith(("attention_fwd_kernel<", "attention_fwd_halves_kernel<")) and \
-                len(a) == 7:
+        if label.startswith(ATTENTION_FWD) and len(a) == 7:
             return a[0], int(a[1]), int(a[2]), int(a[3]), int(a[5])
         if label.startswith(("attention_bwd_dkdv_kernel<", "attention_bwd_dkdv_halves_kernel<",
                              "attention_bwd_dq_kernel<", "attention_bwd_dq_halves_kernel<")) and \
@@ -317,8 +320,7 @@ def main():
                                     "attention must run on the matrix cores")
                 elif mfma_sized(bm, bn, w) and k.get("mfma", 0) == 0:
                     failures.append(f"{arch} {label}: attention tile without v_mfma")
-            if at and label.startswith(("attention_fwd_kernel<", "attention_fwd_halves_kernel<")) \
-                    and k.get("mfma", 0):
+            if at and label.startswith(ATTENTION_FWD) and k.get("mfma", 0):
                 t, d, bm, bn, w = at
                 per_step = 2 * bm * bn * d // (32 * 32 * (2 if t == "float" else 8))
                 ops, issue = issue_clocks(arch, k, per_step, w)

@@ -33,10 +33,7 @@ using bv::gpu_lang::detail::kernel_entry;
 const void* volatile sink;
 template <auto K, int MinPrograms = 0>
 void emit() {
-  if constexpr (MinPrograms > 0)
-    sink = reinterpret_cast<const void*>(kernel_entry<K, MinPrograms>());
-  else
-    sink = reinterpret_cast<const void*>(kernel_entry<K>());
+  sink = reinterpret_cast<const void*>(kernel_entry<K, MinPrograms>());
 }
 
 // Whether a launch for target t can take row i: with the key fixed at Key, the row find_config

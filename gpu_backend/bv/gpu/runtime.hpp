@@ -349,23 +349,18 @@ static_assert(BV_NVIDIA || (launch_bound_of(2, 4) == 2 && launch_bound_of(1, 8) 
               "launch_bound_of: waves a SIMD on AMD, a CU's 4 SIMDs sharing a program's waves");
 static_assert(!BV_NVIDIA || launch_bound_of(3, 4) == 3,
               "launch_bound_of: programs an SM on NVIDIA, as given");
-template <auto K, int Programs>
-inline constexpr int launch_bound = launch_bound_of(Programs, kernel_traits<K>::waves);
+// Programs an SM or CU the registers must allow: MinPrograms, or the backend's default when 0.
+template <auto K, int MinPrograms>
+inline constexpr int min_programs =
+    MinPrograms > 0 ? MinPrograms : min_programs_per_sm<kernel_traits<K>::threads>;
+// The second __launch_bounds__ argument of K's entries, for MinPrograms as a launch gives it.
+template <auto K, int MinPrograms>
+inline constexpr int launch_bound = launch_bound_of(min_programs<K, MinPrograms>,
+                                                    kernel_traits<K>::waves);
 template <auto K, class... P>
-__global__ void __launch_bounds__(kernel_traits<K>::threads,
-                                  (launch_bound<K, min_programs_per_sm<kernel_traits<K>::threads>>))
+__global__ void __launch_bounds__(kernel_traits<K>::threads, (launch_bound<K, 0>))
     trampoline(P... args) {
   K(program<kernel_traits<K>::waves>{}, args...);
-}
-
-template <auto K, class... P>
-constexpr auto trampoline_of(std::tuple<P...>*) {
-  return &trampoline<K, P...>;
-}
-// The __global__ entry of kernel K (instantiates its device code): for compile-only builds.
-template <auto K>
-constexpr auto kernel_entry() {
-  return trampoline_of<K>(static_cast<typename kernel_traits<K>::params*>(nullptr));
 }
 
 template <class P, class A>
@@ -441,13 +436,8 @@ BV_DI void call_with_units(std::index_sequence<J...>, tmap_space tm, tma_ring_li
   p.fmt_hints = ring_fmt_hints<K>;
   K(p, unit_or<is_unit<U, static_cast<int>(J)>::value>(args)...);
 }
-// Programs per SM the registers must allow: MinPrograms, or the runtime's default when 0.
-template <auto K, int MinPrograms>
-inline constexpr int min_programs =
-    MinPrograms > 0 ? MinPrograms : min_programs_per_sm<kernel_traits<K>::threads>;
 template <auto K, class U, int MinPrograms, int Stages, class... P>
-__global__ void __launch_bounds__(kernel_traits<K>::threads,
-                                  (launch_bound<K, min_programs<K, MinPrograms>>))
+__global__ void __launch_bounds__(kernel_traits<K>::threads, (launch_bound<K, MinPrograms>))
     unit_trampoline(tmap_space tm, P... args) {
   tma_ring_list tl;
   call_with_units<K, U, Stages>(std::index_sequence_for<P...>{}, tm, &tl, args...);
@@ -456,19 +446,19 @@ __global__ void __launch_bounds__(kernel_traits<K>::threads,
   if constexpr (Stages > 0 && gpu::prim::has_tma) tma_drain(tl);
 #endif
 }
-// The __global__ entry that a launch of K with registers left for MinPrograms programs (and no
-// rings or unit arguments) takes, as kernel_entry is a plain launch's: for compile-only builds,
-// which must compile what a launch runs.
+// The __global__ entry (its device code instantiated) that a launch of K takes with registers left
+// for MinPrograms programs and no rings or unit arguments: a plain launch's at 0. For compile-only
+// builds, which must compile what a launch runs.
 template <auto K, int MinPrograms, class... P>
-constexpr auto tuned_entry_of(std::tuple<P...>*) {
+constexpr auto entry_of(std::tuple<P...>*) {
   if constexpr (MinPrograms > 0)
     return &unit_trampoline<K, unit_args<>, MinPrograms, 0, P...>;
   else
     return &trampoline<K, P...>;
 }
-template <auto K, int MinPrograms>
+template <auto K, int MinPrograms = 0>
 constexpr auto kernel_entry() {
-  return tuned_entry_of<K, MinPrograms>(static_cast<typename kernel_traits<K>::params*>(nullptr));
+  return entry_of<K, MinPrograms>(static_cast<typename kernel_traits<K>::params*>(nullptr));
 }
 // Room for the tensor maps of block-pointer rings (block_ptr.hpp) of at most this many programs
 // of a launch; programs past it copy their tiles without the TMA.
