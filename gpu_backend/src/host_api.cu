@@ -43,7 +43,7 @@ double add(dtype_id t, const void* x, const void* y, void* out, int64_t n) {
   return by_dtype(t, [&](auto z) {
     using T = decltype(z);
     auto dx = up<T>("x", {n}, x), dy = up<T>("y", {n}, y);
-    auto dout = device_tensor<T>::empty("out", {n});
+    auto dout = output<T>("out", {n});
     const double ms = timed([&] { bv::kernels::add(dx, dy, dout); });
     dout.copy_to_host(static_cast<T*>(out));
     return ms;
@@ -55,7 +55,7 @@ double copy(dtype_id t, const void* x, void* out, int64_t n) {
   return by_dtype(t, [&](auto z) {
     using T = decltype(z);
     auto dx = up<T>("x", {n}, x);
-    auto dout = device_tensor<T>::empty("out", {n});
+    auto dout = output<T>("out", {n});
     const double ms = timed([&] { bv::kernels::copy(dx, dout); });
     dout.copy_to_host(static_cast<T*>(out));
     return ms;
@@ -67,7 +67,7 @@ double softmax(dtype_id t, const void* x, void* out, int rows, int cols) {
   return by_dtype(t, [&](auto z) {
     using T = decltype(z);
     auto dx = up<T>("x", {rows, cols}, x);
-    auto dout = device_tensor<T>::empty("out", {rows, cols});
+    auto dout = output<T>("out", {rows, cols});
     const double ms = timed([&] { bv::kernels::softmax(dx, dout); });
     dout.copy_to_host(static_cast<T*>(out));
     return ms;
@@ -82,7 +82,7 @@ double matmul(dtype_id t, dtype_id out, const void* a, const void* b, void* c, i
     auto da = up<T>("a", {M, K}, a), db = up<T>("b", {K, N}, b);
     auto run = [&](auto o) {
       using O = decltype(o);
-      auto dc = device_tensor<O>::empty("c", {M, N});
+      auto dc = output<O>("c", {M, N});
       const double ms = timed([&] { bv::kernels::matmul(da, db, dc); });
       dc.copy_to_host(static_cast<O*>(c));
       return ms;

@@ -22,8 +22,8 @@ double rmsnorm_fwd(dtype_id t, const void* x, const void* w, void* y, float* rst
   return f32_f16(t, "rmsnorm_fwd", [&](auto z) {
     using T = decltype(z);
     auto dx = up<T>("x", {rows, cols}, x), dw = up<T>("w", {cols}, w);
-    auto dy = device_tensor<T>::empty("y", {rows, cols});
-    auto dr = device_tensor<float>::empty("rstd", {rows});
+    auto dy = output<T>("y", {rows, cols});
+    auto dr = output<float>("rstd", {rows});
     const double ms = timed([&] { bv::kernels::rmsnorm_fwd(dx, dw, dy, dr, eps); });
     dy.copy_to_host(static_cast<T*>(y));
     dr.copy_to_host(rstd);
@@ -37,9 +37,9 @@ double add_rmsnorm_fwd(dtype_id t, const void* x, const void* res, const void* w
     using T = decltype(z);
     auto dx = up<T>("x", {rows, cols}, x), dres = up<T>("res", {rows, cols}, res);
     auto dw = up<T>("w", {cols}, w);
-    auto dh = device_tensor<T>::empty("h", {rows, cols});
-    auto dy = device_tensor<T>::empty("y", {rows, cols});
-    auto dr = device_tensor<float>::empty("rstd", {rows});
+    auto dh = output<T>("h", {rows, cols});
+    auto dy = output<T>("y", {rows, cols});
+    auto dr = output<float>("rstd", {rows});
     const double ms = timed([&] { bv::kernels::add_rmsnorm_fwd(dx, dres, dw, dh, dy, dr, eps); });
     dh.copy_to_host(static_cast<T*>(h));
     dy.copy_to_host(static_cast<T*>(y));
@@ -53,9 +53,9 @@ double layernorm_fwd(dtype_id t, const void* x, const void* w, const void* b, vo
   return f32_f16(t, "layernorm_fwd", [&](auto z) {
     using T = decltype(z);
     auto dx = up<T>("x", {rows, cols}, x), dw = up<T>("w", {cols}, w), db = up<T>("b", {cols}, b);
-    auto dy = device_tensor<T>::empty("y", {rows, cols});
-    auto dm = device_tensor<float>::empty("mean", {rows});
-    auto dr = device_tensor<float>::empty("rstd", {rows});
+    auto dy = output<T>("y", {rows, cols});
+    auto dm = output<float>("mean", {rows});
+    auto dr = output<float>("rstd", {rows});
     const double ms = timed([&] { bv::kernels::layernorm_fwd(dx, dw, db, dy, dm, dr, eps); });
     dy.copy_to_host(static_cast<T*>(y));
     dm.copy_to_host(mean);
@@ -69,7 +69,7 @@ double act_mul_fwd(dtype_id t, bool gelu, const void* x, void* y, int rows, int 
     using T = decltype(z);
     using bv::kernels::gate_act;
     auto dx = up<T>("x", {rows, 2 * n}, x);
-    auto dy = device_tensor<T>::empty("y", {rows, n});
+    auto dy = output<T>("y", {rows, n});
     const double ms = timed([&] {
       if (gelu)
         bv::kernels::act_mul_fwd<gate_act::gelu_tanh>(dx, dy);
@@ -87,7 +87,7 @@ double act_mul_bwd(dtype_id t, bool gelu, const void* dy, const void* x, void* d
     using T = decltype(z);
     using bv::kernels::gate_act;
     auto ddy = up<T>("dy", {rows, n}, dy), dxin = up<T>("x", {rows, 2 * n}, x);
-    auto ddx = device_tensor<T>::empty("dx", {rows, 2 * n});
+    auto ddx = output<T>("dx", {rows, 2 * n});
     const double ms = timed([&] {
       if (gelu)
         bv::kernels::act_mul_bwd<gate_act::gelu_tanh>(ddy, dxin, ddx);
@@ -103,7 +103,7 @@ double dropout(dtype_id t, const void* x, void* out, int64_t n, float p, int see
   return f32_f16(t, "dropout", [&](auto z) {
     using T = decltype(z);
     auto dx = up<T>("x", {n}, x);
-    auto dout = device_tensor<T>::empty("out", {n});
+    auto dout = output<T>("out", {n});
     const double ms = timed([&] { bv::kernels::dropout(dx, dout, p, seed); });
     dout.copy_to_host(static_cast<T*>(out));
     return ms;
@@ -116,8 +116,8 @@ double cross_entropy_fwd(dtype_id t, const void* x, const int32_t* target, float
     using T = decltype(z);
     auto dx = up<T>("x", {rows, v}, x);
     auto dt = device_tensor<int32_t>::from_host("target", {rows}, target);
-    auto dl = device_tensor<float>::empty("loss", {rows});
-    auto ds = device_tensor<float>::empty("lse", {rows});
+    auto dl = output<float>("loss", {rows});
+    auto ds = output<float>("lse", {rows});
     const double ms = timed([&] { bv::kernels::cross_entropy_fwd(dx, dt, dl, ds); });
     dl.copy_to_host(loss);
     ds.copy_to_host(lse);
@@ -133,7 +133,7 @@ double cross_entropy_bwd(dtype_id t, const void* x, const int32_t* target, const
     auto dt = device_tensor<int32_t>::from_host("target", {rows}, target);
     auto ds = device_tensor<float>::from_host("lse", {rows}, lse);
     auto dd = device_tensor<float>::from_host("dloss", {rows}, dloss);
-    auto ddx = device_tensor<T>::empty("dx", {rows, v});
+    auto ddx = output<T>("dx", {rows, v});
     const double ms = timed([&] { bv::kernels::cross_entropy_bwd(dxin, dt, ds, dd, ddx); });
     ddx.copy_to_host(static_cast<T*>(dx));
     return ms;
@@ -156,8 +156,8 @@ double attention_fwd(dtype_id t, const void* q, const void* k, const void* v, vo
   using T = half;
   const std::vector<int64_t> shape{B, H, S, D};
   auto dq = up<T>("q", shape, q), dk = up<T>("k", shape, k), dv = up<T>("v", shape, v);
-  auto dout = device_tensor<T>::empty("o", shape);
-  auto dl = device_tensor<float>::empty("lse", {int64_t(B) * H, S});
+  auto dout = output<T>("o", shape);
+  auto dl = output<float>("lse", {int64_t(B) * H, S});
   const double ms = timed([&] { bv::kernels::attention_fwd(dq, dk, dv, dout, dl, causal); });
   dout.copy_to_host(static_cast<T*>(o));
   dl.copy_to_host(lse);

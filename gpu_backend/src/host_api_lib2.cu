@@ -18,7 +18,7 @@ double matmul_bias_gelu(dtype_id t, const void* a, const void* b, const void* bi
   return f32_f16(t, "matmul_bias_gelu", [&](auto z) {
     using T = decltype(z);
     auto da = up<T>("a", {M, K}, a), db = up<T>("b", {K, N}, b), dbias = up<T>("bias", {N}, bias);
-    auto dc = device_tensor<T>::empty("c", {M, N});
+    auto dc = output<T>("c", {M, N});
     const double ms = timed(
         [&] { bv::kernels::matmul_bias_act<bv::kernels::epilogue::gelu_tanh>(da, db, dbias, dc); });
     dc.copy_to_host(static_cast<T*>(c));
@@ -34,7 +34,7 @@ double conv2d(dtype_id t, const void* x, const void* w, const void* bias, void* 
     using T = decltype(z);
     auto dx = up<T>("x", {n, c, h, wd}, x), dw = up<T>("w", {oc, c, kh, kw}, w);
     auto db = up<T>("bias", {oc}, bias);
-    auto dout = device_tensor<T>::empty("out", {n, oc, oh, ow});
+    auto dout = output<T>("out", {n, oc, oh, ow});
     const double ms = timed([&] { bv::kernels::conv2d(dx, dw, db, dout, {sh, sw, ph, pw}); });
     dout.copy_to_host(static_cast<T*>(out));
     return ms;

@@ -28,8 +28,8 @@ double rmsnorm_bwd(dtype_id t, const void* dy, const void* x, const void* w, con
     auto ddy = up<T>("dy", {rows, cols}, dy), dxin = up<T>("x", {rows, cols}, x);
     auto dwin = up<T>("w", {cols}, w);
     auto dr = device_tensor<float>::from_host("rstd", {rows}, rstd);
-    auto ddx = device_tensor<T>::empty("dx", {rows, cols});
-    auto ddw = device_tensor<T>::empty("dw", {cols});
+    auto ddx = output<T>("dx", {rows, cols});
+    auto ddw = output<T>("dw", {cols});
     const double ms = timed([&] { bv::kernels::rmsnorm_bwd(ddy, dxin, dwin, dr, ddx, ddw); });
     ddx.copy_to_host(static_cast<T*>(dx));
     ddw.copy_to_host(static_cast<T*>(dw));
@@ -40,7 +40,7 @@ double rmsnorm_bwd(dtype_id t, const void* dy, const void* x, const void* w, con
 double col_sum(const float* partial, float* out, int g, int n) {
   require();
   auto dp = device_tensor<float>::from_host("partial", {g, n}, partial);
-  auto dout = device_tensor<float>::empty("out", {n});
+  auto dout = output<float>("out", {n});
   const double ms = timed([&] { bv::kernels::col_sum(dp, dout); });
   dout.copy_to_host(out);
   return ms;
@@ -55,8 +55,8 @@ double layernorm_bwd(dtype_id t, bool lock, const void* dy, const void* x, const
     auto dwin = up<T>("w", {cols}, w);
     auto dm = device_tensor<float>::from_host("mean", {rows}, mean);
     auto dr = device_tensor<float>::from_host("rstd", {rows}, rstd);
-    auto ddx = device_tensor<T>::empty("dx", {rows, cols});
-    auto ddw = device_tensor<T>::empty("dw", {cols}), ddb = device_tensor<T>::empty("db", {cols});
+    auto ddx = output<T>("dx", {rows, cols});
+    auto ddw = output<T>("dw", {cols}), ddb = output<T>("db", {cols});
     const double ms = timed([&] {
       bv::kernels::layernorm_bwd(ddy, dxin, dwin, dm, dr, ddx, ddw, ddb, reduction_of(lock));
     });
@@ -80,8 +80,8 @@ double attention_bwd(dtype_id t, const void* q, const void* k, const void* v, co
   auto dq_in = up<T>("q", shape, q), dk_in = up<T>("k", shape, k), dv_in = up<T>("v", shape, v);
   auto do_in = up<T>("o", shape, o), ddout = up<T>("dout", shape, dout);
   auto dl = device_tensor<float>::from_host("lse", {int64_t(B) * H, S}, lse);
-  auto gq = device_tensor<T>::empty("dq", shape), gk = device_tensor<T>::empty("dk", shape),
-       gv = device_tensor<T>::empty("dv", shape);
+  auto gq = output<T>("dq", shape), gk = output<T>("dk", shape),
+       gv = output<T>("dv", shape);
   const double ms = timed([&] {
     bv::kernels::attention_bwd(dq_in, dk_in, dv_in, do_in, dl, ddout, gq, gk, gv, causal);
   });

@@ -42,8 +42,8 @@ double attention_fwd_ext(dtype_id t, const void* q, const void* k, const void* v
   using T = bfloat16;
   const std::vector<int64_t> shape{B, H, S, D};
   auto dq = up<T>("q", shape, q), dk = up<T>("k", shape, k), dv = up<T>("v", shape, v);
-  auto dout = device_tensor<T>::empty("o", shape);
-  auto dl = device_tensor<float>::empty("lse", {int64_t(B) * H, S});
+  auto dout = output<T>("o", shape);
+  auto dl = output<float>("lse", {int64_t(B) * H, S});
   const double ms = timed([&] { bv::kernels::attention_fwd(dq, dk, dv, dout, dl, causal); });
   dout.copy_to_host(static_cast<T*>(o));
   dl.copy_to_host(lse);
@@ -57,7 +57,7 @@ double matmul_splitk(dtype_id t, const void* a, const void* b, float* c, int M, 
   return any_float(t, [&](auto z) {
     using T = decltype(z);
     auto da = up<T>("a", {M, K}, a), db = up<T>("b", {K, N}, b);
-    auto dc = device_tensor<float>::empty("c", {M, N});
+    auto dc = output<float>("c", {M, N});
     const double ms = timed([&] { bv::kernels::matmul_splitk(da, db, dc, splits); });
     dc.copy_to_host(c);
     return ms;
@@ -69,7 +69,7 @@ double rope_split(dtype_id t, const void* src, void* dst, const float* cos, cons
   return any_float(t, [&](auto z) {
     using T = decltype(z);
     auto ds = up<T>("src", {S, src_stride}, src);
-    auto dd = device_tensor<T>::empty("dst", {H, S, D});
+    auto dd = output<T>("dst", {H, S, D});
     const bv::kernels::rope_tables tables(device_tensor<float>::from_host("cos", {S, D / 2}, cos),
                                           device_tensor<float>::from_host("sin", {S, D / 2}, sin));
     double ms = 0;

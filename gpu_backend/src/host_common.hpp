@@ -48,6 +48,17 @@ device_tensor<T> up(const char* name, std::vector<int64_t> shape, const void* ho
   return device_tensor<T>::from_host(name, std::move(shape), static_cast<const T*>(host));
 }
 
+// An output of an entry point whose results are compared: every byte 0xff (NaN in each float
+// dtype, -1 in integers), so that an element the kernel leaves unwritten comes back as that, not
+// as whatever the buffer cache's last tensor of the size held (often the same kernel's right
+// answer). The benchmarks' outputs, compared with nothing, stay as they come.
+template <class T>
+device_tensor<T> output(const char* name, std::vector<int64_t> shape) {
+  auto t = device_tensor<T>::empty(name, std::move(shape));
+  t.fill_bytes(0xff);
+  return t;
+}
+
 // Device time of f's launches (events), then a full synchronisation so errors surface here.
 template <class F>
 double timed(F&& f) {
