@@ -7,9 +7,9 @@
 //   nvcc -std=c++20 -arch=sm_90a -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
 //        -Itests/lang -I/usr/include/eigen3 bench/gpu/attention_fwd_dev.cu -o attention_fwd_dev
 // Modes (first argument): none, the above; --lib, the library's timings only, twice; --fwd [TAG],
-// the forward rows only (checked, then timed twice); --tiles, --tiles128, --tiles64, --tiles-bwd,
-// --slots, other tiles (each checked against the launcher first); --overhead, --prof, --prof128,
-// --prof-bwd (see main).
+// the forward rows only (checked, then timed twice); --tiles, --tiles128, --tiles128w4, --tiles64,
+// --tiles-bwd, --slots, other tiles (each checked against the launcher first); --overhead, --prof,
+// --prof128, --prof-bwd (see main).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -372,6 +372,20 @@ int main(int argc, char** argv) {
         tile<128, 128, 64, 8, 2, 4, 2>(c);
         tile<128, 128, 64, 8, 1, 6, 2>(c);
         tile<128, 128, 64, 8, 1, 6, 3>(c);
+      }
+    return summary();
+  }
+  if (argc > 1 && std::string(argv[1]) == "--tiles128w4") {
+    // One-warpgroup tiles at D = 128 (Triton's Hopper tile is 64x64 on 4 warps) beside the row.
+    for (int round = 0; round < 2; ++round)
+      for (bool c : {false, true}) {
+        tile<128, 128, 128, 8, 1, 4, 2>(c);
+        tile<128, 64, 64, 4, 2, 4, 2>(c);
+        tile<128, 64, 64, 4, 3, 4, 2>(c);
+        tile<128, 64, 128, 4, 1, 4, 2>(c);
+        tile<128, 64, 128, 4, 2, 4, 2>(c);
+        tile<128, 128, 64, 8, 1, 4, 2>(c);
+        tile<128, 64, 64, 4, 2, 6, 2>(c);
       }
     return summary();
   }

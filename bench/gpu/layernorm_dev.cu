@@ -4,7 +4,8 @@
 // select) or the shift, w and b loaded after the reduction, other warps and registers for other
 // numbers of programs an SM, and persistent programs (ln_persist). Modes: the default, the forms;
 // BV_DEV_EVEN=1, the earlier form with and without its mask; BV_DEV_FORMS=1, the masked lanes'
-// value and y's FMA, and the persistent programs, in turns. Each variant is checked
+// value and y's FMA, and the persistent programs, in turns; BV_DEV_WB=1, the kernel without b
+// and without w and b (y wrong by design: timed, not checked). Each other variant is checked
 // against the kernels/ kernel (y, mean and rstd, every element), which is checked against a
 // double-precision host LayerNorm on sampled rows; then timed (median of 20 after 3 warm-up
 // launches, CUDA events). A development tool: the figures that count come from `blockvec bench
@@ -142,6 +143,26 @@ BV_KERNEL void ln_persist(program<W> p, ptr<const T> x, ptr<const T> w, ptr<cons
     }
   }
 }
+// Diagnosis only, y wrong by design (not checked): the kernel without b (y = xhat * w), and
+// without w and b (y = xhat), to price the loads of w and b and what they feed.
+template <class T, int BLOCK, int W, bool WITH_W>
+BV_KERNEL void ln_without_b(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T> b, ptr<T> y,
+                            ptr<float> mean, ptr<float> rstd, int sx, int sy, int n, float eps) {
+  const int row = p.id(0);
+  auto cols = arange<BLOCK>(p);
+  auto mask = cols < n;
+  const float shift = static_cast<float>(load(x + row * sx));
+  auto xs = load(x + row * sx + cols, mask, shift);
+  const auto [dm, r] = shifted_stats(xs.to(f32) - shift, n, eps);
+  store(mean + row, shift + dm);
+  store(rstd + row, r);
+  const float cd = -dm * r;
+  if constexpr (WITH_W)
+    store(y + row * sy + cols, ((xs.to(f32) - shift) * r + cd) * load(w + cols, mask, 0.0f).to(f32),
+          mask);
+  else
+    store(y + row * sy + cols, (xs.to(f32) - shift) * r + cd, mask);
+}
 constexpr int R = 8192, C = 8192;
 struct bufs {
   device_tensor<half> x, w, b, y;
@@ -164,8 +185,15 @@ std::vector<half> ref_y;
 std::vector<float> ref_mean, ref_rstd;
 int failures = 0;
 
-template <auto K, int MP, int RP = 1, int PS = 0>
+// CHECKED false: a diagnosis kernel whose y is wrong by design, timed only.
+template <auto K, int MP, int RP = 1, int PS = 0, bool CHECKED = true>
 void variant(const char* name, bufs& t) {
+  if constexpr (!CHECKED) {
+    const double ms = bench::median_ms([&] { run<K, MP, RP, PS>(t); }, 20, 3);
+    std::printf("%-30s not checked (y wrong by design)  %.4f ms  %.2f TB/s\n", name, ms,
+                4.0 * R * C / (ms * 1e-3) / 1e12);
+    return;
+  }
   t.y.fill_bytes(0xff);
   t.mean.fill_bytes(0xff);
   t.rstd.fill_bytes(0xff);
@@ -235,6 +263,17 @@ int main() {
            device_tensor<float>::empty("mean", {R}),
            device_tensor<float>::empty("rstd", {R})};
     using namespace bv::kernels;
+    if (std::getenv("BV_DEV_WB")) {
+      // What w and b cost: the kernel beside itself without b, and without w and b, in turns.
+      for (int rep = 0; rep < 3; ++rep) {
+        variant<layernorm_fwd_kernel<half, C, 8>, 4>("kernels/ W8 P4 (launcher)", t);
+        variant<ln_without_b<half, C, 8, false>, 4, 1, 0, false>("no w, no b W8 P4", t);
+        variant<ln_without_b<half, C, 8, true>, 4, 1, 0, false>("w, no b W8 P4", t);
+        variant<ln_fma<half, C, 8, true, 3, true>, 4>("kernel's form, no mask W8 P4", t);
+      }
+      std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
+      return failures ? 1 : 0;
+    }
     if (std::getenv("BV_DEV_FORMS")) {
       // One FMA for y, and the shift as the masked lanes' value, in turns with the kernel; then
       // persistent programs.

@@ -4,7 +4,8 @@
 // development tool for the block-pointer pipeline; the figures that count come from
 // `blockvec bench --backend gpu matmul_f16`. sm_90a gives the wgmma path (block_ptr.hpp), sm_90
 // mma.sync; -DBV_DEV_ONE -DD_BM=.. -DD_BN=.. -DD_BK=.. -DD_W=.. -DD_S=.. [-DD_MP=..] builds one
-// shape. --f32out times f16 inputs with f32 results instead.
+// shape. --f32out times f16 inputs with f32 results instead; --group, the row's tile at other
+// GROUP_M.
 //   nvcc -std=c++20 -arch=sm_90a -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
 //        -Itests/lang bench/gpu/matmul_dev.cu -o matmul_dev
 #include <cmath>
@@ -27,6 +28,12 @@ using bench::host_random;
 template <int BM, int BN, int BK, int W, int Stages, int MinPrograms = 0, class T, class O>
 launch_result tiles(const device_tensor<T>& a, const device_tensor<T>& b, device_tensor<O>& c) {
   return bv::kernels::matmul<BM, BN, BK, 8, W, Stages, MinPrograms>(a, b, c);
+}
+
+// The sm_90 row's tile at GROUP_M G.
+template <int G, class T, class O>
+launch_result grouped(const device_tensor<T>& a, const device_tensor<T>& b, device_tensor<O>& c) {
+  return bv::kernels::matmul<128, 256, 64, G, 8, 4>(a, b, c);
 }
 
 int failures = 0;
@@ -77,6 +84,20 @@ int main(int argc, char** argv) {
             [](auto& a, auto& b, auto& c) { tiles<128, 128, 64, 4, 4>(a, b, c); });
         f32("f32 out: 256x128x64 W8 S4",
             [](auto& a, auto& b, auto& c) { tiles<256, 128, 64, 8, 4>(a, b, c); });
+      }
+      std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
+      return failures ? 1 : 0;
+    }
+    if (argc > 1 && std::string(argv[1]) == "--group") {
+      // The row's tile (128x256x64, 8 warps, 4 slots) at other GROUP_M (the programs in a group
+      // share their columns of b), three rounds in turns.
+      const auto time = [&](const char* name, auto f) { variant(name, f, true); };
+      for (int round = 0; round < 3; ++round) {
+        time("launcher (matmul)", [](auto& a, auto& b, auto& c) { bv::kernels::matmul(a, b, c); });
+        time("GROUP_M 4", [](auto& a, auto& b, auto& c) { grouped<4>(a, b, c); });
+        time("GROUP_M 8", [](auto& a, auto& b, auto& c) { grouped<8>(a, b, c); });
+        time("GROUP_M 16", [](auto& a, auto& b, auto& c) { grouped<16>(a, b, c); });
+        time("GROUP_M 32", [](auto& a, auto& b, auto& c) { grouped<32>(a, b, c); });
       }
       std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
       return failures ? 1 : 0;
