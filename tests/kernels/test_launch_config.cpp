@@ -268,6 +268,22 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
                                     ? "attention_fwd_kernel<float, 128, 128, 128, false, 8, 0>"
                                     : "attention_fwd_halves_kernel<float, 128, 64, 64, false, 4>"));
     CHECK(at4.programs == (t == target::sm_90 ? 1 : 2));
+    // Its backward: on AMD dK/dV's q k^T form (variant 0) and dQ in halves of D with registers for
+    // 2 programs a CU (variant 2); sm_90 32x32 tiles for both.
+    auto fdq = tensor<float>::empty("fdq", {1, 1, 70, 128}),
+         fdk = tensor<float>::empty("fdk", {1, 1, 70, 128}),
+         fdv = tensor<float>::empty("fdv", {1, 1, 70, 128});
+    const auto fbw = kernels::attention_bwd(fq2, fq2, fq2, fo2, flse2, fq2, fdq, fdk, fdv, false);
+    REQUIRE(fbw.size() == 3);
+    CAPTURE(fbw[2].kernel);
+    CHECK(ends_with(fbw[1].kernel, t == target::sm_90 ? "<float, 128, 32, 32, false, 4>"
+                                                      : "<float, 128, 64, 64, false, 4>"));
+    CHECK(fbw[1].kernel.find("attention_bwd_dkdv_kernel<") != std::string::npos);
+    CHECK(ends_with(fbw[2].kernel,
+                    t == target::sm_90
+                        ? "attention_bwd_dq_kernel<float, 128, 32, 32, false, 4>"
+                        : "attention_bwd_dq_halves_kernel<float, 128, 64, 64, false, 4>"));
+    if (t != target::sm_90) CHECK(fbw[2].programs == 2);
 
     auto logits = tensor<float>::randn("logits", {2, 3000}, 17);
     auto tg = tensor<int32_t>::zeros("tg", {2});

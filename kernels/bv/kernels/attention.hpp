@@ -587,7 +587,10 @@ BV_KERNEL void attention_bwd_dq_kernel(program<W> p, ptr<const T> q, ptr<const T
 // of D / 2 each, dQ as two of its column halves, ds k_lo and ds k_hi. On AMD every product's
 // operands are then the size of a slice of q k^T's (bv/dot_staging.hpp), so they share two LDS
 // images: at D = 128 in 16-bit, 17408 bytes where the whole k as ds k's b took 34816, more than
-// half a CU's 64 KiB (one workgroup a CU, one wave a SIMD, though the registers allow two).
+// half a CU's 64 KiB (one workgroup a CU, one wave a SIMD, though the registers allow two). A step
+// takes dout v^T before q k^T, so that v's halves are dead before k's load: k's then live from
+// q k^T to ds k, v's only through dout v^T (the other order kept both, and gfx942's f32 kernel
+// spilled 8 VGPRs at two waves a SIMD; now 225 VGPRs, no spill).
 template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
 BV_KERNEL void attention_bwd_dq_halves_kernel(program<W> p, ptr<const T> q, ptr<const T> k,
                                               ptr<const T> v, ptr<const T> dout,
@@ -614,15 +617,15 @@ BV_KERNEL void attention_bwd_dq_halves_kernel(program<W> p, ptr<const T> q, ptr<
   for (int start_n = 0; start_n < end; start_n += BN) {
     auto cols = start_n + rn;
     auto kv_offs = base + cols.col() * D + rh.row();
+    auto v_lo = load(v + kv_offs, cols.col() < s, 0.0f);
+    auto v_hi = load(v + (kv_offs + H), cols.col() < s, 0.0f);
+    auto dp = dot(do_hi, trans(v_hi), dot(do_lo, trans(v_lo)));
     auto k_lo = load(k + kv_offs, cols.col() < s, 0.0f);
     auto k_hi = load(k + (kv_offs + H), cols.col() < s, 0.0f);
     auto qk = dot(q_hi, trans(k_hi), dot(q_lo, trans(k_lo)));
     // Every block: skipping the mask spills SGPRs on gfx90a (16-bit, causal).
     auto pm = attention_bwd_mask<CAUSAL, BM, BN, true>(exp2(qk * scale2 - l2.col()), start_m,
                                                        start_n, s, rm.col(), cols.row());
-    auto v_lo = load(v + kv_offs, cols.col() < s, 0.0f);
-    auto v_hi = load(v + (kv_offs + H), cols.col() < s, 0.0f);
-    auto dp = dot(do_hi, trans(v_hi), dot(do_lo, trans(v_lo)));
     auto ds = (pm * (dp - dl.col())).to(dtype<T>{});
     dq_lo = dot(ds, k_lo, dq_lo);
     dq_hi = dot(ds, k_hi, dq_hi);
@@ -962,8 +965,7 @@ static_assert(detail::attention_fwd_all_fit<2>() && detail::attention_fwd_all_fi
 // launches it in halves of D (variant 3) with registers for 2 programs a CU (min_programs: 2 waves
 // a SIMD at 4 waves a program): 226 to 241 VGPRs and 17408 bytes of LDS, where variant 0 took 288
 // to 304 and 34816 (1 wave a SIMD), the same 16 MFMAs a step and no spills. hipcc's gfx90a spills 6
-// to 21 VGPRs so, and gfx942's f32 21 and 82 (its dQ in halves 8, causal), so those rows keep
-// variant 0 on one wave a SIMD.
+// to 21 VGPRs so, and gfx942's f32 21 and 82, so those rows keep variant 0 on one wave a SIMD.
 template <int Bytes>
 struct attention_bwd_configs {
   static_assert(Bytes == 2 || Bytes == 4,
@@ -1007,8 +1009,10 @@ struct attention_bwd_configs<4> {
 // 1.39 on 64x64 for 3 programs an SM and 1.47 on 128x128 for 1, with dK/dV's row above; at
 // D = 128 variant 3 took 5.10 ms against 3.57.
 // AMD at D = 128: dK/dV's tile in halves of D (variant 2), whose LDS (17408 bytes on gfx942 and
-// gfx90a, against 34816) leaves the registers to set the waves a SIMD: 2 instead of 1.
-// Elsewhere dQ takes dK/dV's tile and pointer loads.
+// gfx90a, against 34816) leaves the registers to set the waves a SIMD: 2 instead of 1. In f32 too
+// (16896 bytes against 33792), with registers for 2 programs a CU: 225 VGPRs on gfx942 and 251 to
+// 255 on gfx90a, against 268 and 290 for variant 0, no spills. Elsewhere dQ takes dK/dV's tile and
+// pointer loads.
 template <int Bytes>
 struct attention_bwd_dq_configs : attention_bwd_configs<Bytes> {};
 template <>
@@ -1021,6 +1025,20 @@ struct attention_bwd_dq_configs<2> {
       {                                .up_to = 64,                 .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = only(target::sm_90), .up_to = 128, .variant = 1,  .waves = 8,  .bm = 128, .bn = 64,  .stages = 2},
       {.targets = amd_targets,         .up_to = 128, .variant = 2,  .waves = 4,  .bm = 64,  .bn = 64},
+  };
+  // clang-format on
+};
+
+template <>
+struct attention_bwd_dq_configs<4> {
+  static constexpr const char* key = "head dimension";
+  // clang-format off
+  static constexpr launch_config table[] = {
+      // targets                        D up to      dQ kernel      waves        BM          BN          programs an SM or CU
+      {.targets = only(target::sm_90), .up_to = 64,                 .waves = 4,  .bm = 64,  .bn = 64},
+      {.targets = only(target::sm_90), .up_to = 128,                .waves = 4,  .bm = 32,  .bn = 32},
+      {.targets = amd_targets,         .up_to = 64,                 .waves = 4,  .bm = 64,  .bn = 64},
+      {.targets = amd_targets,         .up_to = 128, .variant = 2,  .waves = 4,  .bm = 64,  .bn = 64,  .min_programs = 2},
   };
   // clang-format on
 };
