@@ -5,7 +5,8 @@
 // numbers of programs an SM, and persistent programs (ln_persist). Modes: the default, the forms;
 // BV_DEV_EVEN=1, the earlier form with and without its mask; BV_DEV_FORMS=1, the masked lanes'
 // value and y's FMA, and the persistent programs, in turns; BV_DEV_WB=1, the kernel without b
-// and without w and b (y wrong by design: timed, not checked). Each other variant is checked
+// and without w and b (y wrong by design: timed, not checked), beside the kernel and its form
+// without a mask. Each other variant is checked
 // against the kernels/ kernel (y, mean and rstd, every element), which is checked against a
 // double-precision host LayerNorm on sampled rows; then timed (median of 20 after 3 warm-up
 // launches, CUDA events). A development tool: the figures that count come from `blockvec bench
@@ -153,13 +154,19 @@ BV_KERNEL void ln_without_b(program<W> p, ptr<const T> x, ptr<const T> w, ptr<co
   auto mask = cols < n;
   const float shift = static_cast<float>(load(x + row * sx));
   auto xs = load(x + row * sx + cols, mask, shift);
+  // w loaded before the reduction, as the kernel loads it.
+  const auto wv = [&] {
+    if constexpr (WITH_W)
+      return load(w + cols, mask, 0.0f);
+    else
+      return 0;
+  }();
   const auto [dm, r] = shifted_stats(xs.to(f32) - shift, n, eps);
   store(mean + row, shift + dm);
   store(rstd + row, r);
   const float cd = -dm * r;
   if constexpr (WITH_W)
-    store(y + row * sy + cols, ((xs.to(f32) - shift) * r + cd) * load(w + cols, mask, 0.0f).to(f32),
-          mask);
+    store(y + row * sy + cols, ((xs.to(f32) - shift) * r + cd) * wv.to(f32), mask);
   else
     store(y + row * sy + cols, (xs.to(f32) - shift) * r + cd, mask);
 }

@@ -283,7 +283,12 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
                     t == target::sm_90
                         ? "attention_bwd_dq_kernel<float, 128, 32, 32, false, 4>"
                         : "attention_bwd_dq_halves_kernel<float, 128, 64, 64, false, 4>"));
-    if (t != target::sm_90) CHECK(fbw[2].programs == 2);
+    const launch_config fdq128 = config_for<kernels::attention_bwd_dq_configs<4>>(t, 128);
+    CHECK(fdq128.variant == (t == target::sm_90 ? 0 : 2));
+    CHECK(fdq128.min_programs == (t == target::sm_90 ? 0 : 2));
+    const launch_config fdq64 = config_for<kernels::attention_bwd_dq_configs<4>>(t, 64);
+    CHECK(fdq64.variant == 0);
+    CHECK(fdq64.min_programs == 0);
 
     auto logits = tensor<float>::randn("logits", {2, 3000}, 17);
     auto tg = tensor<int32_t>::zeros("tg", {2});
