@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../../samples/transformer/block.hpp"
@@ -63,22 +64,19 @@ double transformer_block(const transformer_block_io& io, int samples) {
   w.w_down = up32("w_down", {f, d}, io.w_down);
   block_run run(c, std::move(w), up32("x", {s, d}, io.x), up32("dout", {s, d}, io.dout));
   auto pass = [&] { run(); };
-  const auto& act = run.act;
-  const auto& g = run.g;
-  // The outputs read back below, poisoned as host_common.hpp's output() poisons.
-  for (device_tensor<float>* t : {&run.act.out, &run.g.dx, &run.g.d_attn_norm, &run.g.d_wqkv,
-                                  &run.g.d_wo, &run.g.d_mlp_norm, &run.g.d_w_gate_up,
-                                  &run.g.d_w_down})
-    t->fill_bytes(0xff);
+  // The outputs read back, each with its host buffer: poisoned first (host_common.hpp's poison),
+  // so that an element the block's kernels leave unwritten reads back as NaN.
+  const std::pair<device_tensor<float>*, float*> outputs[] = {{&run.act.out, io.out},
+                                                              {&run.g.dx, io.dx},
+                                                              {&run.g.d_attn_norm, io.d_attn_norm},
+                                                              {&run.g.d_wqkv, io.d_wqkv},
+                                                              {&run.g.d_wo, io.d_wo},
+                                                              {&run.g.d_mlp_norm, io.d_mlp_norm},
+                                                              {&run.g.d_w_gate_up, io.d_w_gate_up},
+                                                              {&run.g.d_w_down, io.d_w_down}};
+  for (const auto& o : outputs) poison(*o.first);
   double ms = timed(pass);
-  act.out.copy_to_host(io.out);
-  g.dx.copy_to_host(io.dx);
-  g.d_attn_norm.copy_to_host(io.d_attn_norm);
-  g.d_wqkv.copy_to_host(io.d_wqkv);
-  g.d_wo.copy_to_host(io.d_wo);
-  g.d_mlp_norm.copy_to_host(io.d_mlp_norm);
-  g.d_w_gate_up.copy_to_host(io.d_w_gate_up);
-  g.d_w_down.copy_to_host(io.d_w_down);
+  for (const auto& o : outputs) o.first->copy_to_host(o.second);
   if (samples > 0) {
     ms = timed(pass);
     for (int i = 1; i < samples; ++i) ms = std::min(ms, timed(pass));

@@ -48,14 +48,19 @@ device_tensor<T> up(const char* name, std::vector<int64_t> shape, const void* ho
   return device_tensor<T>::from_host(name, std::move(shape), static_cast<const T*>(host));
 }
 
-// An output of an entry point whose results are compared: every byte 0xff (NaN in each float
-// dtype, -1 in integers), so that an element the kernel leaves unwritten comes back as that, not
-// as whatever the buffer cache's last tensor of the size held (often the same kernel's right
-// answer). The benchmarks' outputs, compared with nothing, stay as they come.
+// Every byte of t 0xff (NaN in each float dtype, -1 in integers): an output read back for a
+// comparison, so that an element the kernel leaves unwritten comes back as that, not as whatever
+// the buffer cache's last tensor of the size held (often the same kernel's right answer). The
+// benchmarks' outputs, compared with nothing, stay as they come.
+template <class T>
+void poison(device_tensor<T>& t) {
+  t.fill_bytes(0xff);
+}
+// A new output of an entry point whose results are compared, poisoned.
 template <class T>
 device_tensor<T> output(const char* name, std::vector<int64_t> shape) {
   auto t = device_tensor<T>::empty(name, std::move(shape));
-  t.fill_bytes(0xff);
+  poison(t);
   return t;
 }
 
