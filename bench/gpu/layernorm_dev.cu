@@ -6,7 +6,7 @@
 // BV_DEV_EVEN=1, the earlier form with and without its mask; BV_DEV_FORMS=1, the masked lanes'
 // value and y's FMA, and the persistent programs, in turns; BV_DEV_WB=1, the kernel without b
 // and without w and b (y wrong by design: timed, not checked), beside the kernel and its form
-// without a mask. Each other variant is checked
+// without a mask; BV_DEV_2D=1, the row as a 2-D block (ln_2d). Each other variant is checked
 // against the kernels/ kernel (y, mean and rstd, every element), which is checked against a
 // double-precision host LayerNorm on sampled rows; then timed (median of 20 after 3 warm-up
 // launches, CUDA events). A development tool: the figures that count come from `blockvec bench
@@ -170,6 +170,27 @@ BV_KERNEL void ln_without_b(program<W> p, ptr<const T> x, ptr<const T> w, ptr<co
   else
     store(y + row * sy + cols, (xs.to(f32) - shift) * r + cd, mask);
 }
+// The kernel's form over the row viewed as a 2-D block [RS, CS] (RS * CS >= the row): element
+// r * CS + c. A 2-D block's runs are the layout's 8 contiguous columns (16-byte accesses for
+// 16-bit elements, where a 1-D block's runs of 4 give 8-byte ones), and its loads and stores test
+// the whole block once (gpu_backend/bv/gpu/memory.hpp). RS is a multiple of the rows one pass of
+// the program's lanes covers (8 a wave, waves stacked along rows), so no element has copies.
+template <class T, int RS, int CS, int W>
+BV_KERNEL void ln_2d(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T> b, ptr<T> y,
+                     ptr<float> mean, ptr<float> rstd, int sx, int sy, int n, float eps) {
+  const int row = p.id(0);
+  auto idx = arange<RS>(p).col() * CS + arange<CS>(p).row();
+  auto mask = idx < n;
+  const float shift = static_cast<float>(load(x + row * sx));
+  auto xs = load(x + row * sx + idx, mask, shift);
+  auto wv = load(w + idx, mask, 0.0f);
+  auto bv_ = load(b + idx, mask, 0.0f);
+  const auto [dm, r] = shifted_stats(xs.to(f32) - shift, n, eps);
+  store(mean + row, shift + dm);
+  store(rstd + row, r);
+  const float cd = -dm * r;
+  store(y + row * sy + idx, ((xs.to(f32) - shift) * r + cd) * wv.to(f32) + bv_.to(f32), mask);
+}
 constexpr int R = 8192, C = 8192;
 struct bufs {
   device_tensor<half> x, w, b, y;
@@ -281,6 +302,19 @@ int main() {
         variant<ln_without_b<half, C, 8, false>, 4, 1, 0, false>("no w, no b W8 P4", t);
         variant<ln_without_b<half, C, 8, true>, 4, 1, 0, false>("w, no b W8 P4", t);
         variant<ln_fma<half, C, 8, true, 3, true>, 4>("kernel's form, no mask W8 P4", t);
+      }
+      std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
+      return failures ? 1 : 0;
+    }
+    if (std::getenv("BV_DEV_2D")) {
+      // The row as a 2-D block, in turns with the kernel.
+      for (int rep = 0; rep < 3; ++rep) {
+        variant<layernorm_fwd_kernel<half, C, 8>, 4>("kernels/ W8 P4 (launcher)", t);
+        variant<ln_2d<half, 64, 128, 8>, 4>("2-D 64x128 W8 P4", t);
+        variant<ln_2d<half, 64, 128, 8>, 3>("2-D 64x128 W8 P3", t);
+        variant<ln_2d<half, 128, 64, 16>, 2>("2-D 128x64 W16 P2", t);
+        variant<ln_2d<half, 128, 64, 16>, 3>("2-D 128x64 W16 P3", t);
+        variant<ln_2d<half, 32, 256, 4>, 8>("2-D 32x256 W4 P8", t);
       }
       std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
       return failures ? 1 : 0;
