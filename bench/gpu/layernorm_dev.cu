@@ -6,7 +6,8 @@
 // BV_DEV_EVEN=1, the earlier form with and without its mask; BV_DEV_FORMS=1, the masked lanes'
 // value and y's FMA, and the persistent programs, in turns; BV_DEV_WB=1, the kernel without b
 // and without w and b (y wrong by design: timed, not checked), beside the kernel and its form
-// without a mask; BV_DEV_2D=1, the row as a 2-D block (ln_2d). Each other variant is checked
+// without a mask; BV_DEV_2D=1, the row as a 2-D block (ln_2d); BV_DEV_KEEPD=1, x - shift kept in
+// f32 across the reduction (ln_keep_d). Each other variant is checked
 // against the kernels/ kernel (y, mean and rstd, every element), which is checked against a
 // double-precision host LayerNorm on sampled rows; then timed (median of 20 after 3 warm-up
 // launches, CUDA events). A development tool: the figures that count come from `blockvec bench
@@ -191,6 +192,35 @@ BV_KERNEL void ln_2d(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T> 
   const float cd = -dm * r;
   store(y + row * sy + idx, ((xs.to(f32) - shift) * r + cd) * wv.to(f32) + bv_.to(f32), mask);
 }
+// The kernel's form with d = x - shift kept in f32 across the reduction and reused for y (one
+// conversion and one subtraction an element fewer than converting x again after it), w and b
+// loaded before the reduction (WB_EARLY) or after it (d's 32 registers a thread at 8 warps then
+// leave room for them).
+template <class T, int BLOCK, int W, bool WB_EARLY>
+BV_KERNEL void ln_keep_d(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const T> b, ptr<T> y,
+                         ptr<float> mean, ptr<float> rstd, int sx, int sy, int n, float eps) {
+  const int row = p.id(0);
+  auto cols = arange<BLOCK>(p);
+  auto mask = cols < n;
+  const float shift = static_cast<float>(load(x + row * sx));
+  const auto d = load(x + row * sx + cols, mask, shift).to(f32) - shift;
+  const auto fin = [&](const auto& wv, const auto& bv_) {
+    const auto [dm, r] = shifted_stats(d, n, eps);
+    store(mean + row, shift + dm);
+    store(rstd + row, r);
+    store(y + row * sy + cols, (d * r + (-dm * r)) * wv.to(f32) + bv_.to(f32), mask);
+  };
+  if constexpr (WB_EARLY) {
+    fin(load(w + cols, mask, 0.0f), load(b + cols, mask, 0.0f));
+  } else {
+    const auto [dm, r] = shifted_stats(d, n, eps);
+    store(mean + row, shift + dm);
+    store(rstd + row, r);
+    const auto wv = load(w + cols, mask, 0.0f);
+    const auto bv_ = load(b + cols, mask, 0.0f);
+    store(y + row * sy + cols, (d * r + (-dm * r)) * wv.to(f32) + bv_.to(f32), mask);
+  }
+}
 constexpr int R = 8192, C = 8192;
 struct bufs {
   device_tensor<half> x, w, b, y;
@@ -302,6 +332,20 @@ int main() {
         variant<ln_without_b<half, C, 8, false>, 4, 1, 0, false>("no w, no b W8 P4", t);
         variant<ln_without_b<half, C, 8, true>, 4, 1, 0, false>("w, no b W8 P4", t);
         variant<ln_fma<half, C, 8, true, 3, true>, 4>("kernel's form, no mask W8 P4", t);
+      }
+      std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
+      return failures ? 1 : 0;
+    }
+    if (std::getenv("BV_DEV_KEEPD")) {
+      // d kept in f32 across the reduction, in turns with the kernel.
+      for (int rep = 0; rep < 3; ++rep) {
+        variant<layernorm_fwd_kernel<half, C, 8>, 4>("kernels/ W8 P4 (launcher)", t);
+        variant<ln_keep_d<half, C, 8, false>, 4>("keep d, late w,b W8 P4", t);
+        variant<ln_keep_d<half, C, 8, true>, 4>("keep d, early w,b W8 P4", t);
+        variant<ln_keep_d<half, C, 8, false>, 3>("keep d, late w,b W8 P3", t);
+        variant<ln_keep_d<half, C, 8, true>, 3>("keep d, early w,b W8 P3", t);
+        variant<ln_keep_d<half, C, 16, false>, 2>("keep d, late w,b W16 P2", t);
+        variant<ln_keep_d<half, C, 16, true>, 2>("keep d, early w,b W16 P2", t);
       }
       std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
       return failures ? 1 : 0;
