@@ -1000,9 +1000,10 @@ struct attention_bwd_configs<4> {
 
 // dQ's tiles (BM query rows a program, BN keys a step), by element size and head dimension as
 // above: the dQ kernel walks keys where dK/dV walks queries, and is fastest on other tiles. 16-bit
-// on sm_90: 128x128 on 8 warps at D = 64 (a causal backward at 4x16x4096x64 f16 on an H200, 2.57
-// ms against 2.69 with dQ on 64x64; bench/gpu/attention_bwd_dev.cu), 128x64 on 8 at D = 128
-// (128x128 6.24 ms against 5.72, 64x64 6.84), both with k and v in rings of 2 slots (variant 1:
+// on sm_90: 128x64 on 8 warps at both D. At D = 64 128x128 on 8 warps came first (a causal
+// backward at 4x16x4096x64 f16 on an H200, 2.57 ms against 2.69 with dQ on 64x64;
+// bench/gpu/attention_bwd_dev.cu), then 128x64 with q and dout held (below). At D = 128 128x64
+// (128x128 6.24 ms against 5.72, 64x64 6.84). Both with k and v in rings of 2 slots (variant 1:
 // 2.33 ms against 2.43 at D = 64, 3.66 against 4.00 at D = 128; 3 slots 2.33 and 3.82). At
 // D = 64 q and dout are held in ring slots too (variant 3: above), on 128x64 with registers left
 // for 2 programs an SM (128 a thread, 0.1 KiB of spill stores, 16 warps an SM): 1.36 ms against

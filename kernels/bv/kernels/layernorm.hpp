@@ -122,10 +122,11 @@ BV_KERNEL void layernorm_bwd_twostage_kernel(program<W> p, ptr<const T> dy, ptr<
   store(db_partial + pid * n + cols, db, mask);
 }
 
-// Launch configurations (bv/launch_config.hpp) of the three kernels above, by row length: as
-// RMSNorm's (rmsnorm.hpp), one program per row, the smallest block that holds it, 2 to 16 waves;
-// the two-stage backward runs at most 256 programs. The GPU's choice, measured on an H100 at
-// 8192 x 8192 f16 (docs/PERFORMANCE.md): 16 warps 0.161 ms, 8 warps 0.266, 4 warps 0.219.
+// Launch configurations (bv/launch_config.hpp) of the two backward kernels above (the forward has
+// its own table below), by row length: as RMSNorm's (rmsnorm.hpp), one program per row, the
+// smallest block that holds it, 2 to 16 waves; the two-stage backward runs at most 256 programs.
+// The GPU's choice, measured on an H100 at 8192 x 8192 f16 (docs/PERFORMANCE.md): 16 warps 0.161
+// ms, 8 warps 0.266, 4 warps 0.219.
 struct layernorm_configs {
   static constexpr const char* key = "row length";
   // clang-format off
