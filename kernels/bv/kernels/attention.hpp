@@ -945,9 +945,10 @@ static_assert(detail::attention_fwd_all_fit<2>() && detail::attention_fwd_all_fi
               "(attention_fwd_lds_bytes): shrink BM or BN for the element size that fails.");
 
 // Backward (the preprocess and dK/dV; dQ has a table of its own below), by element size as the
-// forward: BM query rows a step by BN keys a program. 64x64 with 4 waves, where on AMD the products
-// take the MFMA path at both head dimensions (a wave's part at least 32x32; the 32x32 tile that AMD
-// had at D = 128 multiplied on the vector ALUs, half its waves copies). At D = 128 dK/dV's q k^T
+// forward: BM query rows a step by BN keys a program. 64x64 with 4 waves (f32 on sm_90 at D = 128:
+// 32x32; the 16-bit sm_90 rows below), where on AMD the products take the MFMA path at both head
+// dimensions (a wave's part at least 32x32; the 32x32 tile that AMD had at D = 128 multiplied on
+// the vector ALUs, half its waves copies). At D = 128 dK/dV's q k^T
 // form (variant 0) takes 34816 bytes of LDS in 16-bit and 33792 in f32 with K staged in slices
 // (bv/dot_staging.hpp), one wave a SIMD (gfx942 in 16-bit runs variant 3, below), and every AMD row
 // runs with no spills under clang-19 (gfx942) and hipcc (gfx90a). On sm_90, 16-bit, dK/dV runs in
