@@ -204,22 +204,24 @@ BV_KERNEL void ln_keep_d(program<W> p, ptr<const T> x, ptr<const T> w, ptr<const
   auto mask = cols < n;
   const float shift = static_cast<float>(load(x + row * sx));
   const auto d = load(x + row * sx + cols, mask, shift).to(f32) - shift;
-  const auto fin = [&](const auto& wv, const auto& bv_) {
+  const auto wb = [&] { return std::pair{load(w + cols, mask, 0.0f), load(b + cols, mask, 0.0f)}; };
+  // As ln_fma's fin: w and b given (loaded before the reduction), or loaded after it.
+  const auto fin = [&](const auto& early) {
     const auto [dm, r] = shifted_stats(d, n, eps);
     store(mean + row, shift + dm);
     store(rstd + row, r);
+    const auto [wv, bv_] = [&] {
+      if constexpr (WB_EARLY)
+        return early;
+      else
+        return wb();
+    }();
     store(y + row * sy + cols, (d * r + (-dm * r)) * wv.to(f32) + bv_.to(f32), mask);
   };
-  if constexpr (WB_EARLY) {
-    fin(load(w + cols, mask, 0.0f), load(b + cols, mask, 0.0f));
-  } else {
-    const auto [dm, r] = shifted_stats(d, n, eps);
-    store(mean + row, shift + dm);
-    store(rstd + row, r);
-    const auto wv = load(w + cols, mask, 0.0f);
-    const auto bv_ = load(b + cols, mask, 0.0f);
-    store(y + row * sy + cols, (d * r + (-dm * r)) * wv.to(f32) + bv_.to(f32), mask);
-  }
+  if constexpr (WB_EARLY)
+    fin(wb());
+  else
+    fin(0);
 }
 constexpr int R = 8192, C = 8192;
 struct bufs {
@@ -302,6 +304,11 @@ void variant(const char* name, bufs& t) {
   std::snprintf(status, sizeof status, "check %s (worst %.1e)", ok ? "ok" : "FAILED", worst);
   timed_line(status);
 }
+// A mode's last line and exit status: whether every checked variant matched.
+int verdict() {
+  std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
+  return failures ? 1 : 0;
+}
 }  // namespace
 
 int main() {
@@ -333,8 +340,7 @@ int main() {
         variant<ln_without_b<half, C, 8, true>, 4, 1, 0, false>("w, no b W8 P4", t);
         variant<ln_fma<half, C, 8, true, 3, true>, 4>("kernel's form, no mask W8 P4", t);
       }
-      std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
-      return failures ? 1 : 0;
+      return verdict();
     }
     if (std::getenv("BV_DEV_KEEPD")) {
       // d kept in f32 across the reduction, in turns with the kernel.
@@ -347,8 +353,7 @@ int main() {
         variant<ln_keep_d<half, C, 16, false>, 2>("keep d, late w,b W16 P2", t);
         variant<ln_keep_d<half, C, 16, true>, 2>("keep d, early w,b W16 P2", t);
       }
-      std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
-      return failures ? 1 : 0;
+      return verdict();
     }
     if (std::getenv("BV_DEV_2D")) {
       // The row as a 2-D block, in turns with the kernel.
@@ -360,8 +365,7 @@ int main() {
         variant<ln_2d<half, 128, 64, 16>, 3>("2-D 128x64 W16 P3", t);
         variant<ln_2d<half, 32, 256, 4>, 8>("2-D 32x256 W4 P8", t);
       }
-      std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
-      return failures ? 1 : 0;
+      return verdict();
     }
     if (std::getenv("BV_DEV_FORMS")) {
       // One FMA for y, and the shift as the masked lanes' value, in turns with the kernel; then
@@ -381,8 +385,7 @@ int main() {
         variant<ln_persist<half, C, 16, true>, 2, 1, 2>("persistent, next row W16 P2", t);
         variant<ln_persist<half, C, 4, true>, 4, 1, 4>("persistent, next row W4 P4", t);
       }
-      std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
-      return failures ? 1 : 0;
+      return verdict();
     }
     if (std::getenv("BV_DEV_EVEN")) {
       // The kernel's earlier form with and without its mask, in turns.
@@ -393,8 +396,7 @@ int main() {
         variant<ln_fma<half, C, 8, true, 2, true>, 5>("earlier, no mask W8 P5", t);
         variant<ln_fma<half, C, 16, true, 2, true>, 3>("earlier, no mask W16 P3", t);
       }
-      std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
-      return failures ? 1 : 0;
+      return verdict();
     }
     for (int rep = 0; rep < 2; ++rep) {
       variant<layernorm_fwd_kernel<half, C, 8>, 4>("kernels/ W8 P4 (launcher)", t);
@@ -412,8 +414,7 @@ int main() {
       variant<ln_fma<half, C, 8, false, 1>, 5>("x - mean late w,b W8 P5", t);
       variant<ln_fma<half, C, 16, false, 1>, 3>("x - mean late w,b W16 P3", t);
     }
-    std::printf("%s\n", failures ? "SOME CHECKS FAILED" : "all checks ok");
-    return failures ? 1 : 0;
+    return verdict();
   } catch (const std::exception& e) {
     std::printf("error: %s\n", e.what());
     return 1;
