@@ -50,19 +50,19 @@ BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O
 // sm_90: two warpgroups (8 warps) over 128x256x64 tiles, a and b streamed by the TMA through 4
 // slots each (192 KiB of LDS), wgmma on sm_90a, each step's group in flight into the next (so 3
 // steps' tiles ahead of it). At 8192^3 on an H100 (bench/gpu/matmul_dev.cu) it takes 1.53 ms,
-// 256x128x64 on 8 warps 1.55, 128x256x64 with 3 slots 1.60, and one warpgroup over 128x128x64
-// 1.90 to 1.98 whatever its slots. On an H200 the row takes 1.53 ms as well, against 1.67 for one
+// 256x128x64 on 8 warps 1.55, 128x256x64 with 3 slots 1.60, and one warpgroup over 128x128x64 1.90
+// to 1.98 whatever its slots. On an H200 the row takes 1.53 ms as well, against 1.67 for one
 // warpgroup over 128x128x64 with 3 slots, 1.56 for 256x128x64 and 1.62 with 3 slots. AMD (gfx942,
-// gfx90a; no block-pointer rings there, so no stages), 16-bit inputs: 8 waves, 2 a SIMD, over
-// 128x256x64 tiles, the most MFMA work per global byte without spills on both (docs/PERFORMANCE.md,
-// AMD matmul tile): the 32-row b block of a 32-deep K step is loaded 4 times over by the layout's
-// 128 rows of lanes, 64 rows twice. Tiles 256 rows tall spill SGPRs on gfx942; 256x256 also spills
-// VGPRs (8 waves) or scratch (16). Everything else, f32 on AMD included: 4 waves over 64x64x32
-// tiles (an 8-wave f32 tile's 32-row b block fills a quarter of the AMD layout's 128 rows: the
-// interpreter rightly notes low lane utilisation at small sizes). f32 on sm_90 (dot on CUDA cores):
-// 4 warps over 128x64x32 tiles, 33.6 TFLOP/s at 4096^3 on an H200 where 64x64x32 gives 24.0,
-// 64x64x32 on 2 warps 29.3, 128x128x32 35.0 at 4096^3 but 30 at the decoder block's 1024-row
-// products (bench/gpu/matmul_f32_dev.cu).
+// gfx90a; block pointers have no rings there, so a row's stages take no LDS), 16-bit inputs: 8
+// waves, 2 a SIMD, over 128x256x64 tiles, the most MFMA work per global byte without spills on both
+// (docs/PERFORMANCE.md, AMD matmul tile): the 32-row b block of a 32-deep K step is loaded 4 times
+// over by the layout's 128 rows of lanes, 64 rows twice. Tiles 256 rows tall spill SGPRs on gfx942;
+// 256x256 also spills VGPRs (8 waves) or scratch (16). Everything else, f32 on AMD included: 4
+// waves over 64x64x32 tiles (an 8-wave f32 tile's 32-row b block fills a quarter of the AMD
+// layout's 128 rows: the interpreter rightly notes low lane utilisation at small sizes). f32 on
+// sm_90 (dot on CUDA cores): 4 warps over 128x64x32 tiles, 33.6 TFLOP/s at 4096^3 on an H200 where
+// 64x64x32 gives 24.0, 64x64x32 on 2 warps 29.3, 128x128x32 35.0 at 4096^3 but 30 at the decoder
+// block's 1024-row products (bench/gpu/matmul_f32_dev.cu).
 struct matmul_configs {
   static constexpr const char* key = "element size in bytes";
   // clang-format off
