@@ -112,8 +112,9 @@ void declared_row(bv::target t, int s) {
 
 TEST_CASE("emulator: attention backward, every declared AMD row against a double reference") {
   setenv("BV_EMU_QUIET", "1", 0);
-  // gfx942 and gfx90a share the lowering and every backward row but 16-bit dK/dV at D = 128
-  // (gfx942: halves of D, registers for 2 programs a CU); gfx942 runs every row, gfx90a that one.
+  // gfx942 and gfx90a share the lowering and every backward row but dK/dV at D = 128 (gfx942:
+  // halves of D in 16-bit, halves in two passes in f32, registers for 2 programs a CU); gfx942
+  // runs every row, gfx90a those.
   for (int s : {37, 70}) {
     const bv::target t = bv::target::gfx942;
     declared_row<bv::half, 64, true>(t, s);
@@ -122,6 +123,8 @@ TEST_CASE("emulator: attention backward, every declared AMD row against a double
     declared_row<bv::bfloat16, 128, true>(t, s);
     declared_row<float, 64, false>(t, s);
     declared_row<float, 128, true>(t, s);
+    declared_row<float, 128, false>(t, s);
+    declared_row<float, 128, true>(bv::target::gfx90a, s);
     declared_row<bv::half, 128, true>(bv::target::gfx90a, s);
     declared_row<bv::bfloat16, 128, false>(bv::target::gfx90a, s);
   }

@@ -72,6 +72,28 @@ TEST_CASE("attention backward f16 in every target's configuration") {
   }
 }
 
+// f32 in each target's rows: at D = 128 gfx942's dK/dV takes two passes over the query blocks
+// (variant 4), gfx90a's one, sm_90's 32x32 tiles; sequences past several blocks of each.
+TEST_CASE("attention backward f32 at head dimension 128 in every target's configuration") {
+  const uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  for (target t : all_targets) {
+    CAPTURE(target_name(t));
+    target_scope scope(t);
+    check_bwd<float>(1, 1, ragged(rng, 130, 200), 128, true, seed);
+    check_bwd<float>(1, 1, ragged(rng, 20, 150), 128, false, seed + 1);
+  }
+}
+
+// dK/dV in two passes (variant 4) in 16-bit, on the tile overload.
+TEST_CASE("attention backward f16 on the tiles given, dK/dV in two passes over the queries") {
+  const uint64_t seed = fresh_seed();
+  std::mt19937_64 rng(seed);
+  const auto bwd = [](auto&... a) { return kernels::attention_bwd<64, 64, 4, 0, 4>(a...); };
+  check_bwd<half>(1, 1, ragged(rng, 20, 150), 64, true, seed, bwd);
+  check_bwd<half>(1, 1, ragged(rng, 130, 200), 128, false, seed + 1, bwd);
+}
+
 // The launcher's tile overload, dK/dV as k q^T with q and dout through rings of 2 slots (the GPU's;
 // the interpreter computes the same values), dQ on the same tile.
 TEST_CASE("attention backward f16 on the tiles given, dK/dV as k q^T through block pointers") {

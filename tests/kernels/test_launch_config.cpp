@@ -268,8 +268,9 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
                                     ? "attention_fwd_kernel<float, 128, 128, 128, false, 8, 0>"
                                     : "attention_fwd_halves_kernel<float, 128, 64, 64, false, 4>"));
     CHECK(at4.programs == (t == target::sm_90 ? 1 : 2));
-    // Its backward: on AMD dK/dV's q k^T form (variant 0) and dQ in halves of D with registers for
-    // 2 programs a CU (variant 2); sm_90 32x32 tiles for both.
+    // Its backward: on gfx942 dK/dV in halves of D in two passes (variant 4), on gfx90a its q k^T
+    // form (variant 0), and dQ in halves of D, each with registers for 2 programs a CU where it
+    // is in halves; sm_90 32x32 tiles for both.
     auto fdq = tensor<float>::empty("fdq", {1, 1, 70, 128}),
          fdk = tensor<float>::empty("fdk", {1, 1, 70, 128}),
          fdv = tensor<float>::empty("fdv", {1, 1, 70, 128});
@@ -278,7 +279,15 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     CAPTURE(fbw[2].kernel);
     CHECK(ends_with(fbw[1].kernel, t == target::sm_90 ? "<float, 128, 32, 32, false, 4>"
                                                       : "<float, 128, 64, 64, false, 4>"));
-    CHECK(fbw[1].kernel.find("attention_bwd_dkdv_kernel<") != std::string::npos);
+    CHECK(fbw[1].kernel.find(t == target::gfx942
+                                 ? "attention_bwd_dkdv_twopass_kernel<"
+                                 : "attention_bwd_dkdv_kernel<") != std::string::npos);
+    const launch_config fkv128 = config_for<kernels::attention_bwd_configs<4>>(t, 128);
+    CHECK(fkv128.variant == (t == target::gfx942 ? 4 : 0));
+    CHECK(fkv128.min_programs == (t == target::gfx942 ? 2 : 0));
+    const launch_config fkv64 = config_for<kernels::attention_bwd_configs<4>>(t, 64);
+    CHECK(fkv64.variant == 0);
+    CHECK(fkv64.min_programs == 0);
     CHECK(ends_with(fbw[2].kernel,
                     t == target::sm_90
                         ? "attention_bwd_dq_kernel<float, 128, 32, 32, false, 4>"

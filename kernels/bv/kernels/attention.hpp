@@ -451,6 +451,75 @@ BV_KERNEL void attention_bwd_dkdv_halves_kernel(program<W> p, ptr<const T> q, pt
   store(dv + (kv_offs + H), dv_hi, rn.col() < s);
 }
 
+// dK and dV at once hold k, v, dK and dV through the query loop; at D = 128 in f32 (and on gfx90a
+// in 16-bit) that is more registers than 2 waves a SIMD leave on AMD, in every tile
+// (docs/PERFORMANCE.md). Variant 4 takes variant 3's halves in two passes over the query blocks:
+// dV's (q k^T and p^T dout, v not yet loaded), then dK's (q k^T and dout v^T again, and ds^T q), so
+// that each pass holds one gradient's halves: a quarter more products and q and dout read twice,
+// for half the accumulators alive at once.
+template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
+BV_KERNEL void attention_bwd_dkdv_twopass_kernel(program<W> p, ptr<const T> q, ptr<const T> k,
+                                                 ptr<const T> v, ptr<const T> dout,
+                                                 ptr<const float> lse, ptr<const float> delta,
+                                                 ptr<T> dk, ptr<T> dv, int s, float scale) {
+  static_assert(D % 2 == 0, "attention_bwd_dkdv_twopass_kernel splits D in two: D must be even.");
+  constexpr int H = D / 2;
+  const int start_n = p.id(0) * BN, bh = p.id(1);
+  const int base = bh * s * D;
+  const float scale2 = scale * attention_log2e;
+  auto rn = start_n + arange<BN>(p);
+  auto rh = arange<H>(p);
+  auto kv_offs = base + rn.col() * D + rh.row();  // the low half; + H the high one
+  auto k_lo = load(k + kv_offs, rn.col() < s, 0.0f);
+  auto k_hi = load(k + (kv_offs + H), rn.col() < s, 0.0f);
+  // Causal: query blocks wholly above this key block see none of it.
+  const int first_m = CAUSAL ? (start_n / BM) * BM : 0;
+  {
+    auto dv_lo = zeros<float, BN, H>(p);
+    auto dv_hi = zeros<float, BN, H>(p);
+    for (int start_m = first_m; start_m < s; start_m += BM) {
+      auto rm = start_m + arange<BM>(p);
+      auto q_offs = base + rm.col() * D + rh.row();
+      auto q_lo = load(q + q_offs, rm.col() < s, 0.0f);
+      auto q_hi = load(q + (q_offs + H), rm.col() < s, 0.0f);
+      auto l2 = load(lse + bh * s + rm, rm < s, 0.0f) * attention_log2e;
+      auto qk = dot(q_hi, trans(k_hi), dot(q_lo, trans(k_lo)));
+      auto pm = attention_bwd_mask<CAUSAL, BM, BN, true>(exp2(qk * scale2 - l2.col()), start_m,
+                                                         start_n, s, rm.col(), rn.row());
+      const auto pt = trans(pm.to(dtype<T>{}));
+      dv_lo = dot(pt, load(dout + q_offs, rm.col() < s, 0.0f), dv_lo);
+      dv_hi = dot(pt, load(dout + (q_offs + H), rm.col() < s, 0.0f), dv_hi);
+    }
+    store(dv + kv_offs, dv_lo, rn.col() < s);
+    store(dv + (kv_offs + H), dv_hi, rn.col() < s);
+  }
+  auto v_lo = load(v + kv_offs, rn.col() < s, 0.0f);
+  auto v_hi = load(v + (kv_offs + H), rn.col() < s, 0.0f);
+  auto dk_lo = zeros<float, BN, H>(p);
+  auto dk_hi = zeros<float, BN, H>(p);
+  for (int start_m = first_m; start_m < s; start_m += BM) {
+    auto rm = start_m + arange<BM>(p);
+    auto q_offs = base + rm.col() * D + rh.row();
+    auto l2 = load(lse + bh * s + rm, rm < s, 0.0f) * attention_log2e;
+    auto dl = load(delta + bh * s + rm, rm < s, 0.0f);
+    // dout v^T before q k^T, so that v's halves are the only operands live beside k's (as dQ's
+    // halves kernel orders them).
+    auto do_lo = load(dout + q_offs, rm.col() < s, 0.0f);
+    auto do_hi = load(dout + (q_offs + H), rm.col() < s, 0.0f);
+    auto dp = dot(do_hi, trans(v_hi), dot(do_lo, trans(v_lo)));
+    auto q_lo = load(q + q_offs, rm.col() < s, 0.0f);
+    auto q_hi = load(q + (q_offs + H), rm.col() < s, 0.0f);
+    auto qk = dot(q_hi, trans(k_hi), dot(q_lo, trans(k_lo)));
+    auto pm = attention_bwd_mask<CAUSAL, BM, BN, true>(exp2(qk * scale2 - l2.col()), start_m,
+                                                       start_n, s, rm.col(), rn.row());
+    const auto dst = trans((pm * (dp - dl.col())).to(dtype<T>{}));
+    dk_lo = dot(dst, q_lo, dk_lo);
+    dk_hi = dot(dst, q_hi, dk_hi);
+  }
+  store(dk + kv_offs, dk_lo * scale, rn.col() < s);
+  store(dk + (kv_offs + H), dk_hi * scale, rn.col() < s);
+}
+
 // The same dK and dV in Triton's tutorial's order (variant 1 of attention_bwd_configs' rows):
 // k q^T rather than q k^T, so that p^T and ds^T come out of the products as the a operands of
 // the next dots (no trans() of a computed block), and the loop-invariant k and v are the a
@@ -777,7 +846,8 @@ struct attention_bwd_dkdv_variant
     : kernel_choice<attention_bwd_dkdv_kernel<T, D, BM, BN, CAUSAL, W>> {
   static_assert(Variant == 0,
                 "attention_bwd's dK/dV kernel is variant 0 (q k^T), 1 (k q^T, q and dout through "
-                "block pointers), 2 (1 with k and v held in ring slots) or 3 (halves of D).");
+                "block pointers), 2 (1 with k and v held in ring slots), 3 (halves of D) or 4 "
+                "(halves of D, dV's pass then dK's).");
 };
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // q's and dout's block pointers
 struct attention_bwd_dkdv_variant<T, D, BM, BN, CAUSAL, W, 1>
@@ -790,6 +860,9 @@ struct attention_bwd_dkdv_variant<T, D, BM, BN, CAUSAL, W, 2>
 template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // halves of D
 struct attention_bwd_dkdv_variant<T, D, BM, BN, CAUSAL, W, 3>
     : kernel_choice<attention_bwd_dkdv_halves_kernel<T, D, BM, BN, CAUSAL, W>> {};
+template <class T, int D, int BM, int BN, bool CAUSAL, int W>  // halves of D, dV's pass then dK's
+struct attention_bwd_dkdv_variant<T, D, BM, BN, CAUSAL, W, 4>
+    : kernel_choice<attention_bwd_dkdv_twopass_kernel<T, D, BM, BN, CAUSAL, W>> {};
 template <class T, int D, int BM, int BN, bool CAUSAL, int W, int Variant>
 struct attention_bwd_dq_variant : kernel_choice<attention_bwd_dq_kernel<T, D, BM, BN, CAUSAL, W>> {
   static_assert(Variant == 0,
@@ -966,7 +1039,12 @@ static_assert(detail::attention_fwd_all_fit<2>() && detail::attention_fwd_all_fi
 // launches it in halves of D (variant 3) with registers for 2 programs a CU (min_programs: 2 waves
 // a SIMD at 4 waves a program): 226 to 241 VGPRs and 17408 bytes of LDS, where variant 0 took 288
 // to 304 and 34816 (1 wave a SIMD), the same 16 MFMAs a step and no spills. hipcc's gfx90a spills 6
-// to 21 VGPRs so, and gfx942's f32 21 and 82, so those rows keep variant 0 on one wave a SIMD.
+// to 21 VGPRs so, and gfx942's f32 21 and 82. gfx942's f32 row at D = 128 takes the halves in two
+// passes (variant 4, registers for 2 programs a CU): 228 VGPRs and 16896 bytes of LDS where
+// variant 0 took 348 (128 of them AGPRs) and 33792, 2 waves a SIMD for 1, no spills, for a quarter
+// more products (40 MFMA instructions in the kernel against 32). On gfx90a the two passes fit the
+// VGPRs but hipcc spills 4 to 37 SGPRs, so gfx90a's rows at D = 128 keep variant 0 on one wave a
+// SIMD.
 template <int Bytes>
 struct attention_bwd_configs {
   static_assert(Bytes == 2 || Bytes == 4,
@@ -991,10 +1069,12 @@ struct attention_bwd_configs<4> {
   static constexpr const char* key = "head dimension";
   // clang-format off
   static constexpr launch_config table[] = {
-      // targets                        D up to      waves        BM          BN
-      {.targets = only(target::sm_90), .up_to = 64,  .waves = 4,  .bm = 64,  .bn = 64},
-      {.targets = only(target::sm_90), .up_to = 128, .waves = 4,  .bm = 32,  .bn = 32},
-      {.targets = amd_targets,         .up_to = 128, .waves = 4,  .bm = 64,  .bn = 64},
+      // targets                         D up to      dK/dV kernel   waves        BM          BN          programs an SM or CU
+      {.targets = only(target::sm_90),  .up_to = 64,                 .waves = 4,  .bm = 64,  .bn = 64},
+      {.targets = only(target::sm_90),  .up_to = 128,                .waves = 4,  .bm = 32,  .bn = 32},
+      {.targets = amd_targets,          .up_to = 64,                 .waves = 4,  .bm = 64,  .bn = 64},
+      {.targets = only(target::gfx942), .up_to = 128, .variant = 4,  .waves = 4,  .bm = 64,  .bn = 64,  .min_programs = 2},
+      {.targets = amd_targets,          .up_to = 128,                .waves = 4,  .bm = 64,  .bn = 64},
   };
   // clang-format on
 };
@@ -1112,9 +1192,9 @@ namespace detail {
 
 // The backward at head dimension D on the tiles given: dK/dV programs own BN keys and step over
 // BM query rows on W waves, in the kernel of Variant (attention_bwd_dkdv_variant: q k^T, k q^T,
-// k q^T with k and v held, q k^T in halves of D); dQ programs own QBM query rows and step over QBN
-// keys on QW waves (dK/dV's tile unless given), in the kernel of QVariant
-// (attention_bwd_dq_variant). Only these instantiate it.
+// k q^T with k and v held, q k^T in halves of D, the halves in two passes); dQ programs own QBM
+// query rows and step over QBN keys on QW waves (dK/dV's tile unless given), in the kernel of
+// QVariant (attention_bwd_dq_variant). Only these instantiate it.
 template <int D, int BM, int BN, int W, int MinPrograms, int Variant = 0, int Stages = 0,
           int QBM = BM, int QBN = BN, int QW = W, int QMinPrograms = MinPrograms, int QVariant = 0,
           int QStages = 0, class T>
@@ -1173,8 +1253,8 @@ std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k,
 // The same on the tiles given here (BM query rows, BN keys, W waves; MinPrograms as for
 // attention_fwd; Variant: dK/dV's kernel, 0 for q k^T, 1 for k q^T, whose q and dout go through
 // rings of Stages slots where the GPU has them, 2 for 1 with k and v held in a slot each, 3 for
-// q k^T in halves of D), both
-// kernels on one tile (dQ's variant 0), for both head dimensions.
+// q k^T in halves of D, 4 for 3 in two passes, dV's then dK's), both kernels on one tile (dQ's
+// variant 0), for both head dimensions.
 template <int BM, int BN, int W = 4, int MinPrograms = 0, int Variant = 0, int Stages = 0, class T>
 std::vector<launch_result> attention_bwd(const tensor<T>& q, const tensor<T>& k, const tensor<T>& v,
                                          const tensor<T>& o, const tensor<float>& lse,
