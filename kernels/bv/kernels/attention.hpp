@@ -77,6 +77,17 @@ BV_INLINE P attention_bwd_mask(P pm, int start_m, int start_n, int s, const QR& 
   return pm;
 }
 
+// The same p from q and k in halves of D (the halves kernels): q k^T as the halves' two products,
+// and every block masked (skipping the mask spills SGPRs in gfx90a's 16-bit causal dQ).
+template <bool CAUSAL, int BM, int BN, class Q, class K, class L, class QR, class KR>
+BV_INLINE auto attention_bwd_halves_p(const Q& q_lo, const Q& q_hi, const K& k_lo, const K& k_hi,
+                                      const L& l2, float scale2, int start_m, int start_n, int s,
+                                      const QR& queries, const KR& keys) {
+  const auto qk = dot(q_hi, trans(k_hi), dot(q_lo, trans(k_lo)));
+  return attention_bwd_mask<CAUSAL, BM, BN, true>(exp2(qk * scale2 - l2.col()), start_m, start_n, s,
+                                                  queries, keys);
+}
+
 // Variant 1 (sm_90's rows) loads each step's v beside its k, so that v's latency hides behind
 // q k^T and the softmax: 2 to 5% on an H200 (docs/PERFORMANCE.md). On AMD the v block then stays
 // live across the softmax and costs a wave a SIMD (gfx942, D = 64: 126 VGPRs to 130, 4 waves to
@@ -432,9 +443,8 @@ BV_KERNEL void attention_bwd_dkdv_halves_kernel(program<W> p, ptr<const T> q, pt
     auto q_hi = load(q + (q_offs + H), rm.col() < s, 0.0f);
     auto l2 = load(lse + bh * s + rm, rm < s, 0.0f) * attention_log2e;
     auto dl = load(delta + bh * s + rm, rm < s, 0.0f);
-    auto qk = dot(q_hi, trans(k_hi), dot(q_lo, trans(k_lo)));
-    auto pm = attention_bwd_mask<CAUSAL, BM, BN, true>(exp2(qk * scale2 - l2.col()), start_m,
-                                                       start_n, s, rm.col(), rn.row());
+    auto pm = attention_bwd_halves_p<CAUSAL, BM, BN>(q_lo, q_hi, k_lo, k_hi, l2, scale2, start_m,
+                                                     start_n, s, rm.col(), rn.row());
     auto do_lo = load(dout + q_offs, rm.col() < s, 0.0f);
     auto do_hi = load(dout + (q_offs + H), rm.col() < s, 0.0f);
     const auto pt = trans(pm.to(dtype<T>{}));
@@ -483,9 +493,8 @@ BV_KERNEL void attention_bwd_dkdv_twopass_kernel(program<W> p, ptr<const T> q, p
       auto q_lo = load(q + q_offs, rm.col() < s, 0.0f);
       auto q_hi = load(q + (q_offs + H), rm.col() < s, 0.0f);
       auto l2 = load(lse + bh * s + rm, rm < s, 0.0f) * attention_log2e;
-      auto qk = dot(q_hi, trans(k_hi), dot(q_lo, trans(k_lo)));
-      auto pm = attention_bwd_mask<CAUSAL, BM, BN, true>(exp2(qk * scale2 - l2.col()), start_m,
-                                                         start_n, s, rm.col(), rn.row());
+      auto pm = attention_bwd_halves_p<CAUSAL, BM, BN>(q_lo, q_hi, k_lo, k_hi, l2, scale2, start_m,
+                                                       start_n, s, rm.col(), rn.row());
       const auto pt = trans(pm.to(dtype<T>{}));
       dv_lo = dot(pt, load(dout + q_offs, rm.col() < s, 0.0f), dv_lo);
       dv_hi = dot(pt, load(dout + (q_offs + H), rm.col() < s, 0.0f), dv_hi);
@@ -509,9 +518,8 @@ BV_KERNEL void attention_bwd_dkdv_twopass_kernel(program<W> p, ptr<const T> q, p
     auto dp = dot(do_hi, trans(v_hi), dot(do_lo, trans(v_lo)));
     auto q_lo = load(q + q_offs, rm.col() < s, 0.0f);
     auto q_hi = load(q + (q_offs + H), rm.col() < s, 0.0f);
-    auto qk = dot(q_hi, trans(k_hi), dot(q_lo, trans(k_lo)));
-    auto pm = attention_bwd_mask<CAUSAL, BM, BN, true>(exp2(qk * scale2 - l2.col()), start_m,
-                                                       start_n, s, rm.col(), rn.row());
+    auto pm = attention_bwd_halves_p<CAUSAL, BM, BN>(q_lo, q_hi, k_lo, k_hi, l2, scale2, start_m,
+                                                     start_n, s, rm.col(), rn.row());
     const auto dst = trans((pm * (dp - dl.col())).to(dtype<T>{}));
     dk_lo = dot(dst, q_lo, dk_lo);
     dk_hi = dot(dst, q_hi, dk_hi);
@@ -691,10 +699,8 @@ BV_KERNEL void attention_bwd_dq_halves_kernel(program<W> p, ptr<const T> q, ptr<
     auto dp = dot(do_hi, trans(v_hi), dot(do_lo, trans(v_lo)));
     auto k_lo = load(k + kv_offs, cols.col() < s, 0.0f);
     auto k_hi = load(k + (kv_offs + H), cols.col() < s, 0.0f);
-    auto qk = dot(q_hi, trans(k_hi), dot(q_lo, trans(k_lo)));
-    // Every block: skipping the mask spills SGPRs on gfx90a (16-bit, causal).
-    auto pm = attention_bwd_mask<CAUSAL, BM, BN, true>(exp2(qk * scale2 - l2.col()), start_m,
-                                                       start_n, s, rm.col(), cols.row());
+    auto pm = attention_bwd_halves_p<CAUSAL, BM, BN>(q_lo, q_hi, k_lo, k_hi, l2, scale2, start_m,
+                                                     start_n, s, rm.col(), cols.row());
     auto ds = (pm * (dp - dl.col())).to(dtype<T>{});
     dq_lo = dot(ds, k_lo, dq_lo);
     dq_hi = dot(ds, k_hi, dq_hi);
