@@ -31,80 +31,6 @@ std::vector<T> random_host(int64_t n, uint64_t seed) {
   return h;
 }
 
-// The attention forward kernel as it was before exp2 and boundary-only masking (for the record).
-template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4>
-BV_KERNEL void attention_fwd_old_kernel(program<W> p, ptr<const T> q, ptr<const T> k, ptr<const T> v,
-                                    ptr<T> o, ptr<float> lse, int s, float scale) {
-  const int start_m = p.id(0) * BM, bh = p.id(1);
-  const int base = bh * s * D;
-  auto rm = start_m + arange<BM>(p);
-  auto rn = arange<BN>(p);
-  auto rd = arange<D>(p);
-  auto qb = load(q + base + rm.col() * D + rd.row(), rm.col() < s, 0.0f);
-  auto m_i = full<float, BM>(p, -INFINITY);
-  auto l_i = zeros<float, BM>(p);
-  auto acc = zeros<float, BM, D>(p);
-  // Causal: keys past this block's last query row are all masked; stop there.
-  const int end = CAUSAL ? (start_m + BM < s ? start_m + BM : s) : s;
-  for (int start_n = 0; start_n < end; start_n += BN) {
-    auto cols = start_n + rn;
-    auto kv_mask = cols.col() < s;
-    auto kb = load(k + base + cols.col() * D + rd.row(), kv_mask, 0.0f);
-    auto qk = dot(qb, trans(kb)) * scale;
-    auto valid = (cols.row() < s) & ((cols.row() <= rm.col()) | !CAUSAL);
-    qk = where(valid, qk, -INFINITY);
-    // Every row has a finite score in the first block (key 0), so m_new is finite from there on
-    // and exp(m_i - m_new) is exp(-inf) = 0 only on the first step.
-    auto m_new = maximum(m_i, max<1>(qk));
-    auto alpha = exp(m_i - m_new);
-    auto pm = exp(qk - m_new.col());
-    l_i = l_i * alpha + sum<1>(pm);
-    auto vb = load(v + base + cols.col() * D + rd.row(), kv_mask, 0.0f);
-    acc = dot(pm.to(dtype<T>{}), vb, acc * alpha.col());
-    m_i = m_new;
-  }
-  store(o + base + rm.col() * D + rd.row(), acc / l_i.col(), rm.col() < s);
-  store(lse + bh * s + rm, m_i + log(l_i), rm < s);
-}
-
-// Attention forward with the next key block's K and V loaded before this block's math (the
-// software pipelining Triton's compiler does, written in the kernel): same math as
-// bv::kernels::attention_fwd_kernel, non-causal.
-template <class T, int D, int BM, int BN, int W>
-BV_KERNEL void attention_fwd_pf_kernel(program<W> p, ptr<const T> q, ptr<const T> k,
-                                       ptr<const T> v, ptr<T> o, ptr<float> lse, int s,
-                                       float scale) {
-  const int start_m = p.id(0) * BM, bh = p.id(1);
-  const int base = bh * s * D;
-  auto rm = start_m + arange<BM>(p);
-  auto rn = arange<BN>(p);
-  auto rd = arange<D>(p);
-  auto qb = load(q + base + rm.col() * D + rd.row(), rm.col() < s, 0.0f);
-  auto m_i = full<float, BM>(p, -INFINITY);
-  auto l_i = zeros<float, BM>(p);
-  auto acc = zeros<float, BM, D>(p);
-  auto kb = load(k + base + rn.col() * D + rd.row(), rn.col() < s, 0.0f);
-  auto vb = load(v + base + rn.col() * D + rd.row(), rn.col() < s, 0.0f);
-  for (int start_n = 0; start_n < s; start_n += BN) {
-    auto cols = start_n + rn;
-    auto next = cols + BN;
-    auto kn = load(k + base + next.col() * D + rd.row(), next.col() < s, 0.0f);
-    auto vn = load(v + base + next.col() * D + rd.row(), next.col() < s, 0.0f);
-    auto qk = dot(qb, trans(kb)) * scale;
-    qk = where(cols.row() < s, qk, -INFINITY);
-    auto m_new = maximum(m_i, max<1>(qk));
-    auto alpha = exp(m_i - m_new);
-    auto pm = exp(qk - m_new.col());
-    l_i = l_i * alpha + sum<1>(pm);
-    acc = dot(pm.to(dtype<T>{}), vb, acc * alpha.col());
-    m_i = m_new;
-    kb = kn;
-    vb = vn;
-  }
-  store(o + base + rm.col() * D + rd.row(), acc / l_i.col(), rm.col() < s);
-  store(lse + bh * s + rm, m_i + log(l_i), rm < s);
-}
-
 struct check_failed {};
 void expect(bool ok, const char* what, double err) {
   std::printf("%s spot-check rel err %.2e\n", what, err);
@@ -281,15 +207,6 @@ int main() {
     BV_ATTN_VARIANT(128, 128, 8);
     BV_ATTN_VARIANT(256, 64, 8);
 #undef BV_ATTN_VARIANT
-#define BV_ATTN_PF_VARIANT(BM, BN, W)                                                            \
-  attn_variant("attention prefetch " #BM "x" #BN " W" #W, [&] {                                 \
-    launch<attention_fwd_pf_kernel<half, 64, BM, BN, W>>(grid(cdiv(S, BM), B * H), q, k, v, o,  \
-                                                         lse, S, 0.125f);                       \
-  })
-    BV_ATTN_PF_VARIANT(64, 64, 4);
-    BV_ATTN_PF_VARIANT(128, 64, 4);
-    BV_ATTN_PF_VARIANT(128, 64, 8);
-#undef BV_ATTN_PF_VARIANT
     // Registers left for more programs per SM.
 #define BV_ATTN_OCC_VARIANT(KERNEL, NAME, BM, W, P)                                           \
   attn_variant(NAME, [&] {                                                                    \
@@ -301,12 +218,6 @@ int main() {
                         "attention 64x64 W4 4/SM", 64, 4, 4);
     BV_ATTN_OCC_VARIANT((bv::kernels::attention_fwd_kernel<half, 64, 128, 64, false, 8>),
                         "attention 128x64 W8 2/SM", 128, 8, 2);
-    BV_ATTN_OCC_VARIANT((attention_fwd_pf_kernel<half, 64, 64, 64, 4>),
-                        "attention prefetch 64x64 W4 3/SM", 64, 4, 3);
-    BV_ATTN_OCC_VARIANT((attention_fwd_pf_kernel<half, 64, 128, 64, 4>),
-                        "attention prefetch 128x64 W4 2/SM", 128, 4, 2);
-    BV_ATTN_OCC_VARIANT((attention_fwd_pf_kernel<half, 64, 128, 64, 8>),
-                        "attention prefetch 128x64 W8 2/SM", 128, 8, 2);
     BV_ATTN_OCC_VARIANT((bv::kernels::attention_fwd_kernel<half, 64, 128, 128, false, 8>),
                         "attention 128x128 W8 2/SM", 128, 8, 2);
     BV_ATTN_OCC_VARIANT((bv::kernels::attention_fwd_kernel<half, 64, 256, 64, false, 8>),
@@ -315,8 +226,6 @@ int main() {
                         "attention 64x64 W4 3/SM", 64, 4, 3);
     BV_ATTN_OCC_VARIANT((bv::kernels::attention_fwd_kernel<half, 64, 64, 32, false, 4>),
                         "attention 64x32 W4 4/SM", 64, 4, 4);
-    BV_ATTN_OCC_VARIANT((attention_fwd_old_kernel<half, 64, 128, 64, false, 8>),
-                        "attention (exp, masked every block) 128x64 W8 2/SM", 128, 8, 2);
 #undef BV_ATTN_OCC_VARIANT
     return 0;
   } catch (const check_failed&) {
