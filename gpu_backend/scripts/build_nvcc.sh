@@ -23,7 +23,7 @@ if [ ! -f "$B/interpreter/libblockvec.a" ]; then
 fi
 ninja -C "$B" blockvec_interp
 # The host-API translation units (and the device bench's driver) compile two at a time.
-TUS="host_api host_api_lib host_api_lib2 host_api_lib3 host_api_lib4 host_api_block bench"
+TUS="host_api host_api_rows host_api_products host_api_backward host_api_attention host_api_block bench"
 printf '%s\n' $TUS | xargs -P "${JOBS:-2}" -I{} sh -c \
   '"$0" "$@" -Xptxas -v -c gpu_backend/src/{}.cu -o "'"$B"'/gpu_obj/{}.o" 2> "'"$B"'/gpu_obj/{}.ptxas.txt" || { cat "'"$B"'/gpu_obj/{}.ptxas.txt" >&2; exit 255; }' \
   "$NVCC" "${NVFLAGS[@]}"

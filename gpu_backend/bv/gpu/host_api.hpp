@@ -34,7 +34,8 @@ double softmax(dtype_id t, const void* x, void* out, int rows, int cols);
 // c = a @ b for contiguous row-major a (M x K), b (K x N); c (M x N) of dtype `out`, f32 or t.
 double matmul(dtype_id t, dtype_id out, const void* a, const void* b, void* c, int M, int N, int K);
 
-// The library kernels (src/host_api_lib.cu; their launchers and configurations in kernels/).
+// The library kernels (src/host_api_rows.cu, host_api_attention.cu, host_api_products.cu,
+// host_api_backward.cu; their launchers and configurations in kernels/).
 // Contiguous row-major arrays; f32 and f16 (bf16 throws: not instantiated in this build); the
 // fp32 statistics (rstd, mean, lse, loss) are float arrays.
 // y = rmsnorm(x) * w over rows of x [rows, cols]; rstd [rows].
@@ -59,18 +60,18 @@ double cross_entropy_fwd(dtype_id t, const void* x, const int32_t* target, float
 double cross_entropy_bwd(dtype_id t, const void* x, const int32_t* target, const float* lse,
                          const float* dloss, void* dx, int rows, int v);
 // o [B, H, S, D] = softmax(q k^T / sqrt(D) [+ causal]) v; lse [B*H, S]. f16 or bf16, D = 64
-// (128 x 64 tiles, 8 warps) or D = 128 (64 x 64 tiles, 4 warps; src/host_api_lib4.cu).
+// (128 x 64 tiles, 8 warps) or D = 128 (64 x 64 tiles, 4 warps).
 double attention_fwd(dtype_id t, const void* q, const void* k, const void* v, void* o, float* lse,
                      int B, int H, int S, int D, bool causal);
 // c [M, N] = gelu_tanh(a @ b + bias) (matmul_bias_act_kernel, GELU epilogue); f32 or f16, c of
-// the inputs' dtype (src/host_api_lib2.cu).
+// the inputs' dtype.
 double matmul_bias_gelu(dtype_id t, const void* a, const void* b, const void* bias, void* c, int M,
                         int N, int K);
 // Direct NCHW conv2d with stride and padding: out [n, oc, oh, ow] from x [n, c, h, w],
 // w [oc, c, kh, kw], bias [oc]; oh = (h + 2 ph - kh) / sh + 1, likewise ow. f32 or f16.
 double conv2d(dtype_id t, const void* x, const void* w, const void* bias, void* out, int n, int c,
               int h, int wd, int oc, int kh, int kw, int sh, int sw, int ph, int pw);
-// Backward kernels (src/host_api_lib3.cu). rstd, mean, lse: the forward's fp32 statistics.
+// Backward kernels. rstd, mean, lse: the forward's fp32 statistics.
 // dx [rows, cols], dw [cols] (dtype t) for y = rmsnorm(x) * w. f32 or f16.
 double rmsnorm_bwd(dtype_id t, const void* dy, const void* x, const void* w, const float* rstd,
                    void* dx, void* dw, int rows, int cols);
@@ -87,7 +88,7 @@ double attention_bwd(dtype_id t, const void* q, const void* k, const void* v, co
                      const float* lse, const void* dout, void* dq, void* dk, void* dv, int B, int H,
                      int S, int D, bool causal);
 
-// Split-K matmul (src/host_api_lib4.cu): c [M, N] fp32 = a [M, K] @ b [K, N] with K cut into
+// Split-K matmul: c [M, N] fp32 = a [M, K] @ b [K, N] with K cut into
 // `splits` slices whose partial tiles are added into c with atomic adds (c zeroed by a first
 // launch, as kernels::matmul_splitk does). f32, f16 or bf16 inputs; 64x64x32 tiles, 4 warps.
 double matmul_splitk(dtype_id t, const void* a, const void* b, float* c, int M, int N, int K,

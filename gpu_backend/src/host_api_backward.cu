@@ -1,6 +1,6 @@
-// libblockvec_gpu, fourth part: host entry points of the backward kernels (rmsnorm_bwd, col_sum,
-// layernorm_bwd with both reductions, attention_bwd), in their own translation unit so that it
-// compiles in parallel with the others.
+// libblockvec_gpu: host entry points of the backward kernels (rmsnorm_bwd, col_sum, layernorm_bwd
+// with both reductions, attention_bwd) and their device benchmarks. One of the library's
+// translation units, which compile in parallel.
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -80,8 +80,7 @@ double attention_bwd(dtype_id t, const void* q, const void* k, const void* v, co
   auto dq_in = up<T>("q", shape, q), dk_in = up<T>("k", shape, k), dv_in = up<T>("v", shape, v);
   auto do_in = up<T>("o", shape, o), ddout = up<T>("dout", shape, dout);
   auto dl = device_tensor<float>::from_host("lse", {int64_t(B) * H, S}, lse);
-  auto gq = output<T>("dq", shape), gk = output<T>("dk", shape),
-       gv = output<T>("dv", shape);
+  auto gq = output<T>("dq", shape), gk = output<T>("dk", shape), gv = output<T>("dv", shape);
   const double ms = timed([&] {
     bv::kernels::attention_bwd(dq_in, dk_in, dv_in, do_in, dl, ddout, gq, gk, gv, causal);
   });
