@@ -612,11 +612,20 @@ constexpr int tma_tile_issuers() {
 // A tile's NB boxes of box_bytes each, spread over the waves: lane 0 of wave w expects the bytes of
 // boxes w, w + W, ... on the slot's mbarrier, arrives for its share of the program's threads and
 // issues them (issue(b)); the other threads do nothing. The phase cannot complete before the last
-// issuer's arrival, which follows its bytes' expectation.
-template <int NB, int W, class F>
+// issuer's arrival, which follows its bytes' expectation. One: the calling wave's lane 0 does all
+// of it (a tile loop's refill by the last warp past a step, whichever wave that is).
+template <int NB, int W, bool One = false, class F>
 BV_DI void tma_boxes(uint32_t bar, uint32_t box_bytes, F&& issue) {
-  constexpr int IW = tma_issuers<NB, W>();  // waves that issue boxes
   constexpr int threads = W * gpu::prim::wave_size;
+  if constexpr (One) {
+    if (gpu::prim::lane_id() != 0) return;
+    gpu::prim::mbar_arrive_tx(bar, box_bytes * NB);
+    gpu::prim::mbar_arrive_n(bar, threads - 1);
+#pragma unroll
+    for (int b = 0; b < NB; ++b) issue(b);
+    return;
+  }
+  constexpr int IW = tma_issuers<NB, W>();  // waves that issue boxes
   const int w = gpu::prim::wave_id();
   if (gpu::prim::lane_id() != 0 || w >= IW) return;
   gpu::prim::mbar_arrive_tx(bar, box_bytes * ((NB - 1 - w) / IW + 1));
@@ -629,7 +638,7 @@ BV_DI void tma_boxes(uint32_t bar, uint32_t box_bytes, F&& issue) {
     if (NB % IW == 0 || b < NB) issue(b);
   }
 }
-template <int R, int C, int W>
+template <int R, int C, int W, bool One = false>
 BV_DI void ring_copy_tma(const void* tmap, uint32_t img, uint32_t bar, int o0, int o1) {
   if constexpr (wg_a_tile<R, C, W>()) {
     // A tile inside the tensor's rows (ring_copy: the others go by 16-byte copies): boxes of 64
@@ -638,11 +647,11 @@ BV_DI void ring_copy_tma(const void* tmap, uint32_t img, uint32_t bar, int o0, i
     // the groups of the warpgroup's 4 waves (8 rows apart); box b starts at image row 64 b, tensor
     // row 16 W rp + 32 wh for b = wh NR / 2 + rp.
     constexpr int NH = R / (16 * W);  // register pairs (NR / 2)
-    tma_boxes<tma_tile_boxes<R, C, W, fmt_a>(), W>(bar, 8192u, [&](int b) {
+    tma_boxes<tma_tile_boxes<R, C, W, fmt_a>(), W, One>(bar, 8192u, [&](int b) {
       gpu::prim::tma_load<4>(img + 8192 * b, tmap, o1, o0 + 16 * W * (b % NH) + 32 * (b / NH), bar);
     });
   } else {
-    tma_boxes<tma_tile_boxes<R, C, W, fmt_bn>(), W>(bar, 128u * R, [&](int b) {
+    tma_boxes<tma_tile_boxes<R, C, W, fmt_bn>(), W, One>(bar, 128u * R, [&](int b) {
       gpu::prim::tma_load<2>(img + b * R * 128, tmap, o1 + 64 * b, o0, bar);
     });
   }
@@ -657,9 +666,9 @@ BV_HD constexpr bool wm_rows_bounded(int64_t shape0, int64_t end) {
 }
 // fmt_wm by the TMA through the 5-D map make_block_ptr builds for wm_chunk_tile tiles: a box per
 // 64-column block, for o0 a multiple of 32 and rows wm_rows_bounded.
-template <int R, int C, int W>
+template <int R, int C, int W, bool One = false>
 BV_DI void ring_copy_tma_wm(const void* tmap, uint32_t img, uint32_t bar, int o0, int o1) {
-  tma_boxes<tma_tile_boxes<R, C, W, fmt_wm>(), W>(bar, 128u * R, [&](int b) {
+  tma_boxes<tma_tile_boxes<R, C, W, fmt_wm>(), W, One>(bar, 128u * R, [&](int b) {
     gpu::prim::tma_load<5>(img + b * R * 128, tmap, o1 + 64 * b, o0 / 32, bar);
   });
 }

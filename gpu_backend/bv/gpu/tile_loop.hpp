@@ -19,9 +19,13 @@
 //    (one barrier), the tiles of step i + S - 1 go into the slots step i - 1 read;
 //  - carrying anything else (the attention forward's accumulator, maxima and sums), nothing is in
 //    flight between steps: step S - 1's tiles go before the loop too, and at the start of step i
-//    step i + S - 1's, so that S - 1 steps' copies are in flight while a step's work runs. Only
-//    the waves that issue them wait for every warp to be past step i - 1 (a named barrier the
-//    others arrive at), so a program's warps are not held in step.
+//    step i + S - 1's, so that S - 1 steps' copies are in flight while a step's work runs. On one
+//    warpgroup, the waves that issue them wait for every warp to be past step i - 1 (a named
+//    barrier the others arrive at); on more, no warp waits: each one adds itself to a count in
+//    LDS, and the warp that counts last issues the refill (past_step), so that one warpgroup's
+//    softmax runs beside the other's wgmma (docs/PERFORMANCE.md: the forward at head dimension
+//    128 on two warpgroups 4% faster; on one warpgroup, and in the matmul's loop, the count was
+//    slower than the barriers).
 // A held stream (along {0, 0}: the attention forward's q) is loaded once before the loop through
 // its ring (by the TMA or by cp.async, then a proxy fence), in its stream's format, and every
 // step's view of it is pinned too: a dot reading it checks nothing, records nothing and fences
@@ -131,8 +135,8 @@ BV_DI void ring_drain(const ring_ref<T, R, C, W>& r, int t0) {
 }
 // Issue the stream's tile of step j (tile number t0 + j) into its slot, whose previous tile every
 // thread waited for (in the loop, or ring_drain before it). A held stream's one tile was loaded
-// before the loop: nothing to issue.
-template <class T, int R, int C, int W>
+// before the loop: nothing to issue. One: every box by the calling wave's lane 0 (tma_boxes).
+template <bool One = false, class T, int R, int C, int W>
 BV_DI void stream_issue(const tile_stream<block_ptr<T, R, C, W>>& s, const ring_ref<T, R, C, W>& r,
                         int t0, int j) {
   if (s.held()) return;
@@ -142,13 +146,13 @@ BV_DI void stream_issue(const tile_stream<block_ptr<T, R, C, W>>& s, const ring_
   const int o0 = s.bp.off0 + j * s.by.d0, o1 = s.bp.off1 + j * s.by.d1;
   if constexpr (wg_a_tile<R, C, W>()) {
     if (stream_fmt<R, C, W>(s.by) == fmt_wm)
-      ring_copy_tma_wm<R, C, W>(tmap_addr(r.tmap), img, bar, o0, o1);
+      ring_copy_tma_wm<R, C, W, One>(tmap_addr(r.tmap), img, bar, o0, o1);
     else
-      ring_copy_tma<R, C, W>(r.tmap, img, bar, o0, o1);
+      ring_copy_tma<R, C, W, One>(r.tmap, img, bar, o0, o1);
   } else if constexpr (wg_b_tile<R, C, W>()) {
-    ring_copy_tma<R, C, W>(r.tmap, img, bar, o0, o1);
+    ring_copy_tma<R, C, W, One>(r.tmap, img, bar, o0, o1);
   } else {
-    ring_copy_tma_wm<R, C, W>(r.tmap, img, bar, o0, o1);
+    ring_copy_tma_wm<R, C, W, One>(r.tmap, img, bar, o0, o1);
   }
 }
 // A held stream's tile (loaded before the loop) pinned: fresh and in the stream's format, copied
@@ -176,6 +180,14 @@ BV_DI bp_tile<T, R, C, W> stream_view(const tile_stream<block_ptr<T, R, C, W>>& 
   return v;
 }
 
+// The slots a tile loop counts the warps past (stream_loop_tma; a loop over more refills after a
+// barrier), and their counts: a static LDS array for each loop (Tag: its body's type).
+inline constexpr int max_counted_slots = 16;
+template <class Tag>
+BV_DI uint32_t* past_counts() {
+  __shared__ uint32_t c[max_counted_slots];
+  return c;
+}
 template <class Acc, class Body, class Held, size_t... I, class... BP>
 BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, const Acc& init,
                           Body& body, const Held& held, const tile_stream<BP>&... s) {
@@ -197,18 +209,41 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
   // tile in this loop, a held stream's count past its tile.
   const int t0[] = {gpu::prim::wave_uniform(*std::get<I>(r).count())...};
   ((s.held() ? void() : ring_drain(std::get<I>(r), t0[I])), ...);
+  // The program's waves (every stream's) and threads.
+  constexpr int W = std::max({BP::waves...});
+  static_assert(((BP::waves == W) && ...), "internal: a program's block pointers share its waves");
+  constexpr int threads = 32 * W;
+  // Refills counted (past_step) in loops that carry no accumulator() on more than one warpgroup.
+  constexpr bool counting = !keep && W > 4;
+  // The count of warps past each slot's step, zeroed before the barrier that every count follows.
+  // A count only grows by whole rounds of the program's warps, so it could go on from an earlier
+  // loop's value, but LDS is not zeroed at a program's start.
+  uint32_t* past = nullptr;
+  if constexpr (counting) {
+    past = past_counts<Body>();
+    if (gpu::prim::wave_id() == 0 && gpu::prim::lane_id() < max_counted_slots)
+      past[gpu::prim::lane_id()] = 0;
+  }
   // No wave still reads a slot the first issues refill (a view from before the loop).
   gpu::prim::barrier();
   // Before the first step: S - 1 steps' tiles (S where no group stays in flight).
   const int ahead = keep ? S - 1 : S;
   // The waves that issue any moving stream's boxes (folds: the steps are constants of the inlined
-  // kernel), and the program's threads (every stream's waves).
+  // kernel).
   const int issuers = std::max({s.held() ? 0 : stream_issuers<BP>()...});
-  constexpr int W = std::max({BP::waves...});
-  static_assert(((BP::waves == W) && ...), "internal: a program's block pointers share its waves");
-  constexpr int threads = 32 * W;
   // Only the issuing waves run a refill (tma_boxes: their lanes 0 arrive for every thread).
   const bool issuer = gpu::prim::wave_id() < issuers;
+  // Step i - 1's slots free, every warp past its reads: each warp's lane 0 counts itself on the
+  // slot's count, and the warp that counts last issues step i + S - 1's boxes into them, all from
+  // its lane 0, so no warp waits for another. The count's acquire-release makes every warp's
+  // reads of the slots happen before the refill's copies.
+  const auto past_step = [&](int i) BV_INLINE_LAMBDA {
+    if (gpu::prim::lane_id() == 0) {
+      const uint32_t n_past = gpu::prim::lds_count(gpu::prim::lds_addr(&past[(i - 1) % S]));
+      if (n_past % W == W - 1) (stream_issue<true>(s, std::get<I>(r), t0[I], i + S - 1), ...);
+    }
+  };
+  const bool counted = counting && S <= max_counted_slots;
   if (issuer) {
 #pragma unroll 1
     for (int j = 0; j < ahead && j < n; ++j) (stream_issue(s, std::get<I>(r), t0[I], j), ...);
@@ -222,18 +257,21 @@ BV_DI Acc stream_loop_tma(std::index_sequence<I...>, int lo, int hi, int step, c
 #pragma unroll 1
   for (int i = 0; i < n; ++i) {
     if (!keep && i > 0 && i + S - 1 < n) {
-      // Step i - 1's slots are free once every warp is past it. Only the waves that issue boxes
-      // wait for that (a named barrier per slot); the others say so and go on, so that the
-      // program's warpgroups are not held in step (one's softmax can run beside the other's
-      // wgmma). A warp cannot reach step i + S, and arrive at this slot's barrier again, before
-      // the issuers have passed it: that step's tiles come from them after it.
-      if (S > 15)  // more slots than named barriers
-        gpu::prim::barrier();
-      else if (issuer)
-        gpu::prim::named_sync(1 + (i - 1) % S, threads);
-      else
-        gpu::prim::named_arrive(1 + (i - 1) % S, threads);
-      if (issuer) (stream_issue(s, std::get<I>(r), t0[I], i + S - 1), ...);
+      // Step i - 1's slots are free once every warp is past it: counted, or the waves that issue
+      // boxes wait at a named barrier per slot, which the others arrive at. A warp cannot reach
+      // step i + S, and count or arrive at this slot again, before the refill: that step's tiles
+      // come from it.
+      if (counted) {
+        past_step(i);
+      } else {
+        if (S > 15)  // more slots than named barriers
+          gpu::prim::barrier();
+        else if (issuer)
+          gpu::prim::named_sync(1 + (i - 1) % S, threads);
+        else
+          gpu::prim::named_arrive(1 + (i - 1) % S, threads);
+        if (issuer) (stream_issue(s, std::get<I>(r), t0[I], i + S - 1), ...);
+      }
     }
     BV_INLINE_CALLS acc =
         body(lo + i * step, stream_view(s, std::get<I>(r), t0[I], i, std::get<I>(h))...,

@@ -128,6 +128,22 @@ BV_DI void named_arrive(int id, int threads) {
   (void)id, (void)threads;
 #endif
 }
+// Adds 1 to the LDS word at addr and returns what it held, acquire and release at the program:
+// the thread that counts last sees what every thread counted before it had done (the tile loop's
+// count of the warps past a step, whose last warp refills the step's slots).
+BV_DI uint32_t lds_count(uint32_t addr) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+  uint32_t old;
+  asm volatile("atom.acq_rel.cta.shared::cta.add.u32 %0, [%1], 1;\n"
+               : "=r"(old)
+               : "r"(addr)
+               : "memory");
+  return old;
+#else
+  (void)addr;
+  __builtin_trap();  // only the NVIDIA tile loop counts
+#endif
+}
 
 // A sequentially consistent fence at device scope (__threadfence), on AMD as a builtin for the
 // reason above.
