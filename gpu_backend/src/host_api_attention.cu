@@ -2,7 +2,6 @@
 // or 128) and its device benchmarks. One of the library's translation units, which compile in
 // parallel; the backward is in host_api_backward.cu.
 #include <stdexcept>
-#include <string>
 #include <vector>
 
 #include "bench_registry.hpp"

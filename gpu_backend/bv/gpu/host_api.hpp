@@ -59,8 +59,8 @@ double cross_entropy_fwd(dtype_id t, const void* x, const int32_t* target, float
 // dx [rows, v] from x, targets, the forward's lse and dloss [rows].
 double cross_entropy_bwd(dtype_id t, const void* x, const int32_t* target, const float* lse,
                          const float* dloss, void* dx, int rows, int v);
-// o [B, H, S, D] = softmax(q k^T / sqrt(D) [+ causal]) v; lse [B*H, S]. f16 or bf16, D = 64
-// (128 x 64 tiles, 8 warps) or D = 128 (64 x 64 tiles, 4 warps).
+// o [B, H, S, D] = softmax(q k^T / sqrt(D) [+ causal]) v; lse [B*H, S]. f16 or bf16, D = 64 or
+// 128 (tiles and warps by target: kernels/bv/kernels/attention.hpp's attention_fwd_configs).
 double attention_fwd(dtype_id t, const void* q, const void* k, const void* v, void* o, float* lse,
                      int B, int H, int S, int D, bool causal);
 // c [M, N] = gelu_tanh(a @ b + bias) (matmul_bias_act_kernel, GELU epilogue); f32 or f16, c of

@@ -23,9 +23,9 @@
 //    warpgroup, the waves that issue them wait for every warp to be past step i - 1 (a named
 //    barrier the others arrive at); on more, no warp waits: each one adds itself to a count in
 //    LDS, and the warp that counts last issues the refill (past_step), so that one warpgroup's
-//    softmax runs beside the other's wgmma (docs/PERFORMANCE.md: the forward at head dimension
-//    128 on two warpgroups 4% faster; on one warpgroup, and in the matmul's loop, the count was
-//    slower than the barriers).
+//    softmax runs beside the other's wgmma. Which loops count follows docs/PERFORMANCE.md's
+//    measurement ("Refills by the last warp past a step": on one warpgroup, and in the matmul's
+//    loop, the count was slower than the barriers).
 // A held stream (along {0, 0}: the attention forward's q) is loaded once before the loop through
 // its ring (by the TMA or by cp.async, then a proxy fence), in its stream's format, and every
 // step's view of it is pinned too: a dot reading it checks nothing, records nothing and fences
