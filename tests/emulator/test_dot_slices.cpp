@@ -49,6 +49,54 @@ BV_KERNEL void dot_form(program<W> p, ptr<const T> a, ptr<const T> b, ptr<float>
   store(c + rm.col() * N + rn.row(), acc, (rm < M).col() & (rn < N).row());
 }
 
+// The same product with the operands as tiles of a for_range over block pointers along K (the
+// AMD loop's streams: 16 bytes a lane where wide_map fits the tile, staged into the dot's images
+// from those registers): Form 4 a @ b, 5 a @ trans(x) with x the tile of bt = b^T [N, K], 6
+// trans(x) @ b with x the tile of at = a^T [K, M], 7 trans(x) @ trans(y), and 8 a @ b with b read
+// as a block (.to(): the tile's get(), a load of its own) rather than staged from its registers.
+template <class T, int BM, int BK, int BN, int W, int Form>
+BV_KERNEL void dot_stream_form(program<W> p, ptr<const T> a, ptr<const T> at, ptr<const T> b,
+                               ptr<const T> bt, ptr<float> c, int M, int N, int K) {
+  const int m0 = p.id(0) * BM, n0 = p.id(1) * BN;
+  auto rm = m0 + arange<BM>(p);
+  auto rn = n0 + arange<BN>(p);
+  const auto a_bp = make_block_ptr<BM, BK>(p, a, {M, K}, {K, 1}, {m0, 0});
+  const auto at_bp = make_block_ptr<BK, BM>(p, at, {K, M}, {M, 1}, {0, m0});
+  const auto b_bp = make_block_ptr<BK, BN>(p, b, {K, N}, {N, 1}, {0, n0});
+  const auto bt_bp = make_block_ptr<BN, BK>(p, bt, {N, K}, {K, 1}, {n0, 0});
+  const auto body = [&](int, const auto& x, const auto& y, auto acc) {
+    if constexpr (Form == 4)
+      return dot(x, y, acc);
+    else if constexpr (Form == 5)
+      return dot(x, trans(y), acc);
+    else if constexpr (Form == 6)
+      return dot(trans(x), y, acc);
+    else if constexpr (Form == 7)
+      return dot(trans(x), trans(y), acc);
+    else
+      return dot(x, y.to(dtype<T>{}), acc);
+  };
+  const auto acc0 = full<float, BM, BN>(p, 0.5f);
+  const auto loop = [&](const auto& first, const auto& second) {
+    return for_range(p, 0, K, BK, acc0, first, second, body);
+  };
+  const auto xs = along(a_bp, {0, BK}, boundary_check(0, 1));
+  const auto xts = along(at_bp, {BK, 0}, boundary_check(0, 1));
+  const auto ys = along(b_bp, {BK, 0}, boundary_check(0, 1));
+  const auto yts = along(bt_bp, {0, BK}, boundary_check(0, 1));
+  decltype(acc0) acc = [&] {
+    if constexpr (Form == 4 || Form == 8)
+      return loop(xs, ys);
+    else if constexpr (Form == 5)
+      return loop(xs, yts);
+    else if constexpr (Form == 6)
+      return loop(xts, ys);
+    else
+      return loop(xts, yts);
+  }();
+  store(c + rm.col() * N + rn.row(), acc, (rm < M).col() & (rn < N).row());
+}
+
 template <class T>
 std::vector<double> as_double(const tensor<T>& t) {
   std::vector<double> v;
@@ -72,8 +120,26 @@ void check(int M, int N, int K, int ks, uint64_t seed) {
   auto b = tensor<T>::randn("b", {K, N}, seed + 1);
   auto c = tensor<float>::empty("c", {M, N});
   c.fill_bytes(0xff);
-  const auto r =
-      launch<dot_form<T, BM, BK, BN, W, Form>>(grid(cdiv(M, BM), cdiv(N, BN)), a, b, c, M, N, K);
+  const auto run = [&] {
+    if constexpr (Form < 4) {
+      return launch<dot_form<T, BM, BK, BN, W, Form>>(grid(cdiv(M, BM), cdiv(N, BN)), a, b, c, M, N,
+                                                      K);
+    } else {
+      const auto ah = a.values(), bh = b.values();
+      std::vector<T> ath(ah.size()), bth(bh.size());
+      for (int i = 0; i < M; ++i)
+        for (int k = 0; k < K; ++k)
+          ath[static_cast<size_t>(k) * M + i] = ah[static_cast<size_t>(i) * K + k];
+      for (int k = 0; k < K; ++k)
+        for (int j = 0; j < N; ++j)
+          bth[static_cast<size_t>(j) * K + k] = bh[static_cast<size_t>(k) * N + j];
+      auto at = tensor<T>::from_host("at", {K, M}, ath.data());
+      auto bt = tensor<T>::from_host("bt", {N, K}, bth.data());
+      return launch<dot_stream_form<T, BM, BK, BN, W, Form>>(grid(cdiv(M, BM), cdiv(N, BN)), a, at,
+                                                             b, bt, c, M, N, K);
+    }
+  };
+  const auto r = run();
   CHECK(r.ok());
   CHECK(r.diagnostics.empty());
   // Rows padded by one lane's MFMA read: 4 16-bit elements, 1 f32.
@@ -97,6 +163,14 @@ void every_form(int M, int N, int K, int ks, std::mt19937& rng) {
   check<T, BM, BK, BN, W, 1>(M, N, K, ks, rng());
   check<T, BM, BK, BN, W, 2>(M, N, K, ks, rng());
   check<T, BM, BK, BN, W, 3>(M, N, K, ks, rng());
+}
+template <class T, int BM, int BK, int BN, int W>
+void every_stream_form(int M, int N, int K, int ks, std::mt19937& rng) {
+  check<T, BM, BK, BN, W, 4>(M, N, K, ks, rng());
+  check<T, BM, BK, BN, W, 5>(M, N, K, ks, rng());
+  check<T, BM, BK, BN, W, 6>(M, N, K, ks, rng());
+  check<T, BM, BK, BN, W, 7>(M, N, K, ks, rng());
+  check<T, BM, BK, BN, W, 8>(M, N, K, ks, rng());
 }
 }  // namespace
 
@@ -128,4 +202,22 @@ TEST_CASE("emulator: dot with K staged in slices, every operand form, MFMA and v
   // (f32) or two (16-bit).
   every_form<half, 128, 64, 128, 16>(100, 127, 64, 64, rng);
   every_form<float, 128, 32, 128, 16>(128, 70, 31, 32, rng);
+}
+
+TEST_CASE("emulator: dot of for_range's streamed tiles, every operand form, sliced and whole") {
+  setenv("BV_EMU_QUIET", "1", 0);
+  emu::set_target(target::gfx942);
+  std::mt19937 rng(22);
+  // Two slices of 64 k's a step, three steps, the last ragged; rows and columns ragged.
+  every_stream_form<half, 64, 128, 64, 4>(70, 61, 301, 64, rng);
+  // 8 waves: the matmul's 16-bit shape, tiles of 64 k's (one slice), 16-byte runs whole (K a
+  // multiple of 8) and not (K odd: element by element).
+  every_stream_form<half, 128, 64, 128, 8>(130, 200, 192, 64, rng);
+  every_stream_form<bfloat16, 128, 64, 128, 8>(128, 128, 141, 64, rng);
+  // f32: 4 elements a run, slices of 32.
+  every_stream_form<float, 64, 64, 64, 4>(33, 64, 150, 32, rng);
+  // Tiles too small for the wide map (16 rows on 32 lanes; 16 columns where a pass of the waves
+  // covers 32): streamed as their blocks, alone and beside a wide one.
+  every_stream_form<half, 16, 64, 16, 4>(21, 13, 130, 64, rng);
+  every_stream_form<half, 64, 64, 16, 4>(64, 30, 100, 64, rng);
 }

@@ -47,6 +47,7 @@
 #include <utility>
 
 #include "bv/gpu/accumulator.hpp"
+#include "bv/gpu/wide_tile.hpp"
 
 namespace bv {
 inline namespace gpu_lang {
@@ -345,6 +346,17 @@ BV_DI void in_step(BP& bp) {
   (void)bp;
 #endif
 }
+// A stream's tile on AMD: 16 bytes a lane where wide_map fits it (wide_tile.hpp), else the block.
+template <class BP>
+using amd_tile =
+    std::conditional_t<wide_stream<BP>(), wide_tile<BP>, typename wide_tile<BP>::block_type>;
+template <class BP>
+BV_DI amd_tile<BP> amd_load(const tile_stream<BP>& s) {
+  if constexpr (wide_stream<BP>())
+    return wide_load(s.bp, s.bc);
+  else
+    return load(s.bp, s.bc);
+}
 // The loop's state: the streams, the tiles of the step to come, and whether this step's hook ran.
 // Member functions, not lambdas, so that all of it is inlined and stays in registers (lambdas
 // left to the inliner kept the streams in scratch: 620 bytes on gfx942's 128x256 matmul).
@@ -358,8 +370,7 @@ struct prefetcher {
   template <size_t... I>
   BV_DI void load_step(std::index_sequence<I...>) {
     (in_step(std::get<I>(s).bp), ...);
-    cur = Tiles{(std::get<I>(s).held() ? std::get<I>(held)
-                                       : load(std::get<I>(s).bp, std::get<I>(s).bc))...};
+    cur = Tiles{(std::get<I>(s).held() ? std::get<I>(held) : amd_load(std::get<I>(s)))...};
     ((std::get<I>(s).bp = advance(std::get<I>(s).bp, std::get<I>(s).by)), ...);
   }
   BV_DI void operator()() {
@@ -369,30 +380,71 @@ struct prefetcher {
     }
   }
 };
-// A streamed tile on AMD: a view of its block (anything but a dot of two such tiles reads the
-// block) with the loop's hook.
-template <class B, class Hook>
-struct prefetch_tile {
+template <class B>
+struct as_block {
   using block_type = B;
-  using value_type = typename B::value_type;
-  using shape_type = typename B::shape_type;
-  static constexpr int waves = B::waves;
-  B b;
+};
+// A streamed tile on AMD: its registers (a wide_tile, or the block) with the loop's hook. dot
+// stages it into LDS from them; anything else reads its block (get()).
+template <class Img, class Hook>
+struct prefetch_tile {
+  static constexpr bool wide = is_wide_tile<Img>;
+  using block_type = typename std::conditional_t<wide, Img, as_block<Img>>::block_type;
+  using value_type = typename block_type::value_type;
+  using shape_type = typename block_type::shape_type;
+  static constexpr int waves = block_type::waves;
+  Img img;
   Hook* hook;
-  BV_DI const B& get() const { return b; }
-  BV_DI operator B() const { return b; }
+  BV_DI block_type get() const {
+    if constexpr (wide)
+      return img.get();
+    else
+      return img;
+  }
+  BV_DI operator block_type() const { return get(); }
   template <class U>
   BV_DI auto to(dtype<U> d) const {
-    return b.to(d);
+    return get().to(d);
   }
 };
 template <class X>
 inline constexpr bool is_prefetch_tile = false;
-template <class B, class Hook>
-inline constexpr bool is_prefetch_tile<prefetch_tile<B, Hook>> = true;
+template <class Img, class Hook>
+inline constexpr bool is_prefetch_tile<prefetch_tile<Img, Hook>> = true;
+// trans() of a streamed tile: dot stages the tile as the transposed operand, from its registers;
+// anything else reads the transposed block.
+template <class PT>
+struct prefetch_trans {
+  PT src;
+  using value_type = typename PT::value_type;
+  using shape_type = shape<PT::shape_type::cols, PT::shape_type::rows>;
+  static constexpr int waves = PT::waves;
+  using block_type = basic_block<value_type, shape_type, waves>;
+  BV_DI block_type get() const { return transpose(src.get()); }
+  BV_DI operator block_type() const { return get(); }
+  template <class U>
+  BV_DI auto to(dtype<U> d) const {
+    return trans(src.get().to(d));
+  }
+};
+template <class X>
+inline constexpr bool is_prefetch_trans = false;
+template <class PT>
+inline constexpr bool is_prefetch_trans<prefetch_trans<PT>> = true;
 }  // namespace detail
-template <class B, class Hook>
-inline constexpr bool is_view<detail::prefetch_tile<B, Hook>> = true;
+template <class Img, class Hook>
+inline constexpr bool is_view<detail::prefetch_tile<Img, Hook>> = true;
+template <class PT>
+inline constexpr bool is_view<detail::prefetch_trans<PT>> = true;
+template <class Img, class Hook>
+BV_DI detail::prefetch_trans<detail::prefetch_tile<Img, Hook>> trans(
+    const detail::prefetch_tile<Img, Hook>& x) {
+  return {x};
+}
+template <class PT>
+BV_DI PT trans(const detail::prefetch_trans<PT>& x) {
+  return x.src;
+}
 namespace detail {
 template <class Tiles, class Hook, size_t... I>
 BV_DI auto hooked(const Tiles& t, Hook* h, std::index_sequence<I...>) {
@@ -424,8 +476,8 @@ BV_DI Acc stream_loop(const program<W>& p, int lo, int hi, int step, const Acc& 
   // load in the body, or one in each loop, put a ring load's copy code beside the loop's live
   // values (the attention forward spilled 700 to 900 bytes on sm_90a).
   const bool runs = lo < hi && step > 0;
-  const tiles held{held_tile(s, s.held() && runs)...};
 #if BV_NVIDIA
+  const tiles held{held_tile(s, s.held() && runs)...};
   if constexpr ((tma_stream_tile<BP>() && ...)) {
     if (runs) {
       const int n = for_range_steps(lo, hi, step);
@@ -435,9 +487,11 @@ BV_DI Acc stream_loop(const program<W>& p, int lo, int hi, int step, const Acc& 
     }
   }
 #else
+  const std::tuple<amd_tile<BP>...> amd_held{(s.held() && runs ? amd_load(s) : amd_tile<BP>{})...};
   if (runs)
     return stream_loop_amd(std::index_sequence_for<BP...>{}, lo, for_range_steps(lo, hi, step),
-                           step, init, body, held, s...);
+                           step, init, body, amd_held, s...);
+  const tiles held{};  // (no step runs)
 #endif
   return for_range(p, lo, hi, step, init, [&](int k, const auto& acc) BV_INLINE_LAMBDA {
     // The tiles in the order the streams are written, as a kernel's own loop would load them.
@@ -457,41 +511,101 @@ BV_DI Acc stream_loop_of(const program<W>& p, int lo, int hi, int step, const Ac
 }  // namespace detail
 
 #if !BV_NVIDIA
-// dot of two streamed tiles on AMD (the matmul's step): the next step's loads go out once the two
-// are in LDS (above). Any other dot of a prefetch_tile is its block's.
-template <class A, int M, int K, class B, int K2, int N, class C, int W, class H1, class H2>
-BV_DI basic_block<C, shape<M, N>, W> dot(
-    const detail::prefetch_tile<basic_block<A, shape<M, K>, W>, H1>& a,
-    const detail::prefetch_tile<basic_block<B, shape<K2, N>, W>, H2>& b,
-    const basic_block<C, shape<M, N>, W>& acc) {
-  if constexpr (std::is_same_v<A, B>) {
-    static_assert(rules::dot<A, M, K, B, K2, N, true>());
-    basic_block<C, shape<M, N>, W> out = acc;
-    detail::dot_lds<A, B, C, M, K, N, W>(detail::rows(a.b), detail::cols(b.b), out, [&] {
-      (*a.hook)();
-      (*b.hook)();
-    });
-    return out;
-  } else {
-    return dot(a.b, b.b, acc);
-  }
-}
 namespace detail {
-// A prefetch_tile's block; anything else as it is: a trans() of a tile stays a lazy view, which
-// dot stages straight from the tile's rows (unview would transpose it through LDS first: an LDS
-// image and two barriers a step in the attention forward in halves of D).
 template <class X>
-BV_DI const auto& unprefetch(const X& x) {
+inline constexpr bool is_trans_block = false;
+template <class T, int R, int C, int W>
+inline constexpr bool is_trans_block<trans_view<T, R, C, W>> = true;
+template <class X>
+inline constexpr bool amd_streamed = is_prefetch_tile<X> || is_prefetch_trans<X>;
+// What dot_lds stages of an operand of a dot with a streamed tile: as the A operand, [M][K] (a's
+// rows, or the columns of the K x M tile or block whose transpose a is); as the B operand,
+// [N][K] (b's columns, or the rows of the N x K tile or block whose transpose b is). A streamed
+// tile is staged from its registers (a wide_tile's or its block's), a trans() of one with no
+// transpose of its own.
+template <class X>
+BV_DI auto a_staged(const X& x) {
   if constexpr (is_prefetch_tile<X>)
-    return x.b;
+    return rows(x.img);
+  else if constexpr (is_prefetch_trans<X>)
+    return cols(x.src.img);
+  else if constexpr (is_trans_block<X>)
+    return cols(x.src);
+  else
+    return rows(x);
+}
+template <class X>
+BV_DI auto b_staged(const X& x) {
+  if constexpr (is_prefetch_tile<X>)
+    return cols(x.img);
+  else if constexpr (is_prefetch_trans<X>)
+    return rows(x.src.img);
+  else if constexpr (is_trans_block<X>)
+    return rows(x.src);
+  else
+    return cols(x);
+}
+// An operand as dot's other overloads take it: a streamed tile's block, a trans() of one as a
+// trans() of its block (lazy), anything else as it is.
+template <class X>
+BV_DI auto unstreamed(const X& x) {
+  if constexpr (is_prefetch_tile<X>)
+    return x.get();
+  else if constexpr (is_prefetch_trans<X>)
+    return trans(x.src.get());
   else
     return x;
 }
+template <class X>
+inline constexpr bool streamed_dot_operand = amd_streamed<X> || is_trans_block<X> || is_block<X>;
 }  // namespace detail
+// dot with a streamed tile on AMD (the tile loops' steps): both operands staged into LDS straight
+// from their registers. A dot of two streamed tiles as they are (the matmul's step) lets the
+// next step's loads go out once both are in LDS (stream_loop_amd). Operands of two element types
+// go through their blocks.
+template <class X, class Y, class C, int M, int N, int W>
+requires((detail::amd_streamed<X> || detail::amd_streamed<Y>)&&detail::streamed_dot_operand<X>&&
+             detail::streamed_dot_operand<Y>) BV_DI
+    basic_block<C, shape<M, N>, W> dot(const X& x, const Y& y,
+                                       const basic_block<C, shape<M, N>, W>& acc) {
+  using A = typename X::value_type;
+  using B = typename Y::value_type;
+  constexpr int K = X::shape_type::cols, K2 = Y::shape_type::rows;
+  static_assert(X::shape_type::rows == M && Y::shape_type::cols == N,
+                "dot(a, b, acc) needs acc to be M x N for a M x K and b K x N.");
+  if constexpr (std::is_same_v<A, B>) {
+    static_assert(rules::dot<A, M, K, B, K2, N, true>());
+    detail::check_dot_shapes<A, M, K, N, W>();
+    basic_block<C, shape<M, N>, W> out = acc;
+    if constexpr (detail::is_prefetch_tile<X> && detail::is_prefetch_tile<Y>) {
+      detail::dot_lds<A, B, C, M, K, N, W>(detail::a_staged(x), detail::b_staged(y), out, [&] {
+        (*x.hook)();
+        (*y.hook)();
+      });
+    } else {
+      detail::dot_lds<A, B, C, M, K, N, W>(detail::a_staged(x), detail::b_staged(y), out);
+    }
+    return out;
+  } else {
+    return dot(detail::unstreamed(x), detail::unstreamed(y), acc);
+  }
+}
 template <class X, class Y, class... Acc>
-requires(detail::is_prefetch_tile<X> || detail::is_prefetch_tile<Y>) BV_DI
+requires(detail::amd_streamed<X> || detail::amd_streamed<Y>) BV_DI
     auto dot(const X& x, const Y& y, const Acc&... acc) {
-  return dot(detail::unprefetch(x), detail::unprefetch(y), acc...);
+  if constexpr (sizeof...(Acc) == 0 && detail::streamed_dot_operand<X> &&
+                detail::streamed_dot_operand<Y>) {
+    using R = compute_t<promote_t<typename X::value_type, typename Y::value_type>>;
+    basic_block<R, shape<X::shape_type::rows, Y::shape_type::cols>, X::waves> zero;
+    detail::generate(zero, [](auto, int, int) { return R(0); });
+    return dot(x, y, zero);
+  } else if constexpr (sizeof...(Acc) == 1 && detail::streamed_dot_operand<X> &&
+                       detail::streamed_dot_operand<Y> &&
+                       (is_block<decltype(detail::unview(acc))> && ...)) {
+    return dot(x, y, detail::unview(acc)...);
+  } else {
+    return dot(detail::unstreamed(x), detail::unstreamed(y), detail::unview(acc)...);
+  }
 }
 #endif
 
