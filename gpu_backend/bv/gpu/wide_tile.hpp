@@ -1,22 +1,23 @@
-// A streamed tile on AMD as global memory serves it best: 16 bytes a lane (global_load_dwordx4),
-// in a map of its own, rather than in the block layout (4 contiguous columns a lane: 8 bytes for
-// 16-bit elements, and the waves' 2-D grid gave a tile of fewer rows than its pass copies: the
-// 16-bit matmul's 64 x 256 b tile was loaded twice over). A for_range over tile streams
-// (tile_loop.hpp) loads its tiles so where the map fits them; a dot stages them into its LDS
-// images straight from these registers (they are the operands' only readers in the matmul's and
-// the attention loops), and anything else reads the tile again from global memory as a block
-// (get(): correct, and a cost only a body that uses a streamed tile outside dot pays).
+// A streamed 16-bit tile on AMD as global memory serves it best: 16 bytes a lane
+// (global_load_dwordx4), in a map of its own, rather than in the block layout (4 contiguous
+// columns a lane, 8 bytes; and the waves' 2-D grid made a tile with fewer rows than its pass hold
+// copies: the 16-bit matmul's 64 x 256 b tile was loaded twice over). A for_range over tile
+// streams (tile_loop.hpp) loads its tiles so where the map fits them; a dot stages them into its
+// LDS images straight from these registers (the matmul's and the attention loops' tiles have no
+// other reader), and anything else reads the tile again from global memory as a block (get():
+// correct, and a cost only a body that uses a streamed tile outside dot pays). f32 tiles keep
+// the block layout: their loads are 16 bytes a lane there already.
 //
 // The map, a function of (wave, lane, run g, element e) as the block layout's is of (wave, lane,
-// register): 32 lanes down the rows and 2 across, V = 16 / sizeof(T) contiguous columns a lane,
-// the waves WR down x WC across with WR as large as the rows allow (no copies: every element has
-// one lane), repeated over runs across the columns, then down the rows:
+// register): 32 lanes down the rows and 2 across, V = 8 contiguous columns a lane, the waves WR
+// down x WC across with WR as large as the rows allow (no copies: every element has one lane),
+// repeated over runs across the columns, then down the rows:
 //   row = (g / CG) * 32 WR + (wave / WC) * 32 + lane % 32
 //   col = (g % CG) * 2 V WC + (wave % WC) * 2 V + (lane / 32) * V + e
-// 32 lanes down the rows keep dot's B image stores ([N][K], a lane's V columns to V rows) free of
-// bank conflicts: a store's 64 lanes are 32 consecutive k's of two rows V apart, 16 banks each.
-// (Lanes along the rows first, 8 to a 128-byte row, would have put every lane of a store on one
-// of 2 banks.) A image stores are a lane's run, as wide as its row pitch aligns.
+// 32 lanes down the rows keep dot's B image stores ([N][K], a lane's V columns to V image rows)
+// free of bank conflicts: a store's 64 lanes write 32 consecutive k's in two rows V apart, 16 banks
+// each. (8 lanes along each 128-byte row would have put all 64 lanes of a store on 2 banks.) An A
+// image store writes a lane's run, in pieces as wide as the image's padded rows keep aligned.
 #pragma once
 #include "bv/gpu/block_ptr.hpp"
 
