@@ -103,7 +103,8 @@ if cli:
             else: vs_triton("matmul f32 (no TF32)", "matmul", p["matmul_f32"], p["matmul_f32"].get("torch"))
         vs_triton("rmsnorm f16", "rmsnorm", p["rmsnorm"], p["rmsnorm"].get("torch_eager"))
         vs_triton("attention", "attention", p["attn"], p["attn"].get("torch"))
-        for name, k, r in (("attention causal", "attention_causal", "attn_causal"), ("attention d128", "attention@d128", "attn_d128")):
+        for name, k, r in (("attention causal", "attention_causal", "attn_causal"), ("attention d128", "attention@d128", "attn_d128"),
+                         ("attention causal d128", "attention_causal@d128", "attn_d128_causal")):
             if r in p: vs_triton(name, k, p[r], p[r].get("torch"))
     if abw and "results" in abw:
         for k, a in abw["results"].items():

@@ -56,6 +56,8 @@ const registrar bench_attn_c{"attention_causal",
                              [](int w, int r) { return attn_bench<half>(w, r, true); }};
 const registrar bench_attn_d128{"attention@d128",
                                 [](int w, int r) { return attn_bench<half, 128>(w, r, false); }};
+const registrar bench_attn_c_d128{"attention_causal@d128",
+                                  [](int w, int r) { return attn_bench<half, 128>(w, r, true); }};
 const registrar bench_attn_bf16{"attention@bf16",
                                 [](int w, int r) { return attn_bench<bfloat16>(w, r, false); }};
 }  // namespace
