@@ -109,7 +109,31 @@ BV_DI wide_tile<BP> wide_load(const BP& bp, boundary_check bc) {
       off[e] = r * bp.stride0 + (c + e) * bp.stride1;
       m[e] = in0 && (!bc.dim1 || static_cast<unsigned>(c + e) < static_cast<unsigned>(shape1));
     }
-    load_run<V, true, true>(out.v + g * V, static_cast<const T*>(bp.base), off, m, T{});
+    // Both paths make the run's 16 bytes as four words, which the run's registers take after the
+    // join: with the elements joined instead (load_run), hipcc (gfx90a) repacked the loaded words
+    // inside the vector path, waiting for each load right after it. (Words, not an array through
+    // memcpy: hipcc kept such an array in scratch.)
+    const T* base = static_cast<const T*>(bp.base);
+    uint32_t w[V / 2];
+    if (vector_ok<V, true>(base, off, m)) {
+      const raw_vec<16> raw = *reinterpret_cast<const raw_vec<16>*>(base + off[0]);
+      w[0] = raw.x;
+      w[1] = raw.y;
+      w[2] = raw.z;
+      w[3] = raw.w;
+    } else {
+      lane_base(base);
+#pragma unroll
+      for (int j = 0; j < V / 2; ++j) {
+        const T lo = m[2 * j] ? base[off[2 * j]] : T{};
+        const T hi = m[2 * j + 1] ? base[off[2 * j + 1]] : T{};
+        w[j] = uint32_t{__builtin_bit_cast(uint16_t, lo)} |
+               (uint32_t{__builtin_bit_cast(uint16_t, hi)} << 16);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+      out.v[g * V + j] = __builtin_bit_cast(T, static_cast<uint16_t>(w[j / 2] >> (16 * (j % 2))));
   }
   return out;
 }
