@@ -518,32 +518,29 @@ template <class T, int R, int C, int W>
 inline constexpr bool is_trans_block<trans_view<T, R, C, W>> = true;
 template <class X>
 inline constexpr bool amd_streamed = is_prefetch_tile<X> || is_prefetch_trans<X>;
-// What dot_lds stages of an operand of a dot with a streamed tile: as the A operand, [M][K] (a's
-// rows, or the columns of the K x M tile or block whose transpose a is); as the B operand,
-// [N][K] (b's columns, or the rows of the N x K tile or block whose transpose b is). A streamed
-// tile is staged from its registers (a wide_tile's or its block's), a trans() of one with no
-// transpose of its own.
+// The registers a dot operand is staged from: a streamed tile's (a wide_tile's or its block's),
+// the tile or block a trans() views, or the block itself.
 template <class X>
-BV_DI auto a_staged(const X& x) {
+BV_DI const auto& staged_from(const X& x) {
   if constexpr (is_prefetch_tile<X>)
-    return rows(x.img);
+    return x.img;
   else if constexpr (is_prefetch_trans<X>)
-    return cols(x.src.img);
+    return x.src.img;
   else if constexpr (is_trans_block<X>)
-    return cols(x.src);
+    return x.src;
   else
-    return rows(x);
+    return x;
 }
-template <class X>
-BV_DI auto b_staged(const X& x) {
-  if constexpr (is_prefetch_tile<X>)
-    return cols(x.img);
-  else if constexpr (is_prefetch_trans<X>)
-    return rows(x.src.img);
-  else if constexpr (is_trans_block<X>)
-    return rows(x.src);
+// What dot_lds stages of an operand of a dot with a streamed tile, along K: as the A operand,
+// [M][K] (a's rows, or the columns of the K x M tile or block whose transpose a is); as the B
+// operand, [N][K] (b's columns, or the rows of the N x K tile or block whose transpose b is). A
+// trans() of a streamed tile is staged with no transpose of its own.
+template <bool A, class X>
+BV_DI auto staged_as(const X& x) {
+  if constexpr (A != (is_prefetch_trans<X> || is_trans_block<X>))
+    return rows(staged_from(x));
   else
-    return cols(x);
+    return cols(staged_from(x));
 }
 // An operand as dot's other overloads take it: a streamed tile's block, a trans() of one as a
 // trans() of its block (lazy), anything else as it is.
@@ -578,12 +575,14 @@ requires((detail::amd_streamed<X> || detail::amd_streamed<Y>)&&detail::streamed_
     detail::check_dot_shapes<A, M, K, N, W>();
     basic_block<C, shape<M, N>, W> out = acc;
     if constexpr (detail::is_prefetch_tile<X> && detail::is_prefetch_tile<Y>) {
-      detail::dot_lds<A, B, C, M, K, N, W>(detail::a_staged(x), detail::b_staged(y), out, [&] {
-        (*x.hook)();
-        (*y.hook)();
-      });
+      detail::dot_lds<A, B, C, M, K, N, W>(detail::staged_as<true>(x), detail::staged_as<false>(y),
+                                           out, [&] {
+                                             (*x.hook)();
+                                             (*y.hook)();
+                                           });
     } else {
-      detail::dot_lds<A, B, C, M, K, N, W>(detail::a_staged(x), detail::b_staged(y), out);
+      detail::dot_lds<A, B, C, M, K, N, W>(detail::staged_as<true>(x), detail::staged_as<false>(y),
+                                           out);
     }
     return out;
   } else {
