@@ -594,10 +594,7 @@ requires(detail::amd_streamed<X> || detail::amd_streamed<Y>) BV_DI
     auto dot(const X& x, const Y& y, const Acc&... acc) {
   if constexpr (sizeof...(Acc) == 0 && detail::streamed_dot_operand<X> &&
                 detail::streamed_dot_operand<Y>) {
-    using R = compute_t<promote_t<typename X::value_type, typename Y::value_type>>;
-    basic_block<R, shape<X::shape_type::rows, Y::shape_type::cols>, X::waves> zero;
-    detail::generate(zero, [](auto, int, int) { return R(0); });
-    return dot(x, y, zero);
+    return dot(x, y, detail::dot_zeros<X, Y>());
   } else if constexpr (sizeof...(Acc) == 1 && detail::streamed_dot_operand<X> &&
                        detail::streamed_dot_operand<Y> &&
                        (is_block<decltype(detail::unview(acc))> && ...)) {
