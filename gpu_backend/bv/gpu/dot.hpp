@@ -58,19 +58,23 @@ struct no_swizzle {
 // The B image of an MFMA product (dot_lds_slice), [N][KS + pad]. One LDS read phase of its
 // fragments (16 lanes of 8 bytes for 16-bit, 32 of 4 for f32) takes, all at the same k, 8
 // consecutive rows from each of Q groups TileN rows apart (TileN: the output layout's column tile;
-// Q = 2 or 4). With 128-byte rows plus one read of pad, row r starts on bank 2r (16-bit) or r
-// (f32) modulo 32, so a group's 8 rows take 16 or 8 banks, and groups whose offsets agree modulo
+// Q = 2 or 4). Where a row's pitch in 4-byte words is 2 modulo 4 (16-bit) or odd (f32), as the
+// pad makes it for 128- and 64-byte rows, row r starts on bank pitch x r modulo 32, so a group's
+// 8 rows take 16 or 8 banks, rows 8 apart take the others, and groups whose offsets agree modulo
 // P rows (16 or 32) land on the same banks: every read of b was 2-way conflicted on the 16-bit
-// matmul's tile. The rows of R colliding groups are moved by XOR (8 x the group's index among
-// them) onto disjoint banks: a permutation within each TileN rows, which adds a multiple of
-// 4 TileN to a row unchanged (a lane's fragment rows for its column registers stay one stride
-// apart, as without it).
+// matmul's tiles (128x256x64 and 256x256x32). The rows of R colliding groups are moved by XOR
+// (8 x the group's index among them) onto disjoint banks: a permutation within each TileN rows,
+// which adds a multiple of 4 TileN to a row unchanged (a lane's fragment rows for its column
+// registers stay one stride apart, as without it).
 template <class T, int TileN, int KS, int N>
 struct b_swizzle {
   static constexpr int Q = sizeof(T) == 2 ? 2 : 4, P = sizeof(T) == 2 ? 16 : 32;
   static constexpr int span = TileN > P ? TileN : P;  // rows between colliding groups
   static constexpr int R = Q * TileN / span;          // colliding groups in a phase
-  static constexpr bool on = R > 1 && int{sizeof(T)} * KS % 128 == 0 && N % (8 * R) == 0;
+  // A row's pitch in bytes, and whether its banks cycle as above.
+  static constexpr int pitch = (KS + lds_pad<T>)*int{sizeof(T)};
+  static constexpr bool banks_cycle = sizeof(T) == 2 ? pitch % 16 == 8 : pitch % 8 == 4;
+  static constexpr bool on = R > 1 && N % (8 * R) == 0 && banks_cycle;
   static_assert(!on || (8 * R <= TileN && (4 * TileN) % (span * R) == 0),
                 "b_swizzle must permute rows within each column tile and commute with a lane's "
                 "step of 4 column tiles.");

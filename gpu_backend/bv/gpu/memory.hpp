@@ -437,22 +437,27 @@ BV_DI void store_impl(const ptr_block<T, S, W, I>& pb0, const V& value0, const M
         return;
       }
     }
+    // Run by run. On AMD a column's runs go one after another, down its rows: what a column
+    // alone decides (its masks, its offsets) is dead after them. In rows' order the compiler kept
+    // every column's lane masks live through the whole block, an SGPR pair each (a 256-wide
+    // matmul tile's store spilled 136 SGPRs on gfx942).
+    constexpr int runs = B::NR * B::NC / VW;
 #pragma unroll
-    for (int ri = 0; ri < B::NR; ++ri)
+    for (int q = 0; q < runs; ++q) {
+      const int ri = BV_NVIDIA ? q / (B::NC / VW) : q % B::NR;
+      const int cg = VW * (BV_NVIDIA ? q % (B::NC / VW) : q / B::NR);
+      I off[VW];
+      bool m[VW], own[VW];
+      T in[VW];
 #pragma unroll
-      for (int cg = 0; cg < B::NC; cg += VW) {
-        I off[VW];
-        bool m[VW], own[VW];
-        T in[VW];
-#pragma unroll
-        for (int j = 0; j < VW; ++j) {
-          off[j] = pb.off.v[ri * B::NC + cg + j];
-          m[j] = mask_at(mask, part_2{}, ri, cg + j);
-          in[j] = get<T>(value, part_2{}, ri, cg + j);
-          own[j] = gpu::owner2d<S::rows, S::cols, W>(ri, cg + j);
-        }
-        store_run<VW, masked, replicas, true>(pb.p, off, m, own, in);
+      for (int j = 0; j < VW; ++j) {
+        off[j] = pb.off.v[ri * B::NC + cg + j];
+        m[j] = mask_at(mask, part_2{}, ri, cg + j);
+        in[j] = get<T>(value, part_2{}, ri, cg + j);
+        own[j] = gpu::owner2d<S::rows, S::cols, W>(ri, cg + j);
       }
+      store_run<VW, masked, replicas, true>(pb.p, off, m, own, in);
+    }
   }
 }
 }  // namespace detail

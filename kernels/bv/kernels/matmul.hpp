@@ -41,9 +41,12 @@ BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O
                        along(a_bp, {0, BK}, boundary_check(0, 1)),
                        along(b_bp, {BK, 0}, boundary_check(0, 1)),
                        [&](int, const auto& a, const auto& b, auto acc) { return dot(a, b, acc); });
-  auto rm = pid_m * BM + arange<BM>(p);
-  auto rn = pid_n * BN + arange<BN>(p);
-  store(c + (rm.col() * scm + rn.row() * scn), acc, (rm.col() < M) & (rn.row() < N));
+  // The tile goes out through a block pointer, as Triton's tl.store(bp, acc, boundary_check):
+  // its bounds are tested where each run is stored. (With the mask written as a block of its own,
+  // hipcc and clang computed every element's before the first store and held them: a 256x256
+  // tile's store spilled on gfx942.)
+  auto c_bp = make_block_ptr<BM, BN>(p, c, {M, N}, {scm, scn}, {pid_m * BM, pid_n * BN});
+  store(c_bp, acc, boundary_check(0, 1));
 }
 
 // Launch configurations (bv/launch_config.hpp), by the inputs' element size. 16-bit inputs on
@@ -54,15 +57,14 @@ BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O
 // to 1.98 whatever its slots. On an H200 the row takes 1.53 ms as well, against 1.67 for one
 // warpgroup over 128x128x64 with 3 slots, 1.56 for 256x128x64 and 1.62 with 3 slots. AMD (gfx942,
 // gfx90a; block pointers have no rings there, so a row's stages take no LDS), 16-bit inputs: 8
-// waves, 2 a SIMD, over 128x256x64 tiles, the most MFMA work per global byte without spills on both
-// (docs/PERFORMANCE.md, AMD matmul tile): the 32-row b block of a 32-deep K step is loaded 4 times
-// over by the layout's 128 rows of lanes, 64 rows twice. Tiles 256 rows tall spill SGPRs on gfx942;
-// 256x256 also spills VGPRs (8 waves) or scratch (16). Everything else, f32 on AMD included: 4
-// waves over 64x64x32 tiles (an 8-wave f32 tile's 32-row b block fills a quarter of the AMD
-// layout's 128 rows: the interpreter rightly notes low lane utilisation at small sizes). f32 on
-// sm_90 (dot on CUDA cores): 4 warps over 128x64x32 tiles, 33.6 TFLOP/s at 4096^3 on an H200 where
-// 64x64x32 gives 24.0, 64x64x32 on 2 warps 29.3, 128x128x32 35.0 at 4096^3 but 30 at the decoder
-// block's 1024-row products (bench/gpu/matmul_f32_dev.cu).
+// waves, 2 a SIMD, over 256x256x32 tiles (188 VGPRs on gfx942, 186 on gfx90a, no spills, 36 KiB of
+// LDS), a third fewer global bytes per MFMA than 128x256x64 (docs/PERFORMANCE.md, AMD: 256x256
+// tiles); 256x256x64 would take 68 KiB of LDS, more than a workgroup has. Everything else, f32 on
+// AMD included: 4 waves over 64x64x32 tiles (an 8-wave f32 tile's 32-row b block fills a quarter of
+// the AMD layout's 128 rows: the interpreter rightly notes low lane utilisation at small sizes).
+// f32 on sm_90 (dot on CUDA cores): 4 warps over 128x64x32 tiles, 33.6 TFLOP/s at 4096^3 on an H200
+// where 64x64x32 gives 24.0, 64x64x32 on 2 warps 29.3, 128x128x32 35.0 at 4096^3 but 30 at the
+// decoder block's 1024-row products (bench/gpu/matmul_f32_dev.cu).
 struct matmul_configs {
   static constexpr const char* key = "element size in bytes";
   // clang-format off
@@ -70,7 +72,7 @@ struct matmul_configs {
       // targets                        bytes up to  waves       BM          BN          BK         GROUP_M        stages
       {.targets = only(target::sm_90), .up_to = 2, .waves = 8, .bm = 128, .bn = 256, .bk = 64, .group_m = 8, .stages = 4},
       {.targets = only(target::sm_90), .up_to = 4, .waves = 4, .bm = 128, .bn = 64,  .bk = 32, .group_m = 8},
-      {.targets = amd_targets,         .up_to = 2, .waves = 8, .bm = 128, .bn = 256, .bk = 64, .group_m = 8},
+      {.targets = amd_targets,         .up_to = 2, .waves = 8, .bm = 256, .bn = 256, .bk = 32, .group_m = 8},
       {                                             .waves = 4, .bm = 64,  .bn = 64,  .bk = 32, .group_m = 8, .stages = 3},
   };
   // clang-format on
