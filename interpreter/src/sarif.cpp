@@ -47,6 +47,8 @@ const std::map<std::string, rule_info>& rules() {
        {"deadlock", "A load, in a for_range's body, of a block pointer that the loop streams."}},
       {"stream-slots",
        {"deadlock", "A moving tile stream whose block pointer has one ring slot (max_slots<1>)."}},
+      {"ring-lds",
+       {"bounds", "Block-pointer rings (sm_90) beyond the dynamic LDS their launch gives."}},
       {"uncoalesced", {"coalescing", "Wavefront accesses touching far more segments than needed."}},
       {"low-utilisation", {"coalescing", "Most (lane, register) slots of a program idle."}},
       {"wave-divergence", {"amd-emu", "A wave collective or MFMA reached by part of a wave."}},

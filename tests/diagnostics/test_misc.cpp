@@ -220,6 +220,16 @@ void tiny_block(program<4> p, ptr<const float> x, ptr<float> out) {
   store(out + offs, load(x + offs) + 1.0f);  // @tiny
 }
 
+// out = x + y for 64 x 64 f16 tiles, read through two block pointers and stored through a third.
+// On sm_90 each read-only block pointer's loads go through an LDS ring of the launch's stages
+// (bv/rings.hpp); the output's, over a tensor the kernel writes, has none.
+void two_rings(program<4> p, ptr<const half> x, ptr<const half> y, ptr<float> out) {
+  auto a = make_block_ptr<64, 64>(p, x, {64, 64}, {64, 1}, {0, 0});
+  auto b = make_block_ptr<64, 64>(p, y, {64, 64}, {64, 1}, {0, 0});  // @ring2
+  auto o = make_block_ptr<64, 64>(p, out, {64, 64}, {64, 1}, {0, 0});
+  store(o, load(a).to(f32) + load(b).to(f32));
+}
+
 }  // namespace
 
 BV_DIAG_CASE(noncontiguous_argument) {
@@ -381,6 +391,29 @@ BV_DIAG_CASE(clean_held_stream) {
       CHECK(out(i, j) == doctest::Approx(want).epsilon(1e-5));
       CHECK(h(i, j) == doctest::Approx(h0[i * 32 + j] + 1.0).epsilon(1e-6));
     }
+}
+
+// The launch sized the LDS for one ring of two slots; the kernel's second read-only block pointer
+// needs another: on sm_90 the GPU would trap at its make_block_ptr (ring-lds, once a launch).
+BV_DIAG_CASE(ring_lds_short) {
+  testing::target_scope scope(target::sm_90);
+  auto x = tensor<half>::randn("x", {64, 64}, 21), y = tensor<half>::randn("y", {64, 64}, 22);
+  auto out = tensor<float>::full("out", {64, 64}, std::nanf(""));
+  launch<two_rings>(gpu_tuning<2>{block_ptr_lds_bytes<half, 64, 64, 4>(2)}, grid(1), x, y, out);
+}
+
+// Sized for both rings, on every target; values as without rings.
+BV_DIAG_CASE(clean_ring_lds) {
+  for (target t : all_targets) {
+    testing::target_scope scope(t);
+    auto x = tensor<half>::randn("x", {64, 64}, 23), y = tensor<half>::randn("y", {64, 64}, 24);
+    auto out = tensor<float>::full("out", {64, 64}, std::nanf(""));
+    launch<two_rings>(gpu_tuning<2>{2 * block_ptr_lds_bytes<half, 64, 64, 4>(2)}, grid(1), x, y,
+                      out);
+    for (int i = 0; i < 64; ++i)
+      for (int j = 0; j < 64; ++j)
+        CHECK(out(i, j) == doctest::Approx(double(float(x(i, j))) + double(float(y(i, j)))));
+  }
 }
 
 BV_DIAG_CASE(stream_store_in_body) {

@@ -4,22 +4,22 @@
 // Everywhere, a block-pointer load or store is the pointer-block load or store of
 // base + rows * stride0 + cols * stride1 under the checked dimensions' mask (memory.hpp).
 //
-// NVIDIA sm_80+, 16-bit tiles whose rows and columns are multiples of 32: a block pointer made
-// while the launch gives its program dynamic LDS (a gpu_tuning's Stages, bv/launch_tuning.hpp) owns
-// a ring of `stages` tile slots there (at most ring_max_stages, and at most N for make_block_ptr's
-// max_slots<N>), filled by cp.async (zero-filled outside the tensor,
-// completion tracked per slot by an mbarrier), each slot an image of the tile in one of two
-// formats (fmt_a: natural order, 16-byte copies, for an A operand; fmt_b: columns in mma order,
-// 4-byte copies, for a B operand; see fmt_b below). A load returns a tile view (bp_tile) of its
-// slot; dot reads it with no staging and no barrier: on sm_90a (nvcc -arch=sm_90a) with wgmma
-// straight from the slots through matrix descriptors, where both tiles' shapes fit it (wg_a_tile,
-// wg_b_tile: the images are then wgmma's 128-byte-swizzled layouts), elsewhere with ldmatrix and
-// mma.sync, as the A or the B operand. Each load also learns the step between this load's offsets
-// and the previous one's, and issues the copies of the next tiles along that step (up to
-// stages - 1 ahead), so the copies of later K steps are in flight while this step's dot runs: the
-// software pipeline Triton builds for tl.load feeding tl.dot, from the kernel written as in
-// Triton, without a prefetch in the source. The slots of all rings come from the front of the
-// dynamic LDS (1024-byte aligned), their mbarriers and counts from its end.
+// NVIDIA sm_80+, 16-bit tiles whose rows and columns are multiples of 32: a block pointer over a
+// read-only tensor (ptr<const T>) made while the launch gives its program dynamic LDS (a
+// gpu_tuning's Stages, bv/launch_tuning.hpp) owns a ring of `stages` tile slots there (at most
+// ring_max_stages, and at most N for make_block_ptr's max_slots<N>), filled by cp.async
+// (zero-filled outside the tensor, completion tracked per slot by an mbarrier), each slot an image
+// of the tile in one of two formats (fmt_a: natural order, 16-byte copies, for an A operand; fmt_b:
+// columns in mma order, 4-byte copies, for a B operand; see fmt_b below). A load returns a tile
+// view (bp_tile) of its slot; dot reads it with no staging and no barrier: on sm_90a (nvcc
+// -arch=sm_90a) with wgmma straight from the slots through matrix descriptors, where both tiles'
+// shapes fit it (wg_a_tile, wg_b_tile: the images are then wgmma's 128-byte-swizzled layouts),
+// elsewhere with ldmatrix and mma.sync, as the A or the B operand. Each load also learns the step
+// between this load's offsets and the previous one's, and issues the copies of the next tiles along
+// that step (up to stages - 1 ahead), so the copies of later K steps are in flight while this
+// step's dot runs: the software pipeline Triton builds for tl.load feeding tl.dot, from the kernel
+// written as in Triton, without a prefetch in the source. The slots of all rings come from the
+// front of the dynamic LDS (1024-byte aligned), their mbarriers and counts from its end.
 //
 // Safety, without trusting the kernel's use of the values:
 //  - the ring's bookkeeping (tiles issued, the window of prefetched tiles, the last offsets)
@@ -56,22 +56,19 @@
 #include "bv/gpu/memory.hpp"
 #include "bv/gpu/program.hpp"
 #include "bv/gpu/reduce.hpp"
+#include "bv/rings.hpp"
 
 namespace bv {
 inline namespace gpu_lang {
 
 namespace detail {
-// Tiles that get an LDS ring (and a view as the result of load).
+// Tiles that get an LDS ring (and a view as the result of load): bv/rings.hpp's rule for the
+// lowering's target (none on AMD).
 template <class T, int R, int C, int W>
 constexpr bool ring_tile() {
-#if BV_NVIDIA
-  return is_16bit_float<std::remove_const_t<T>> && R % 32 == 0 && (C == 32 || C % 64 == 0) &&
-         gpu::layout2d<R, C, W>::WN == 1;
-#else
-  return false;
-#endif
+  return rings::ring_tile(gpu::lowering_target, is_16bit_float<std::remove_const_t<T>>, R, C, W);
 }
-inline constexpr int ring_max_stages = 4;
+inline constexpr int ring_max_stages = rings::max_stages;
 // A ring in LDS: `stages` slots of R * C 16-bit elements, one mbarrier per slot, and two ints per
 // wave: the number of tiles issued into the ring so far (tile t lives in slot t % stages) and the
 // format its loads issue (ring_state; every wave keeps its own copy, all equal).
@@ -94,11 +91,12 @@ struct alignas(8) ring_state {
   // the slot waits (nothing is in flight, but it costs a second barrier) and clears it.
   int inflight;
 };
+static_assert(sizeof(ring_state) == rings::state_bytes,
+              "bv/rings.hpp counts a ring's per-wave record as the lowering lays it out.");
 // A ring's bytes: its slots, an mbarrier per slot, a ring_state per wave, and where the ring's
-// format hint is kept (program::fmt_hints; ring_ref::hint).
+// format hint is kept (program::fmt_hints; ring_ref::hint): bv/rings.hpp's count.
 constexpr int ring_bytes_for(int tile_bytes, int stages, int waves) {
-  const int b = stages * tile_bytes + 8 * stages + static_cast<int>(sizeof(ring_state)) * waves + 8;
-  return (b + 127) / 128 * 128;
+  return rings::ring_bytes(tile_bytes, stages, waves);
 }
 
 // The image format of a slot (carried by the tile's view: the format its load or refetch issued
@@ -245,11 +243,7 @@ struct ring_ref {
 namespace detail {
 // The slots of a ring made under a launch's `stages` (below 2: no rings, nothing is pipelined),
 // at most max_slots (make_block_ptr's max_slots<N>).
-constexpr int ring_slots(int stages, int max_slots) {
-  if (stages < 2) return 0;
-  const int s = stages < ring_max_stages ? stages : ring_max_stages;
-  return s < max_slots ? s : max_slots;
-}
+constexpr int ring_slots(int stages, int max_slots) { return rings::slot_count(stages, max_slots); }
 }  // namespace detail
 
 // Dynamic LDS bytes a program needs for block pointers of these tiles with `stages` slots each, at
@@ -869,7 +863,10 @@ BV_DI block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, ind
   b.off0 = offsets.d0;
   b.off1 = offsets.d1;
 #if BV_NVIDIA
-  if constexpr (detail::ring_tile<T, R, C, W>() && gpu::prim::has_cp_async) {
+  // Only a read-only tensor's block pointer (ptr<const T>) gets a ring: one the program writes
+  // (an output tile stored through a block pointer) needs no slots, and a ring's copies of tiles
+  // ahead would not see the program's own stores.
+  if constexpr (std::is_const_v<T> && detail::ring_tile<T, R, C, W>() && gpu::prim::has_cp_async) {
     const int S = detail::ring_slots(p.stages, N);
     if (S >= 1) {
       // The slots from the front of the dynamic LDS (tile sizes are multiples of 1024 bytes, so

@@ -15,6 +15,7 @@
 #include "bv/cpu/memory.hpp"
 #include "bv/cpu/program.hpp"
 #include "bv/cpu/ptr.hpp"
+#include "bv/rings.hpp"
 
 namespace bv {
 
@@ -31,24 +32,43 @@ struct block_ptr {
   static constexpr int waves = W;
 };
 
+namespace detail {
+// Counts the LDS ring a read-only block pointer of an R x C tile would take on the target's GPU
+// under the running launch's stages, and reports ring-lds where the launch's dynamic LDS does not
+// hold the program's rings (src/rings.cpp).
+void claim_ring(program_state& s, bool float16, int R, int C, int W, int max_slots,
+                const std::source_location& loc);
+}  // namespace detail
+
 // make_block_ptr<R, C>(p, base, {rows, cols}, {row_stride, col_stride}, {row_off, col_off}):
 // an R x C tile of the rows x cols tensor at base, starting at the given offsets. max_slots<N>
-// caps its GPU ring (bv/block_ptr_args.hpp); nothing here is pipelined, so nothing changes.
+// caps its GPU ring (bv/block_ptr_args.hpp); nothing here is pipelined, so values do not change,
+// but the ring's LDS is counted against the launch's (ring-lds).
 template <int R, int C, class T, int W, int N = unlimited_slots>
-block_ptr<T, R, C, W> make_block_ptr(const program<W>& p, ptr<T> base, index2 shape, index2 strides,
-                                     index2 offsets, max_slots_t<N> = {}) {
+block_ptr<T, R, C, W> make_block_ptr(
+    const program<W>& p, ptr<T> base, index2 shape, index2 strides, index2 offsets,
+    max_slots_t<N> = {}, const std::source_location& loc = std::source_location::current()) {
   static_assert(rules::block_ptr_tile<R, C>());
+  if constexpr (std::is_const_v<T>)
+    if (p.s != nullptr)
+      detail::claim_ring(*p.s, is_16bit_float<std::remove_const_t<T>>, R, C, W, N, loc);
   return {base,       shape.d0,   shape.d1,   strides.d0,
           strides.d1, offsets.d0, offsets.d1, p.s != nullptr ? ++p.s->block_ptrs_made : 0,
           N};
 }
 
 // Dynamic LDS bytes a GPU launch gives block pointers of these tiles with `stages` ring slots each,
-// at most MaxSlots (launchers pass it in gpu_tuning, bv/launch_tuning.hpp): none here, where
-// nothing is pipelined.
+// at most MaxSlots (launchers pass it in gpu_tuning, bv/launch_tuning.hpp): the figure of the
+// target whose block pointers have rings (bv/rings.hpp), so that the interpreter, running that
+// target, holds the rings its kernel makes to the LDS the launcher gave them (ring-lds). Nothing
+// here is pipelined; values do not depend on it.
 template <class T, int R, int C, int W, int MaxSlots = unlimited_slots>
-constexpr int block_ptr_lds_bytes(int /*stages*/) {
-  return 0;
+constexpr int block_ptr_lds_bytes(int stages) {
+  const int s = rings::slot_count(stages, MaxSlots);
+  return rings::ring_tile(rings::ring_target, is_16bit_float<std::remove_const_t<T>>, R, C, W) &&
+                 s > 0
+             ? rings::ring_bytes(R * C * 2, s, W)
+             : 0;
 }
 
 namespace detail {

@@ -164,6 +164,7 @@ struct launch_state {
   uint64_t serial = 0;      // unique per launch in this process (shadow state keyed by launch)
   read_only_set read_only;  // buffers no argument lets a program write (views.hpp)
   std::atomic<bool> kernel_named{false};  // `kernel` is final: accesses skip record_kernel_name
+  std::atomic<bool> ring_lds_said{false};  // ring-lds is said once a launch
   std::string kernel;
   std::mutex mu;  // guards kernel, diags, counts
   std::vector<program_state> programs;

@@ -199,8 +199,10 @@ struct program_state {
   bool stepping = false;
   uint64_t waited_epoch = 0;
   std::vector<std::pair<std::string, std::string>> watched;  // name -> rendered value
-  // Block pointers: how many this program has made (each gets the next number; block_ptr.hpp).
+  // Block pointers: how many this program has made (each gets the next number; block_ptr.hpp),
+  // and the dynamic LDS their rings would take on the target's GPU (bv/rings.hpp; ring-lds).
   int block_ptrs_made = 0;
+  int ring_lds_taken = 0;
   // The streams (along()) of the running for_range loops: each one's block pointer number, which
   // the bodies may not load (stream-load), and, for a moving stream, where its tiles lie and the
   // step its loop is at (the race check's stream-store: a store over a later step's tile).
