@@ -22,13 +22,23 @@ fi
 nice -n 10 ninja -C "$B" -j "${JOBS:-2}" blockvec bv_gpu_tests
 mkdir -p "$OUT"
 cp "$B/cli/blockvec" "$B/tests/gpu/bv_gpu_tests" "$OUT/"
-# The conformance suite's GPU runner (tests/lang/conformance_gpu.cu): one nvcc translation unit.
+# The conformance suite's GPU runner (tests/lang/conformance_gpu.cu): one nvcc translation unit,
+# six minutes on two cores, so it is rebuilt only when a file it includes (nvcc -M) or its command
+# changed since the OUTDIR's copy was built.
 NVCC=$(grep -m1 '^BV_NVCC:' "$B/CMakeCache.txt" | cut -d= -f2)
 ARCH=$(grep -m1 '^BV_CUDA_ARCH:' "$B/CMakeCache.txt" | cut -d= -f2)
-"$NVCC" -std=c++20 -arch="$ARCH" -O3 --expt-relaxed-constexpr -diag-suppress 20012,554 \
-  -Igpu_backend -Ilang -Ikernels -Itests/lang -o "$OUT/conformance_gpu" tests/lang/conformance_gpu.cu \
-  "$(dirname "$NVCC")/../lib64/libcudart_static.a" -ldl -lpthread -lrt -Xcompiler -static-libstdc++ \
-  -Xcompiler -static-libgcc
+CONF=(-std=c++20 -arch="$ARCH" -O3 --expt-relaxed-constexpr -diag-suppress 20012,554
+      -Igpu_backend -Ilang -Ikernels -Itests/lang tests/lang/conformance_gpu.cu)
+stamp=$( { echo "$NVCC ${CONF[*]}"; "$NVCC" "${CONF[@]}" -M | sed '1s/^[^:]*://' |
+           tr ' \\' '\n\n' | grep . | sort -u | xargs sha256sum; } | sha256sum | cut -d' ' -f1)
+if [ -x "$OUT/conformance_gpu" ] && [ "$(cat "$OUT/.conformance_gpu.stamp" 2>/dev/null)" = "$stamp" ]; then
+  echo "conformance_gpu: its sources are unchanged since $OUT/conformance_gpu was built; kept"
+else
+  "$NVCC" "${CONF[@]}" -o "$OUT/conformance_gpu" \
+    "$(dirname "$NVCC")/../lib64/libcudart_static.a" -ldl -lpthread -lrt -Xcompiler -static-libstdc++ \
+    -Xcompiler -static-libgcc
+  echo "$stamp" > "$OUT/.conformance_gpu.stamp"
+fi
 for f in "$B"/gpu_backend/*.ptxas.txt; do
   if grep -q "[1-9][0-9]* bytes spill" "$f"; then
     echo "note: ptxas reports spills in $(basename "$f" .ptxas.txt) (see $f)" >&2
