@@ -16,9 +16,9 @@ void claim_ring(program_state& s, bool float16, int R, int C, int W, int max_slo
   if (s.launch == nullptr || s.launch->desc == nullptr) return;
   const launch_desc& d = *s.launch->desc;
   const target t = config().tgt;
-  const int count = rings::slot_count(d.ring_stages, max_slots);
-  if (count < 1 || !rings::ring_tile(t, float16, R, C, W)) return;
-  s.ring_lds_taken += rings::ring_bytes(R * C * 2, count, W);
+  const int bytes = rings::lds_bytes(t, float16, R, C, W, d.ring_stages, max_slots);
+  if (bytes == 0) return;
+  s.ring_lds_taken += bytes;
   if (s.ring_lds_taken <= d.ring_lds || s.launch->ring_lds_said.exchange(true)) return;
   diagnostic dg;
   dg.kind = "ring-lds";
@@ -26,7 +26,8 @@ void claim_ring(program_state& s, bool float16, int R, int C, int W, int max_slo
   dg.headline = "make_block_ptr<" + std::to_string(R) + ", " + std::to_string(C) + ">: on " +
                 std::string(target_name(t)) + " the kernel's block-pointer rings need " +
                 std::to_string(s.ring_lds_taken) + " bytes of dynamic LDS here (this one " +
-                std::to_string(count) + " slots); the launch gives " + std::to_string(d.ring_lds);
+                std::to_string(rings::slot_count(d.ring_stages, max_slots)) +
+                " slots); the launch gives " + std::to_string(d.ring_lds);
   dg.hint =
       "size the launch's LDS (gpu_tuning{lds}) with block_ptr_lds_bytes<T, R, C, W[, N]>(stages) "
       "summed over every block pointer the kernel makes over a read-only 16-bit tensor, or cap "

@@ -45,4 +45,12 @@ BV_HD constexpr int ring_bytes(int tile_bytes, int count, int waves) {
   return (b + 127) / 128 * 128;
 }
 
+// The dynamic LDS the ring of one block pointer takes on target t (0: it has none): an R x C tile
+// of 16-bit floats or not, on W waves, under a launch's `stages`, capped at max_slots.
+BV_HD constexpr int lds_bytes(target t, bool float16, int R, int C, int W, int stages,
+                              int max_slots) {
+  const int count = slot_count(stages, max_slots);
+  return ring_tile(t, float16, R, C, W) && count > 0 ? ring_bytes(R * C * 2, count, W) : 0;
+}
+
 }  // namespace bv::rings

@@ -250,8 +250,8 @@ constexpr int ring_slots(int stages, int max_slots) { return rings::slot_count(s
 // most MaxSlots (what a launcher passes in its gpu_tuning, bv/launch_tuning.hpp).
 template <class T, int R, int C, int W, int MaxSlots = unlimited_slots>
 constexpr int block_ptr_lds_bytes(int stages) {
-  const int s = detail::ring_slots(stages, MaxSlots);
-  return detail::ring_tile<T, R, C, W>() && s > 0 ? detail::ring_bytes_for(R * C * 2, s, W) : 0;
+  return rings::lds_bytes(gpu::lowering_target, is_16bit_float<std::remove_const_t<T>>, R, C, W,
+                          stages, MaxSlots);
 }
 
 template <class T, int R, int C, int W>

@@ -64,11 +64,8 @@ block_ptr<T, R, C, W> make_block_ptr(
 // here is pipelined; values do not depend on it.
 template <class T, int R, int C, int W, int MaxSlots = unlimited_slots>
 constexpr int block_ptr_lds_bytes(int stages) {
-  const int s = rings::slot_count(stages, MaxSlots);
-  return rings::ring_tile(rings::ring_target, is_16bit_float<std::remove_const_t<T>>, R, C, W) &&
-                 s > 0
-             ? rings::ring_bytes(R * C * 2, s, W)
-             : 0;
+  return rings::lds_bytes(rings::ring_target, is_16bit_float<std::remove_const_t<T>>, R, C, W,
+                          stages, MaxSlots);
 }
 
 namespace detail {
