@@ -276,6 +276,7 @@ int run_amd_emu_command(const kernel_entry& k, const std::vector<int64_t>& size,
              {"counters",
               {{"memory_checked", c.memory_checked},
                {"mfma", c.mfma},
+               {"barriers", c.barriers},
                {"global_read_bytes", c.global_read_bytes},
                {"global_write_bytes", c.global_write_bytes},
                {"lds_read_bytes", c.lds_read_bytes},
@@ -302,10 +303,10 @@ int run_amd_emu_command(const kernel_entry& k, const std::vector<int64_t>& size,
              te.deadlocked ? ", DEADLOCKED" : "");
   if (c.memory_checked)
     fmt::print(
-        "counters    MFMA {}, global read {} B, global write {} B, LDS read {} B, LDS write {} B, "
-        "LDS bank conflicts {}, active lanes {:.1f}%\n",
-        c.mfma, c.global_read_bytes, c.global_write_bytes, c.lds_read_bytes, c.lds_write_bytes,
-        c.lds_bank_conflicts, 100 * c.active_lane_fraction());
+        "counters    MFMA {}, barriers {}, global read {} B, global write {} B, LDS read {} B, "
+        "LDS write {} B, LDS bank conflicts {}, active lanes {:.1f}%\n",
+        c.mfma, c.barriers, c.global_read_bytes, c.global_write_bytes, c.lds_read_bytes,
+        c.lds_write_bytes, c.lds_bank_conflicts, 100 * c.active_lane_fraction());
   else
     fmt::print("counters    MFMA {} (memory checks and counters off in this build)\n", c.mfma);
   print_side("emu result", e.emu);

@@ -104,7 +104,7 @@ int bench_amd_emu_command(const std::vector<std::string>& names, const std::vect
   // The interpreter's side takes the fastest of a few runs per round (launch_warm); the emulator,
   // 20 to 600 times slower, runs once per round.
   bench_samples() = 3;
-  table tab({"kernel", "size", "launches", "MFMA", "global R/W KiB", "LDS R/W KiB",
+  table tab({"kernel", "size", "launches", "MFMA", "barriers", "global R/W KiB", "LDS R/W KiB",
              "bank conflicts", "active lanes", "emu ms", "interp ms", "emu/interp", "result"});
   nlohmann::json rows = nlohmann::json::array();
   std::vector<std::string> failed;
@@ -128,7 +128,7 @@ int bench_amd_emu_command(const std::vector<std::string>& names, const std::vect
     }
     if (!error.empty()) {
       failed.push_back(k->name);
-      tab.add({k->name, size_text(s), "", "", "", "", "", "", "", "", "", "FAILED: " + error});
+      tab.add({k->name, size_text(s), "", "", "", "", "", "", "", "", "", "", "FAILED: " + error});
       rows.push_back({{"kernel", k->name}, {"size", s}, {"error", error}, {"ok", false}});
       continue;
     }
@@ -136,7 +136,8 @@ int bench_amd_emu_command(const std::vector<std::string>& names, const std::vect
     const auto& c = best.counts;
     auto kib = [](int64_t b) { return fmt::format("{:.1f}", b / 1024.0); };
     tab.add({k->name, size_text(s), std::to_string(best.emu.launches.size()),
-             std::to_string(c.mfma), kib(c.global_read_bytes) + " / " + kib(c.global_write_bytes),
+             std::to_string(c.mfma), std::to_string(c.barriers),
+             kib(c.global_read_bytes) + " / " + kib(c.global_write_bytes),
              kib(c.lds_read_bytes) + " / " + kib(c.lds_write_bytes),
              std::to_string(c.lds_bank_conflicts),
              fmt::format("{:.1f}%", 100 * c.active_lane_fraction()),
@@ -148,6 +149,7 @@ int bench_amd_emu_command(const std::vector<std::string>& names, const std::vect
                     {"counters",
                      {{"memory_checked", c.memory_checked},
                       {"mfma", c.mfma},
+                      {"barriers", c.barriers},
                       {"global_read_bytes", c.global_read_bytes},
                       {"global_write_bytes", c.global_write_bytes},
                       {"lds_read_bytes", c.lds_read_bytes},
@@ -174,8 +176,9 @@ int bench_amd_emu_command(const std::vector<std::string>& names, const std::vect
         "blockvec bench --backend amd-emu, target {}: the AMD lowering in the emulator (lane by "
         "lane, waves of 64) and the interpreter with checks off, on the same inputs; best of {} "
         "round(s), times in ms\n"
-        "counters per run: MFMA instructions, global and LDS bytes read / written, LDS bank "
-        "conflict cycles, active-lane fraction of memory instructions and wave operations\n\n",
+        "counters per run: MFMA instructions, workgroup barriers, global and LDS bytes read / "
+        "written, LDS bank conflict cycles, active-lane fraction of memory instructions and wave "
+        "operations\n\n",
         target_name(t), repeat);
     tab.print();
     for (const auto& n : without) {

@@ -86,6 +86,7 @@ counts end_library_run(size_t launches) {
   for (size_t i = first; i < all.size(); ++i) {
     const auto& e = all[i].counts;
     c.mfma += e.mfma;
+    c.barriers += e.barriers;
     c.global_read_bytes += e.global_read_bytes;
     c.global_write_bytes += e.global_write_bytes;
     c.lds_read_bytes += e.lds_read_bytes;

@@ -22,7 +22,7 @@ struct array {
 
 // The emulator's counters, summed over a run's launches.
 struct counts {
-  int64_t mfma = 0;
+  int64_t mfma = 0, barriers = 0;
   int64_t global_read_bytes = 0, global_write_bytes = 0;
   int64_t lds_read_bytes = 0, lds_write_bytes = 0;
   int64_t lds_bank_conflicts = 0;

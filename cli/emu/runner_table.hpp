@@ -73,6 +73,7 @@ void put(run_result& r, const device_tensor<T>& t) {
 inline void collect(run_result& r, emu::result e) {
   auto& c = r.totals;
   c.mfma += e.counts.mfma;
+  c.barriers += e.counts.barriers;
   c.global_read_bytes += e.counts.global_read_bytes;
   c.global_write_bytes += e.counts.global_write_bytes;
   c.lds_read_bytes += e.counts.lds_read_bytes;

@@ -321,6 +321,7 @@ void run_workgroup(workgroup& wg, std::size_t stack_bytes) {
       return;
     }
     lds_barrier(*wg.launch);
+    ++wg.launch->counts.barriers;
     for (auto& l : wg.lanes) l.at = wait::none;
   }
 }

@@ -128,6 +128,7 @@ def parse(path):
             current = None
             continue
         if current is not None:
+            current.setdefault("lines", []).append(line)
             mm = re.match(r"^\s+(v_mfma\w*)", line)
             if mm:
                 current["mfma"] += 1
@@ -180,7 +181,7 @@ def matmul_tile(label):
     template arguments."""
     a = template_args(label)
     try:
-        if label.startswith("matmul_kernel<") and len(a) == 7:
+        if label.startswith("matmul_kernel<") and len(a) in (7, 8):  # (8: the loop's stages)
             return a[0], int(a[2]), int(a[3]), int(a[4]), int(a[6])
         if label.startswith("matmul_bias_act_kernel<") and len(a) == 8:
             return a[0], int(a[3]), int(a[4]), int(a[5]), int(a[7])
@@ -226,6 +227,34 @@ def mfma_per_k_step(tile):
     t, bm, bn, bk, w = tile
     k_per = 2 if t == "float" else 8
     return bm * bn * bk // (32 * 32 * k_per)
+
+
+def loop_barriers(k):
+    """s_barrier instructions in the outermost loop that holds v_mfma (a tiled product's K loop):
+    in the blocks LLVM's comments place in it (its header, "in Loop: Header=BB..", and its inner
+    loops, "Parent Loop BB.."), which every step runs. A barrier outside them that only the first
+    step runs is not counted. None where no such loop is found."""
+    blocks, cur = [], None
+    for line in k.get("lines", []):
+        m = re.match(r"^(?:\.L(BB\w+)|; %bb\.\d+):\s*(.*)$", line)
+        if m:
+            cur = {"name": m.group(1), "comment": m.group(2), "lines": []}
+            blocks.append(cur)
+        elif cur is not None:
+            cur["lines"].append(line)
+    best = None
+    for b in blocks:
+        if "This Loop Header: Depth=1" not in b["comment"] or not b["name"]:
+            continue
+        h = b["name"]
+        member = [x for x in blocks if x is b or re.search(
+            r"(Header=|Parent Loop )" + re.escape(h) + r"\b", x["comment"])]
+        seg = [ln for x in member for ln in x["lines"]]
+        mfma = sum(1 for x in seg if re.match(r"^\s+v_mfma", x))
+        barriers = sum(1 for x in seg if re.match(r"^\s+s_barrier\b", x))
+        if mfma and (best is None or mfma > best[0]):
+            best = (mfma, barriers)
+    return None if best is None else best[1]
 
 
 def issue_clocks(arch, k, per_step, waves):
@@ -333,9 +362,11 @@ def main():
                 per_step = mfma_per_k_step(tile)
                 t, bm, bn, bk, w = tile
                 ops, issue = issue_clocks(arch, k, per_step, w)
+                bars = loop_barriers(k)
                 mm_lines.append(
                     f"| {arch} | `{label}` | {bm}x{bn}x{bk}, {w} waves | {', '.join(ops) or '-'} | "
-                    f"{per_step} ({per_step // w} a wave) | {issue} | {occ} |")
+                    f"{per_step} ({per_step // w} a wave) | {issue} | "
+                    f"{'?' if bars is None else bars} | {occ} |")
     if mm_lines:
         lines.append("\n## matmul: MFMA work per K step\n")
         lines.append(
@@ -345,9 +376,11 @@ def main():
             "32x32x8 f16/bf16 MFMA every 32 clocks on gfx942, 64 on gfx90a; a 32x32x2 f32 MFMA "
             "every 64: from the published dense peaks, see the script). The waves of a workgroup "
             "share the CU's 4 SIMDs; the global loads and LDS traffic of one step must fit in "
-            "that time for the MFMA units to stay busy.\n")
-        lines.append("| target | kernel | tile | MFMA | MFMA per K step | issue clocks per step (one SIMD) | waves/SIMD |")
-        lines.append("|---|---|---|---|---|---|---|")
+            "that time for the MFMA units to stay busy. Barriers per step: the `s_barrier`s in "
+            "the K loop (two where the step's tiles go through one LDS image: before its stores "
+            "and after them; one where the loop takes two images in turn, `for_range<2>`).\n")
+        lines.append("| target | kernel | tile | MFMA | MFMA per K step | issue clocks per step (one SIMD) | barriers per step | waves/SIMD |")
+        lines.append("|---|---|---|---|---|---|---|---|")
         lines.extend(mm_lines)
     if at_lines:
         lines.append("\n## attention forward: MFMA work per key step\n")

@@ -188,9 +188,10 @@ void all() {
     using T = decltype(t);
     amd_rows<matmul_configs, sizeof(T)>([](auto c) {
       constexpr launch_config k = decltype(c)::value;
-      emit<matmul_kernel<T, T, k.bm, k.bn, k.bk, k.group_m, k.waves>, k.min_programs>();
+      emit<matmul_kernel<T, T, k.bm, k.bn, k.bk, k.group_m, k.waves, k.stages>, k.min_programs>();
       if constexpr (!std::is_same_v<T, float>)
-        emit<matmul_kernel<T, float, k.bm, k.bn, k.bk, k.group_m, k.waves>, k.min_programs>();
+        emit<matmul_kernel<T, float, k.bm, k.bn, k.bk, k.group_m, k.waves, k.stages>,
+             k.min_programs>();
     });
   });
   amd_rows<matmul_bias_act_configs>([](auto c) {

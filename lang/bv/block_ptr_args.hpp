@@ -88,6 +88,11 @@ BV_HD constexpr int for_range_steps(int lo, int hi, int step) {
 // once, at the first step, and every step gets that tile; on the GPU it stays in its ring's slot
 // with nothing checked at the steps, as the moving streams' tiles do.
 // The interpreter reports a stream's loads (out of bounds, uncoalesced, ...) at its along().
+// for_range<Stages>(...) is Triton's tl.range(..., num_stages=Stages) where the loop itself holds
+// the tiles between global memory and the dot: on AMD, 2 or more stage each dot of two of the
+// loop's streamed 16-bit tiles through two LDS images in turn, so that a step has one barrier, not
+// two (dot.hpp); 0 and 1, one image. NVIDIA pipelines the loop through the block pointers' rings,
+// whose depth is the launch's stages. Values are the same at any Stages.
 template <class BP>
 requires requires { typename BP::element_type; }
 struct tile_stream {

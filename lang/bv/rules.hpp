@@ -187,6 +187,13 @@ constexpr bool max_slots() {
                 "out to give it as many as the launch's stages.");
   return true;
 }
+template <int S>
+constexpr bool loop_stages() {
+  static_assert(S >= 0,
+                "for_range<Stages>: a loop's stages are 0 (the target's default), 1 (one LDS image "
+                "of its tiles) or more (two images in turn on AMD); not negative.");
+  return true;
+}
 
 // Launches: the arguments after the grid meet the kernel's parameters after the program handle.
 template <int Params, int Args>

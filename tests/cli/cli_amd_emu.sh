@@ -69,8 +69,9 @@ for t in gfx942 gfx90a; do
   grep -q "^emu vs cpu .*: agree" <<<"$out" || bad "$t comparison: $out"
   grep -q "^emulator    1 launch(es), [0-9.]* ms, 0 error diagnostic(s)" <<<"$out" ||
     bad "$t diagnostics: $out"
-  # Every output element is written once: n f32 elements, 4 bytes each.
-  grep -Eq "^counters    MFMA 0, global read [1-9][0-9]* B, global write $((4 * n)) B" <<<"$out" ||
+  # Every output element is written once: n f32 elements, 4 bytes each; add meets no barrier.
+  grep -Eq "^counters    MFMA 0, barriers 0, global read [1-9][0-9]* B, global write $((4 * n)) B" \
+    <<<"$out" ||
     bad "$t counters: $out"
 done
 
@@ -101,9 +102,10 @@ grep -q "^emu vs cpu .*: agree" <<<"$out" || bad "transformer_block comparison: 
 out=$("$BV" bench matmul --backend amd-emu --target gfx90a --size 37,45,29 2>/dev/null); rc=$?
 [ $rc -eq 0 ] || bad "bench matmul --backend amd-emu exited $rc: $out"
 grep -q "^blockvec bench --backend amd-emu, target gfx90a" <<<"$out" || bad "bench title: $out"
-grep -Eq "^kernel +size +launches +MFMA +global R/W KiB +LDS R/W KiB +bank conflicts +active lanes +emu ms +interp ms +emu/interp +result$" \
+grep -Eq "^kernel +size +launches +MFMA +barriers +global R/W KiB +LDS R/W KiB +bank conflicts +active lanes +emu ms +interp ms +emu/interp +result$" \
   <<<"$out" || bad "bench header: $out"
-grep -Eq "^matmul +37x45x29 +1 +[1-9][0-9]* .* [0-9.]+x +ok$" <<<"$out" || bad "bench row: $out"
+# (f32: one 64x64x32 tile, one K step through one LDS image: a barrier before its stores, one after.)
+grep -Eq "^matmul +37x45x29 +1 +[1-9][0-9]* +2 .* [0-9.]+x +ok$" <<<"$out" || bad "bench row: $out"
 j=$("$BV" bench add copy --backend amd-emu --target gfx942 --json 2>&1) ||
   bad "bench add copy --json exited $?: $j"
 python3 -c '
@@ -114,7 +116,7 @@ assert [r["kernel"] for r in j["results"]] == ["add", "copy"], "rows"
 for r in j["results"]:
     assert r["ok"] and r["match"] and r["emu_s"] > 0 and r["interp_checks_off_s"] > 0, r
     assert abs(r["emu_over_interp"] - r["emu_s"] / r["interp_checks_off_s"]) < 1e-9, r
-    for key in ("mfma", "global_read_bytes", "global_write_bytes", "lds_read_bytes",
+    for key in ("mfma", "barriers", "global_read_bytes", "global_write_bytes", "lds_read_bytes",
                 "lds_write_bytes", "lds_bank_conflicts", "active_lane_fraction"):
         assert key in r["counters"], key
 ' <<<"$j" || bad "bench --json: $j"

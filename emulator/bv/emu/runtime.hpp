@@ -41,7 +41,8 @@ struct launch_desc {
 // instruction since the wave's last meeting (barrier or wave operation), grouped by the
 // instruction's address and how often each lane executed it.
 struct counters {
-  int64_t mfma = 0;  // MFMA instructions (one per wave)
+  int64_t mfma = 0;      // MFMA instructions (one per wave)
+  int64_t barriers = 0;  // workgroup barriers met (one per barrier a workgroup's waves meet at)
   int64_t bpermutes = 0;
   int64_t global_read_bytes = 0, global_write_bytes = 0;  // inside the launch's tensors
   int64_t lds_read_bytes = 0, lds_write_bytes = 0;

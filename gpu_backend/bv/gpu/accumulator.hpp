@@ -268,8 +268,10 @@ BV_DI To retag(const From& x) {
 // for_range(p, lo, hi, step, init, body): acc = init; for (k = lo; k < hi; k += step)
 // acc = body(k, acc); the result is acc (the interpreter's definition). On sm_90a an
 // accumulator() carried through it keeps each step's wgmma in flight into the next (above).
-template <int W, class Acc, class Body>
+// (Stages first, as the tile-stream loop's; a loop without streams only checks it.)
+template <int Stages = 0, int W, class Acc, class Body>
 BV_DI Acc for_range(const program<W>&, int lo, int hi, int step, const Acc& init, Body&& body) {
+  static_assert(rules::loop_stages<Stages>());
   using Carry = typename detail::in_flight_of<Acc>::type;
   static_assert(rules::for_range_body<std::invoke_result_t<Body&, int, const Carry&>, Carry>());
   // A step that would never reach hi: the interpreter reports it (loop-step); here a trap, not a

@@ -88,6 +88,30 @@ struct b_swizzle {
     return on ? reg + (lane ^ (reg / span % R * 8)) : lane + reg;
   }
 };
+// An operand's LDS image without padding, for dot_lds_double: rows of KS 16-bit k's (32, 64 or
+// 128 bytes), the 8-byte chunks of row r permuted by XOR with key(r). One read phase of MFMA
+// fragments (16 lanes of 8 bytes, the same k's of 16 rows: two runs of 8 consecutive rows G
+// apart, or 16 consecutive rows where G is 8) must land on 32 distinct banks. A row starts on
+// bank 0 every rpc = 128 / pitch rows, so rows rpc apart take the same banks unless their chunks
+// differ: key numbers a row's group of rpc within its run of 8 (8 / rpc values) and its run (a
+// bit), KS / 4 values in all, one for each chunk of the row. (Padded rows, dot_lds's, spread the
+// rows over the banks instead, but take pad / KS more LDS: 73728 bytes for two 256x256x32 images,
+// more than a workgroup has.)
+template <class T, int KS, int G>
+struct xor_image {
+  static_assert(sizeof(T) == 2 && (KS == 16 || KS == 32 || KS == 64) && G % 8 == 0,
+                "internal: xor_image holds 16-bit rows of 16, 32 or 64 k's, runs a multiple of 8 "
+                "rows apart.");
+  static constexpr int ld = KS, E = 4;  // E: elements of an 8-byte chunk
+  static constexpr int rpc = 128 / (KS * 2), runs = 8 / rpc, key_span = G;
+  BV_DI static constexpr int key(int r) { return (r / rpc) % runs + runs * ((r / G) % 2); }
+  BV_DI static constexpr int at(int r, int k) { return r * ld + ((k / E) ^ key(r)) * E + k % E; }
+};
+template <class X>
+inline constexpr bool is_xor_image = false;
+template <class T, int KS, int G>
+inline constexpr bool is_xor_image<xor_image<T, KS, G>> = true;
+
 // Elements a stage_rows store takes: a lane's run of contiguous columns (the tile's spt1, or NC
 // where fewer), halved until the rows' pitch keeps every store aligned to its width.
 constexpr int store_run(int nc, int ld) {
@@ -653,8 +677,8 @@ using b_image_swizzle =
                        b_swizzle<B, gpu::layout2d<M, N, W>::cols::tile(), K, N>, no_swizzle>;
 
 // acc += the product of the K x (operand) images in LDS (As [M][K + pad], Bs [N][K + pad], its
-// rows where b_image_swizzle places them).
-template <class A, class B, class C, int M, int K, int N, int W>
+// rows where b_image_swizzle places them; or, for the MFMA product, the xor_images IA and IB).
+template <class A, class B, class C, int M, int K, int N, int W, class IA = void, class IB = void>
 BV_DI void dot_lds_slice(const A* As, const B* Bs, basic_block<C, shape<M, N>, W>& acc) {
   using O = basic_block<C, shape<M, N>, W>;
   using L = gpu::layout2d<M, N, W>;
@@ -675,8 +699,12 @@ BV_DI void dot_lds_slice(const A* As, const B* Bs, basic_block<C, shape<M, N>, W
     const int hi = lane / 32, l32 = lane % 32;
     const int colbase = L::wave_col(wave) * 8 + 4 * ((l32 / 4) % 2) + l32 % 4;
     // Column register group s reads B image row brow + 4 s tile1 (b_swizzle keeps that stride).
+    constexpr bool xor_images = is_xor_image<IA>;  // (dot_lds_double checks their shapes)
+    const int b_lane_row = (l32 / 8) * L::cols::tile() + colbase;
     const int brow =
-        b_image_swizzle<A, B, C, M, K, N, W>::row((l32 / 8) * L::cols::tile() + colbase);
+        xor_images ? b_lane_row : b_image_swizzle<A, B, C, M, K, N, W>::row(b_lane_row);
+    // (xor_images: a row register's offset is a multiple of 16 rows, which no key tells apart.)
+    const int arow = gpu::row_of<M, N, W>(0);
     gpu::prim::f32x16 c[O::NR][NS];
 #pragma unroll
     for (int r0 = 0; r0 < O::NR; ++r0)
@@ -689,12 +717,21 @@ BV_DI void dot_lds_slice(const A* As, const B* Bs, basic_block<C, shape<M, N>, W
       const int k = kk + KPL * hi;
       frag x[NS], y[O::NR];
       // A' row label l32 = 8q' + 4h' + e' is column (4s + q') * tile1 + w1 * 8 + 4h' + e'.
+      if constexpr (xor_images) {
 #pragma unroll
-      for (int s = 0; s < NS; ++s)
-        __builtin_memcpy(&x[s], Bs + (brow + 4 * s * L::cols::tile()) * ldb + k, sizeof(frag));
+        for (int s = 0; s < NS; ++s)
+          __builtin_memcpy(&x[s], Bs + IB::at(brow, k) + 4 * s * L::cols::tile() * K, sizeof(frag));
 #pragma unroll
-      for (int r0 = 0; r0 < O::NR; ++r0)
-        __builtin_memcpy(&y[r0], As + gpu::row_of<M, N, W>(r0) * lda + k, sizeof(frag));
+        for (int r0 = 0; r0 < O::NR; ++r0)
+          __builtin_memcpy(&y[r0], As + IA::at(arow, k) + r0 * L::rows::tile() * K, sizeof(frag));
+      } else {
+#pragma unroll
+        for (int s = 0; s < NS; ++s)
+          __builtin_memcpy(&x[s], Bs + (brow + 4 * s * L::cols::tile()) * ldb + k, sizeof(frag));
+#pragma unroll
+        for (int r0 = 0; r0 < O::NR; ++r0)
+          __builtin_memcpy(&y[r0], As + gpu::row_of<M, N, W>(r0) * lda + k, sizeof(frag));
+      }
 #pragma unroll
       for (int r0 = 0; r0 < O::NR; ++r0)
 #pragma unroll
@@ -774,6 +811,41 @@ BV_DI void dot_lds(const SA& sa, const SB& sb, basic_block<C, shape<M, N>, W>& a
   A* As = gpu::prim::lds<A, M * lda, 3>();
   B* Bs = gpu::prim::lds<B, N * ldb, 4>();
   dot_lds_slices<A, B, C, M, K, N, W, KS, 0>(sa, sb, acc, staged, As, Bs);
+}
+
+// acc += a @ b through two LDS images of both operands taken in turn (n: the dots the loop has
+// staged before this one), for a loop's streamed tiles (for_range<2>): a dot stages its operands
+// into image n % 2, waits at one barrier for every wave's stores, and reads them, where dot_lds
+// waits at a second barrier first for every wave to be done reading the last dot's image. That
+// one is not needed: the image written now was last read by dot n - 2, and every wave read it
+// before it arrived at dot n - 1's barrier, which this wave is past. The first dot of a loop waits
+// (image 0 may be one the loop before last read). Both images are in one buffer of 2 (M + N) K
+// elements: 64 KiB for the 16-bit matmul's 256x256x32 tiles, padded rows would take 72.
+template <class A, class C, int M, int K, int N, int W, class SA, class SB, class Staged>
+BV_DI void dot_lds_double(const SA& sa, const SB& sb, basic_block<C, shape<M, N>, W>& acc,
+                          Staged staged, int n) {
+  using L = gpu::layout2d<M, N, W>;
+  using IA = xor_image<A, K, 8>;
+  using IB = xor_image<A, K, (L::cols::tile() > 8 ? L::cols::tile() : 8)>;
+  // A row register's offset (rows::tile() apart for a, 4 cols::tile() for b) must leave a key
+  // unchanged: a multiple of 2 G rows.
+  static_assert(L::rows::tile() % 16 == 0 && (4 * L::cols::tile()) % (2 * IB::key_span) == 0,
+                "internal: dot_lds_double's row offsets must keep the images' keys");
+  // (Tag 20: no other op may share the images, or the one barrier would not cover its reads.)
+  A* images = gpu::prim::lds<A, 2 * (M + N) * K, 20>();
+#ifdef BV_EMU_MUTATION_ONE_IMAGE
+  // (Test hook: the mutation tests stage every dot into one image behind one barrier; the
+  // emulator must catch a wave overwriting the image another wave still reads.)
+  n = 1;
+#endif
+  A* As = images + (n % 2) * (M + N) * K;
+  A* Bs = As + M * K;
+  if (n == 0) gpu::prim::barrier();
+  sa.template stage<K, 0, IA>(As);
+  sb.template stage<K, 0, IB>(Bs);
+  gpu::prim::barrier();
+  staged();
+  dot_lds_slice<A, A, C, M, K, N, W, IA, IB>(As, Bs, acc);
 }
 
 #if BV_NVIDIA

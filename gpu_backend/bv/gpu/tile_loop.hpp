@@ -360,12 +360,16 @@ BV_DI amd_tile<BP> amd_load(const tile_stream<BP>& s) {
 // The loop's state: the streams, the tiles of the step to come, and whether this step's hook ran.
 // Member functions, not lambdas, so that all of it is inlined and stays in registers (lambdas
 // left to the inliner kept the streams in scratch: 620 bytes on gfx942's 128x256 matmul).
-template <class Tiles, class... BP>
+// Stages: the loop's for_range<Stages>, which a dot of two of its tiles reads (dot.hpp: 2 or more
+// stage its operands through two LDS images in turn); images counts the dots staged so far.
+template <int Stages, class Tiles, class... BP>
 struct prefetcher {
+  static constexpr int stages = Stages;
   std::tuple<tile_stream<BP>...> s;
   const Tiles& held;
   Tiles cur;
   bool more = false, done = false;
+  int images = 0;
 
   template <size_t... I>
   BV_DI void load_step(std::index_sequence<I...>) {
@@ -451,10 +455,10 @@ BV_DI auto hooked(const Tiles& t, Hook* h, std::index_sequence<I...>) {
   using out = std::tuple<prefetch_tile<std::tuple_element_t<I, Tiles>, Hook>...>;
   return out{prefetch_tile<std::tuple_element_t<I, Tiles>, Hook>{std::get<I>(t), h}...};
 }
-template <class Acc, class Body, size_t... I, class Tiles, class... BP>
+template <int Stages, class Acc, class Body, size_t... I, class Tiles, class... BP>
 BV_DI Acc stream_loop_amd(std::index_sequence<I...>, int lo, int n, int step, const Acc& init,
                           Body& body, const Tiles& held, tile_stream<BP>... s) {
-  prefetcher<Tiles, BP...> pf{{s...}, held, {}};
+  prefetcher<Stages, Tiles, BP...> pf{{s...}, held, {}};
   pf.load_step(std::index_sequence<I...>{});
   Acc acc = init;
   for (int i = 0; i < n; ++i) {
@@ -467,7 +471,7 @@ BV_DI Acc stream_loop_amd(std::index_sequence<I...>, int lo, int n, int step, co
   return acc;
 }
 #endif
-template <int W, class Acc, class Body, size_t... I, class... BP>
+template <int Stages, int W, class Acc, class Body, size_t... I, class... BP>
 BV_DI Acc stream_loop(const program<W>& p, int lo, int hi, int step, const Acc& init, Body& body,
                       std::index_sequence<I...>, tile_stream<BP>... s) {
   // (Types spelled out: HIP has no device code for class template argument deduction.)
@@ -489,8 +493,8 @@ BV_DI Acc stream_loop(const program<W>& p, int lo, int hi, int step, const Acc& 
 #else
   const std::tuple<amd_tile<BP>...> amd_held{(s.held() && runs ? amd_load(s) : amd_tile<BP>{})...};
   if (runs)
-    return stream_loop_amd(std::index_sequence_for<BP...>{}, lo, for_range_steps(lo, hi, step),
-                           step, init, body, amd_held, s...);
+    return stream_loop_amd<Stages>(std::index_sequence_for<BP...>{}, lo,
+                                   for_range_steps(lo, hi, step), step, init, body, amd_held, s...);
   const tiles held{};  // (no step runs)
 #endif
   return for_range(p, lo, hi, step, init, [&](int k, const auto& acc) BV_INLINE_LAMBDA {
@@ -502,11 +506,11 @@ BV_DI Acc stream_loop(const program<W>& p, int lo, int hi, int step, const Acc& 
   });
 }
 // for_range's arguments after init as a tuple: the streams, then the body.
-template <int W, class Acc, class Args, size_t... I>
+template <int Stages, int W, class Acc, class Args, size_t... I>
 BV_DI Acc stream_loop_of(const program<W>& p, int lo, int hi, int step, const Acc& init,
                          const Args& args, std::index_sequence<I...>) {
-  BV_INLINE_CALLS return stream_loop(p, lo, hi, step, init, std::get<sizeof...(I)>(args),
-                                     std::index_sequence<I...>{}, std::get<I>(args)...);
+  BV_INLINE_CALLS return stream_loop<Stages>(p, lo, hi, step, init, std::get<sizeof...(I)>(args),
+                                             std::index_sequence<I...>{}, std::get<I>(args)...);
 }
 }  // namespace detail
 
@@ -553,13 +557,29 @@ BV_DI auto unstreamed(const X& x) {
   else
     return x;
 }
+// Whether dot_lds_double takes a dot of two streamed tiles whose loop has Stages: two or more,
+// 16-bit wide tiles (wide_tile.hpp) of one K slice of 16 to 64 k's (xor_image's rows), an MFMA
+// product, and two images of both operands within a workgroup's 64 KiB of LDS.
+template <int Stages, class SA, class SB, class A, class B, class C, int M, int K, int N, int W>
+constexpr bool double_images() {
+  if constexpr (Stages >= 2 && is_16bit_float<A> && std::is_same_v<A, B> &&
+                (K == 16 || K == 32 || K == 64) && use_tensor_cores<A, B, C, M, N, K, W>())
+    return is_wide_tile<std::remove_cvref_t<decltype(SA::x)>> &&
+           is_wide_tile<std::remove_cvref_t<decltype(SB::x)>> &&
+           2 * (M + N) * K * int{sizeof(A)} <= 65536 &&
+           gpu::layout2d<M, N, W>::rows::tile() % 16 == 0 && M % 16 == 0;
+  else
+    return false;
+}
+
 template <class X>
 inline constexpr bool streamed_dot_operand = amd_streamed<X> || is_trans_block<X> || is_block<X>;
 }  // namespace detail
 // dot with a streamed tile on AMD (the tile loops' steps): both operands staged into LDS straight
 // from their registers. A dot of two streamed tiles as they are (the matmul's step) lets the
-// next step's loads go out once both are in LDS (stream_loop_amd). Operands of two element types
-// go through their blocks.
+// next step's loads go out once both are in LDS (stream_loop_amd), and in a for_range<2> loop
+// stages them into two images in turn (dot_lds_double: one barrier a step). Operands of two
+// element types go through their blocks.
 template <class X, class Y, class C, int M, int N, int W>
 requires((detail::amd_streamed<X> || detail::amd_streamed<Y>)&&detail::streamed_dot_operand<X>&&
              detail::streamed_dot_operand<Y>) BV_DI
@@ -575,11 +595,18 @@ requires((detail::amd_streamed<X> || detail::amd_streamed<Y>)&&detail::streamed_
     detail::check_dot_shapes<A, M, K, N, W>();
     basic_block<C, shape<M, N>, W> out = acc;
     if constexpr (detail::is_prefetch_tile<X> && detail::is_prefetch_tile<Y>) {
-      detail::dot_lds<A, B, C, M, K, N, W>(detail::staged_as<true>(x), detail::staged_as<false>(y),
-                                           out, [&] {
-                                             (*x.hook)();
-                                             (*y.hook)();
-                                           });
+      const auto sa = detail::staged_as<true>(x);
+      const auto sb = detail::staged_as<false>(y);
+      const auto next = [&] {
+        (*x.hook)();
+        (*y.hook)();
+      };
+      using Hook = std::remove_pointer_t<decltype(x.hook)>;
+      if constexpr (detail::double_images<Hook::stages, decltype(sa), decltype(sb), A, B, C, M, K,
+                                          N, W>())
+        detail::dot_lds_double<A, C, M, K, N, W>(sa, sb, out, next, x.hook->images++);
+      else
+        detail::dot_lds<A, B, C, M, K, N, W>(sa, sb, out, next);
     } else {
       detail::dot_lds<A, B, C, M, K, N, W>(detail::staged_as<true>(x), detail::staged_as<false>(y),
                                            out);
@@ -605,14 +632,16 @@ requires(detail::amd_streamed<X> || detail::amd_streamed<Y>) BV_DI
 }
 #endif
 
-// for_range(p, lo, hi, step, init, along(bp, by, bc)..., body).
-template <int W, class Acc, class S0, class... Rest>
+// for_range<Stages>(p, lo, hi, step, init, along(bp, by, bc)..., body) (lang's
+// block_ptr_args.hpp says what Stages is on each target).
+template <int Stages = 0, int W, class Acc, class S0, class... Rest>
 requires(TileStream<S0> && sizeof...(Rest) >= 1) BV_DI Acc
     for_range(const program<W>& p, int lo, int hi, int step, const Acc& init, S0&& s0,
               Rest&&... rest) {
+  static_assert(rules::loop_stages<Stages>());
   stream_args::check<S0, Rest...>();
-  return detail::stream_loop_of(p, lo, hi, step, init, std::forward_as_tuple(s0, rest...),
-                                std::make_index_sequence<sizeof...(Rest)>{});
+  return detail::stream_loop_of<Stages>(p, lo, hi, step, init, std::forward_as_tuple(s0, rest...),
+                                        std::make_index_sequence<sizeof...(Rest)>{});
 }
 
 }  // namespace gpu_lang

@@ -170,22 +170,38 @@ struct staged_wide {
     static_assert(std::is_same_v<T, typename WT::T>, "internal: staged as its own type");
     static_assert(KS % k_span == 0, "internal: a slice holds whole runs");
     constexpr int V = M::V, ld = KS + lds_pad<T>;
+    if constexpr (is_xor_image<Swz>) {
+      // (dot_lds_double's images: one slice, a run's 8-byte chunks each where the XOR puts it.)
+      static_assert(KS == K && V % Swz::E == 0, "internal: an xor_image holds whole chunks");
 #pragma unroll
-    for (int g = 0; g < M::G; ++g) {
-      const int r = M::row(g), c = M::col(g);
-      if constexpr (Rows) {
-        if (KS != K && c / KS != S) continue;
-        constexpr int Vs = wide_store_run<T>(V, ld);
-        T* dst = s + Swz::row(r) * ld + (c - S * KS);
+      for (int g = 0; g < M::G; ++g) {
+        const int r = M::row(g), c = M::col(g);
 #pragma unroll
-        for (int e = 0; e < V; e += Vs) vstore<Vs>(dst + e, x.v + g * V + e);
-      } else {
-        if (KS != K && r / KS != S) continue;
-        static_assert(V <= 8 && keeps_runs<Swz>(),
-                      "internal: a run's V image rows must stay consecutive under the swizzle.");
-        T* dst = s + Swz::row(c) * ld + (r - S * KS);
+        for (int e = 0; e < V; e += (Rows ? Swz::E : 1)) {
+          if constexpr (Rows)
+            vstore<Swz::E>(s + Swz::at(r, c + e), x.v + g * V + e);
+          else
+            s[Swz::at(c + e, r)] = x.v[g * V + e];
+        }
+      }
+    } else {
 #pragma unroll
-        for (int e = 0; e < V; ++e) dst[e * ld] = x.v[g * V + e];
+      for (int g = 0; g < M::G; ++g) {
+        const int r = M::row(g), c = M::col(g);
+        if constexpr (Rows) {
+          if (KS != K && c / KS != S) continue;
+          constexpr int Vs = wide_store_run<T>(V, ld);
+          T* dst = s + Swz::row(r) * ld + (c - S * KS);
+#pragma unroll
+          for (int e = 0; e < V; e += Vs) vstore<Vs>(dst + e, x.v + g * V + e);
+        } else {
+          if (KS != K && r / KS != S) continue;
+          static_assert(V <= 8 && keeps_runs<Swz>(),
+                        "internal: a run's V image rows must stay consecutive under the swizzle.");
+          T* dst = s + Swz::row(c) * ld + (r - S * KS);
+#pragma unroll
+          for (int e = 0; e < V; ++e) dst[e * ld] = x.v[g * V + e];
+        }
       }
     }
   }

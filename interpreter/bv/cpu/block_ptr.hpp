@@ -236,9 +236,12 @@ Acc stream_loop_of(program_state* st, int lo, int hi, int step, Acc acc, const A
                      std::index_sequence<I...>{}, std::get<I>(args)...);
 }
 }  // namespace detail
-template <int W, class Acc, class S0, class... Rest>
+// for_range<Stages>: Stages only says how a GPU pipelines the loop (lang's block_ptr_args.hpp);
+// every step's values are the same at any Stages.
+template <int Stages = 0, int W, class Acc, class S0, class... Rest>
 requires(TileStream<S0> && sizeof...(Rest) >= 1) Acc
     for_range(const program<W>& p, int lo, int hi, int step, Acc acc, S0&& s0, Rest&&... rest) {
+  static_assert(rules::loop_stages<Stages>());
   stream_args::check<S0, Rest...>();
   return detail::stream_loop_of(p.s, lo, hi, step, acc, std::forward_as_tuple(s0, rest...),
                                 std::make_index_sequence<sizeof...(Rest)>{});

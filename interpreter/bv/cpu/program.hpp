@@ -62,9 +62,12 @@ basic_block<T, shape<D...>, W> accumulator(const program<W>& p, dtype<E> = {}) {
 namespace detail {
 void bad_loop_step(program_state& s, int lo, int hi, int step, const std::source_location& loc);
 }
-template <int W, class Acc, class Body>
+// (Stages first, as the tile-stream loop's: an explicit for_range<S> must not name a program's
+// waves. A loop without streams has nothing to stage; S is only checked.)
+template <int Stages = 0, int W, class Acc, class Body>
 Acc for_range(const program<W>& p, int lo, int hi, int step, Acc acc, Body&& body,
               std::source_location loc = std::source_location::current()) {
+  static_assert(rules::loop_stages<Stages>());
   static_assert(rules::for_range_body<std::invoke_result_t<Body&, int, const Acc&>, Acc>());
   if (lo < hi && step <= 0) {
     detail::bad_loop_step(*p.s, lo, hi, step, loc);

@@ -26,10 +26,12 @@ BV_HD constexpr tile_index grouped_tile(int pid, int M, int N, int BM, int BN, i
 // with the next stages - 1 steps' tiles in flight during this step's wgmma
 // (gpu_backend/bv/gpu/tile_loop.hpp), elsewhere on NVIDIA a cp.async pipeline through the block
 // pointers' rings (block_ptr.hpp), and on AMD the next step's tiles are loaded into registers
-// while this step's MFMA instructions run. The accumulator is an accumulator(): zeros that, on
-// sm_90a, stay in wgmma's register order through the loop, each step's wgmma running on into the
-// next (gpu_backend/bv/gpu/accumulator.hpp).
-template <class T, class O, int BM, int BN, int BK, int GROUP_M, int W = 4>
+// while this step's MFMA instructions run, and the loop's stages (for_range<Stages>, the launch
+// row's) at 2 stage each step's tiles into the other of two LDS images, one barrier a step
+// instead of two (gpu_backend/bv/gpu/dot.hpp, dot_lds_double). The accumulator is an accumulator():
+// zeros that, on sm_90a, stay in wgmma's register order through the loop, each step's wgmma running
+// on into the next (gpu_backend/bv/gpu/accumulator.hpp).
+template <class T, class O, int BM, int BN, int BK, int GROUP_M, int W = 4, int Stages = 0>
 BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O> c, int M, int N,
                              int K, int sam, int sak, int sbk, int sbn, int scm, int scn) {
   const tile_index t = grouped_tile(p.id(0), M, N, BM, BN, GROUP_M);
@@ -37,10 +39,10 @@ BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O
 
   auto a_bp = make_block_ptr<BM, BK>(p, a, {M, K}, {sam, sak}, {pid_m * BM, 0});
   auto b_bp = make_block_ptr<BK, BN>(p, b, {K, N}, {sbk, sbn}, {0, pid_n * BN});
-  auto acc = for_range(p, 0, K, BK, accumulator<float, BM, BN>(p),
-                       along(a_bp, {0, BK}, boundary_check(0, 1)),
-                       along(b_bp, {BK, 0}, boundary_check(0, 1)),
-                       [&](int, const auto& a, const auto& b, auto acc) { return dot(a, b, acc); });
+  auto acc = for_range<Stages>(
+      p, 0, K, BK, accumulator<float, BM, BN>(p), along(a_bp, {0, BK}, boundary_check(0, 1)),
+      along(b_bp, {BK, 0}, boundary_check(0, 1)),
+      [&](int, const auto& a, const auto& b, auto acc) { return dot(a, b, acc); });
   // The tile goes out through a block pointer, as Triton's tl.store(bp, acc, boundary_check):
   // its bounds are tested where each run is stored. (With the mask written as a block of its own,
   // hipcc and clang computed every element's before the first store and held them: a 256x256
@@ -56,12 +58,13 @@ BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O
 // 256x128x64 on 8 warps 1.55, 128x256x64 with 3 slots 1.60, and one warpgroup over 128x128x64 1.90
 // to 1.98 whatever its slots. On an H200 the row takes 1.53 ms as well, against 1.67 for one
 // warpgroup over 128x128x64 with 3 slots, 1.56 for 256x128x64 and 1.62 with 3 slots. AMD (gfx942,
-// gfx90a; block pointers have no rings there, so a row's stages take no LDS), 16-bit inputs: 8
-// waves, 2 a SIMD, over 256x256x32 tiles (188 VGPRs on gfx942, 186 on gfx90a, no spills, 36 KiB of
-// LDS), a third fewer global bytes per MFMA than 128x256x64 (docs/PERFORMANCE.md, AMD: 256x256
-// tiles); 256x256x64 would take 68 KiB of LDS, more than a workgroup has. Everything else, f32 on
-// AMD included: 4 waves over 64x64x32 tiles (an 8-wave f32 tile's 32-row b block fills a quarter of
-// the AMD layout's 128 rows: the interpreter rightly notes low lane utilisation at small sizes).
+// gfx90a; block pointers have no rings there), 16-bit inputs: 8 waves, 2 a SIMD, over 256x256x32
+// tiles, a third fewer global bytes per MFMA than 128x256x64 (docs/PERFORMANCE.md, AMD: 256x256
+// tiles), and stages 2: a and b through two LDS images in turn, unpadded (64 KiB, all of a
+// workgroup's LDS; 192 VGPRs on gfx942, 190 on gfx90a, no spills), one barrier a K step where one
+// padded image (36 KiB) takes two. 256x256x64 would take 68 KiB for one image. Everything else, f32
+// on AMD included: 4 waves over 64x64x32 tiles (an 8-wave f32 tile's 32-row b block fills a quarter
+// of the AMD layout's 128 rows: the interpreter rightly notes low lane utilisation at small sizes).
 // f32 on sm_90 (dot on CUDA cores): 4 warps over 128x64x32 tiles, 33.6 TFLOP/s at 4096^3 on an H200
 // where 64x64x32 gives 24.0, 64x64x32 on 2 warps 29.3, 128x128x32 35.0 at 4096^3 but 30 at the
 // decoder block's 1024-row products (bench/gpu/matmul_f32_dev.cu).
@@ -72,7 +75,7 @@ struct matmul_configs {
       // targets                        bytes up to  waves       BM          BN          BK         GROUP_M        stages
       {.targets = only(target::sm_90), .up_to = 2, .waves = 8, .bm = 128, .bn = 256, .bk = 64, .group_m = 8, .stages = 4},
       {.targets = only(target::sm_90), .up_to = 4, .waves = 4, .bm = 128, .bn = 64,  .bk = 32, .group_m = 8},
-      {.targets = amd_targets,         .up_to = 2, .waves = 8, .bm = 256, .bn = 256, .bk = 32, .group_m = 8},
+      {.targets = amd_targets,         .up_to = 2, .waves = 8, .bm = 256, .bn = 256, .bk = 32, .group_m = 8, .stages = 2},
       {                                             .waves = 4, .bm = 64,  .bn = 64,  .bk = 32, .group_m = 8, .stages = 3},
   };
   // clang-format on
@@ -102,10 +105,10 @@ launch_result matmul(const tensor<T>& a, const tensor<T>& b, tensor<O>& c) {
   constexpr int lds = matmul_lds_bytes<T, BM, BN, BK, W>(Stages);
   const grid g(cdiv(M, BM) * cdiv(N, BN));
   if (sak == 1 && sbn == 1 && scn == 1)
-    return launch<matmul_kernel<T, O, BM, BN, BK, GROUP_M, W>>(
+    return launch<matmul_kernel<T, O, BM, BN, BK, GROUP_M, W, Stages>>(
         gpu_tuning<Stages, MinPrograms, unit_args<7, 9, 11>>{lds}, g, a, b, c, M, N, K, sam, 1, sbk,
         1, scm, 1);
-  return launch<matmul_kernel<T, O, BM, BN, BK, GROUP_M, W>>(
+  return launch<matmul_kernel<T, O, BM, BN, BK, GROUP_M, W, Stages>>(
       gpu_tuning<Stages, MinPrograms>{lds}, g, a, b, c, M, N, K, sam, sak, sbk, sbn, scm, scn);
 }
 // c = a @ b in the configuration declared for the launch's target.

@@ -18,7 +18,8 @@ result matmul(const device_tensor<T>& a, const device_tensor<T>& b, device_tenso
             N = static_cast<int>(b.size(1));
   return with_config_for<kernels::matmul_configs, sizeof(T)>("matmul", [&](auto cfg) {
     constexpr launch_config cf = decltype(cfg)::value;
-    return launch<kernels::matmul_kernel<T, O, cf.bm, cf.bn, cf.bk, cf.group_m, cf.waves>>(
+    return launch<
+        kernels::matmul_kernel<T, O, cf.bm, cf.bn, cf.bk, cf.group_m, cf.waves, cf.stages>>(
         grid(cdiv(M, cf.bm) * cdiv(N, cf.bn)), a, b, c, M, N, K, K, 1, N, 1, N, 1);
   });
 }
