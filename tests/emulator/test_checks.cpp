@@ -117,13 +117,58 @@ TEST_CASE(
 }
 
 namespace {
-template <int Stages, class O>
+template <int BM, int BN, int BK, int W, int Stages, class O>
 bv::emu::result matmul_images(const bv::tensor<bv::half>& a, const bv::tensor<bv::half>& b,
                               bv::tensor<O>& c) {
   const int M = static_cast<int>(a.size(0)), K = static_cast<int>(a.size(1)),
             N = static_cast<int>(b.size(1));
-  return bv::launch<bv::kernels::matmul_kernel<bv::half, O, 256, 256, 32, 8, 8, Stages>>(
-      bv::grid(bv::cdiv(M, 256) * bv::cdiv(N, 256)), a, b, c, M, N, K, K, 1, N, 1, N, 1);
+  return bv::launch<bv::kernels::matmul_kernel<bv::half, O, BM, BN, BK, 8, W, Stages>>(
+      bv::grid(bv::cdiv(M, BM) * bv::cdiv(N, BN)), a, b, c, M, N, K, K, 1, N, 1, N, 1);
+}
+struct dims {
+  int m, n, k;
+};
+// One image (for_range<0>) against two (for_range<2>) on a BM x BN x BK tile of W waves.
+template <int BM, int BN, int BK, int W>
+void one_against_two_images(dims d) {
+  CAPTURE(BM);
+  CAPTURE(BN);
+  CAPTURE(BK);
+  CAPTURE(W);
+  CAPTURE(d.m);
+  CAPTURE(d.n);
+  CAPTURE(d.k);
+  auto a = bv::tensor<bv::half>::randn("a", {d.m, d.k}, 41 + d.m + BK);
+  auto b = bv::tensor<bv::half>::randn("b", {d.k, d.n}, 42 + d.n + W);
+  auto one = bv::tensor<float>::empty("one", {d.m, d.n});
+  auto two = bv::tensor<float>::empty("two", {d.m, d.n});
+  one.fill_bytes(0xff);
+  two.fill_bytes(0xff);
+  const auto r1 = matmul_images<BM, BN, BK, W, 0>(a, b, one);
+  const auto r2 = matmul_images<BM, BN, BK, W, 2>(a, b, two);
+  REQUIRE(r1.ok());
+  REQUIRE(r2.ok());
+  CHECK(r2.errors == 0);
+  CHECK(r2.warnings == 0);
+  const int64_t tiles = bv::cdiv(d.m, BM) * bv::cdiv(d.n, BN), steps = bv::cdiv(d.k, BK);
+  CHECK(r1.counts.barriers == tiles * 2 * steps);
+  CHECK(r2.counts.barriers == tiles * (steps + 1));
+  if (r2.memory_checked) CHECK(r2.counts.lds_bank_conflicts == 0);
+  const auto v1 = one.values(), v2 = two.values();
+  const auto av = a.values(), bv_ = b.values();
+  int differ = 0;
+  double worst = 0;
+  for (int i = 0; i < d.m; ++i)
+    for (int j = 0; j < d.n; ++j) {
+      differ += std::memcmp(&v1[i * d.n + j], &v2[i * d.n + j], sizeof(float)) != 0;
+      double ref = 0;
+      for (int k = 0; k < d.k; ++k)
+        ref += double(float(av[i * d.k + k])) * double(float(bv_[k * d.n + j]));
+      const double err = std::fabs(double(v2[i * d.n + j]) - ref) / (1 + std::fabs(ref));
+      worst = std::isnan(err) ? INFINITY : std::fmax(worst, err);
+    }
+  CHECK(differ == 0);
+  CHECK(worst < 1e-4);
 }
 }  // namespace
 
@@ -132,49 +177,14 @@ TEST_CASE(
   // for_range<2> stages each step's tiles into the other image, unpadded and XOR-permuted, with
   // one barrier a step: the same products in the same order as one padded image with two, so the
   // outputs must agree bit for bit (and with a double product), with no conflict and no race.
-  struct dims {
-    int m, n, k;
-  };
+  // Rows of 32 and 64 k's (xor_image's two keys), on the AMD layout's 4- and 8-wave grids.
   for (bv::target t : {bv::target::gfx942, bv::target::gfx90a}) {
+    CAPTURE(bv::target_name(t));
     bv::emu::set_target(t);
-    for (dims d :
-         {dims{300, 270, 100}, dims{256, 256, 32}, dims{17, 520, 161}, dims{513, 40, 64}}) {
-      CAPTURE(bv::target_name(t));
-      CAPTURE(d.m);
-      CAPTURE(d.n);
-      CAPTURE(d.k);
-      auto a = bv::tensor<bv::half>::randn("a", {d.m, d.k}, 41 + d.m);
-      auto b = bv::tensor<bv::half>::randn("b", {d.k, d.n}, 42 + d.n);
-      auto one = bv::tensor<float>::empty("one", {d.m, d.n});
-      auto two = bv::tensor<float>::empty("two", {d.m, d.n});
-      one.fill_bytes(0xff);
-      two.fill_bytes(0xff);
-      const auto r1 = matmul_images<0>(a, b, one);
-      const auto r2 = matmul_images<2>(a, b, two);
-      REQUIRE(r1.ok());
-      REQUIRE(r2.ok());
-      CHECK(r2.errors == 0);
-      CHECK(r2.warnings == 0);
-      const int64_t tiles = bv::cdiv(d.m, 256) * bv::cdiv(d.n, 256), steps = bv::cdiv(d.k, 32);
-      CHECK(r1.counts.barriers == tiles * 2 * steps);
-      CHECK(r2.counts.barriers == tiles * (steps + 1));
-      if (r2.memory_checked) CHECK(r2.counts.lds_bank_conflicts == 0);
-      const auto v1 = one.values(), v2 = two.values();
-      const auto av = a.values(), bv_ = b.values();
-      int differ = 0;
-      double worst = 0;
-      for (int i = 0; i < d.m; ++i)
-        for (int j = 0; j < d.n; ++j) {
-          differ += std::memcmp(&v1[i * d.n + j], &v2[i * d.n + j], sizeof(float)) != 0;
-          double ref = 0;
-          for (int k = 0; k < d.k; ++k)
-            ref += double(float(av[i * d.k + k])) * double(float(bv_[k * d.n + j]));
-          const double err = std::fabs(double(v2[i * d.n + j]) - ref) / (1 + std::fabs(ref));
-          worst = std::isnan(err) ? INFINITY : std::fmax(worst, err);
-        }
-      CHECK(differ == 0);
-      CHECK(worst < 1e-4);
-    }
+    for (dims d : {dims{300, 270, 100}, dims{256, 256, 32}, dims{17, 520, 161}, dims{513, 40, 64}})
+      one_against_two_images<256, 256, 32, 8>(d);
+    one_against_two_images<128, 128, 64, 8>({200, 130, 150});
+    one_against_two_images<128, 128, 64, 4>({130, 200, 64});
   }
   bv::emu::set_target(bv::target::gfx942);
 }

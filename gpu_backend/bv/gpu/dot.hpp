@@ -88,8 +88,8 @@ struct b_swizzle {
     return on ? reg + (lane ^ (reg / span % R * 8)) : lane + reg;
   }
 };
-// An operand's LDS image without padding, for dot_lds_double: rows of KS 16-bit k's (32, 64 or
-// 128 bytes), the 8-byte chunks of row r permuted by XOR with key(r). One read phase of MFMA
+// An operand's LDS image without padding, for dot_lds_double: rows of KS 16-bit k's (64 or 128
+// bytes), the 8-byte chunks of row r permuted by XOR with key(r). One read phase of MFMA
 // fragments (16 lanes of 8 bytes, the same k's of 16 rows: two runs of 8 consecutive rows G
 // apart, or 16 consecutive rows where G is 8) must land on 32 distinct banks. A row starts on
 // bank 0 every rpc = 128 / pitch rows, so rows rpc apart take the same banks unless their chunks
@@ -99,9 +99,9 @@ struct b_swizzle {
 // more than a workgroup has.)
 template <class T, int KS, int G>
 struct xor_image {
-  static_assert(sizeof(T) == 2 && (KS == 16 || KS == 32 || KS == 64) && G % 8 == 0,
-                "internal: xor_image holds 16-bit rows of 16, 32 or 64 k's, runs a multiple of 8 "
-                "rows apart.");
+  static_assert(sizeof(T) == 2 && (KS == 32 || KS == 64) && G % 8 == 0,
+                "internal: xor_image holds 16-bit rows of 32 or 64 k's, runs a multiple of 8 rows "
+                "apart.");
   static constexpr int ld = KS, E = 4;  // E: elements of an 8-byte chunk
   static constexpr int rpc = 128 / (KS * 2), runs = 8 / rpc, key_span = G;
   BV_DI static constexpr int key(int r) { return (r / rpc) % runs + runs * ((r / G) % 2); }

@@ -558,12 +558,13 @@ BV_DI auto unstreamed(const X& x) {
     return x;
 }
 // Whether dot_lds_double takes a dot of two streamed tiles whose loop has Stages: two or more,
-// 16-bit wide tiles (wide_tile.hpp) of one K slice of 16 to 64 k's (xor_image's rows), an MFMA
-// product, and two images of both operands within a workgroup's 64 KiB of LDS.
+// 16-bit wide tiles (wide_tile.hpp; b's K rows then a multiple of 32) of one K slice of 32 or 64
+// k's (xor_image's rows), an MFMA product, and two images of both operands within a workgroup's
+// 64 KiB of LDS.
 template <int Stages, class SA, class SB, class A, class B, class C, int M, int K, int N, int W>
 constexpr bool double_images() {
   if constexpr (Stages >= 2 && is_16bit_float<A> && std::is_same_v<A, B> &&
-                (K == 16 || K == 32 || K == 64) && use_tensor_cores<A, B, C, M, N, K, W>())
+                (K == 32 || K == 64) && use_tensor_cores<A, B, C, M, N, K, W>())
     return is_wide_tile<std::remove_cvref_t<decltype(SA::x)>> &&
            is_wide_tile<std::remove_cvref_t<decltype(SB::x)>> &&
            2 * (M + N) * K * int{sizeof(A)} <= 65536 &&
