@@ -83,20 +83,7 @@ counts end_library_run(size_t launches) {
   emu::set_target(g_library_before);
   counts c;
   const size_t first = all.size() > launches ? all.size() - launches : 0;
-  for (size_t i = first; i < all.size(); ++i) {
-    const auto& e = all[i].counts;
-    c.mfma += e.mfma;
-    c.barriers += e.barriers;
-    c.global_read_bytes += e.global_read_bytes;
-    c.global_write_bytes += e.global_write_bytes;
-    c.lds_read_bytes += e.lds_read_bytes;
-    c.lds_write_bytes += e.lds_write_bytes;
-    c.lds_bank_conflicts += e.lds_bank_conflicts;
-    c.wave_instructions += e.wave_instructions;
-    c.active_lanes += e.active_lanes;
-    c.memory_checked =
-        i == first ? all[i].memory_checked : c.memory_checked && all[i].memory_checked;
-  }
+  for (size_t i = first; i < all.size(); ++i) c.add(all[i].counts, all[i].memory_checked);
   return c;
 }
 

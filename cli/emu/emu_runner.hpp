@@ -28,8 +28,24 @@ struct counts {
   int64_t lds_bank_conflicts = 0;
   int64_t wave_instructions = 0, active_lanes = 0;
   bool memory_checked = false;  // the memory checks and counters ran in every launch
+  int64_t launches = 0;
   double active_lane_fraction() const {
     return wave_instructions ? static_cast<double>(active_lanes) / (64.0 * wave_instructions) : 0;
+  }
+  // One launch's counters (an emu::counters, whose names these are: this header stays free of the
+  // emulator's types) and whether its memory checks ran.
+  template <class C>
+  void add(const C& e, bool checked) {
+    mfma += e.mfma;
+    barriers += e.barriers;
+    global_read_bytes += e.global_read_bytes;
+    global_write_bytes += e.global_write_bytes;
+    lds_read_bytes += e.lds_read_bytes;
+    lds_write_bytes += e.lds_write_bytes;
+    lds_bank_conflicts += e.lds_bank_conflicts;
+    wave_instructions += e.wave_instructions;
+    active_lanes += e.active_lanes;
+    memory_checked = launches++ == 0 ? checked : memory_checked && checked;
   }
 };
 

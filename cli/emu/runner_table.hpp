@@ -71,17 +71,7 @@ void put(run_result& r, const device_tensor<T>& t) {
 }
 
 inline void collect(run_result& r, emu::result e) {
-  auto& c = r.totals;
-  c.mfma += e.counts.mfma;
-  c.barriers += e.counts.barriers;
-  c.global_read_bytes += e.counts.global_read_bytes;
-  c.global_write_bytes += e.counts.global_write_bytes;
-  c.lds_read_bytes += e.counts.lds_read_bytes;
-  c.lds_write_bytes += e.counts.lds_write_bytes;
-  c.lds_bank_conflicts += e.counts.lds_bank_conflicts;
-  c.wave_instructions += e.counts.wave_instructions;
-  c.active_lanes += e.counts.active_lanes;
-  c.memory_checked = r.launches.empty() ? e.memory_checked : c.memory_checked && e.memory_checked;
+  r.totals.add(e.counts, e.memory_checked);
   r.launches.push_back(static_cast<launch_result&&>(e));
 }
 inline void collect(run_result& r, std::vector<emu::result> es) {

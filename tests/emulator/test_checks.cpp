@@ -70,6 +70,26 @@ TEST_CASE("emulator counters: active lanes of memory instructions") {
   CHECK(r.counts.global_write_bytes == 3 * 16 * 4);
 }
 
+namespace {
+// The largest error of c = a b (M x K by K x N, row-major) relative to 1 + |ref|, ref the product
+// in double, over every di-th row and dj-th column; a NaN (an unwritten, poisoned element) counts
+// as infinite.
+template <class A, class C>
+double worst_against_double(const std::vector<A>& av, const std::vector<A>& bv_,
+                            const std::vector<C>& cv, int M, int N, int K, int di = 1, int dj = 1) {
+  double worst = 0;
+  for (int i = 0; i < M; i += di)
+    for (int j = 0; j < N; j += dj) {
+      double ref = 0;
+      for (int k = 0; k < K; ++k)
+        ref += double(float(av[i * K + k])) * double(float(bv_[k * N + j]));
+      const double err = std::fabs(double(cv[i * N + j]) - ref) / (1 + std::fabs(ref));
+      worst = std::isnan(err) ? INFINITY : std::fmax(worst, err);
+    }
+  return worst;
+}
+}  // namespace
+
 // The 16-bit matmul in the row each AMD target declares (256x256x32 on 8 waves): every program
 // reads each element of its a and b tiles once from global memory (the 16-byte streamed tiles
 // hold no copies), stages each once into LDS, and its MFMA reads of b's image are free of bank
@@ -100,18 +120,7 @@ TEST_CASE(
     const int64_t steps = K / c.bk;
     CHECK(c.stages >= 2);
     CHECK(r.counts.barriers == tiles_m * tiles_n * (steps + 1));
-    const auto av = a.values(), bv_ = b.values();
-    const auto cv = out.values();
-    double worst = 0;
-    for (int i = 0; i < M; i += 7)
-      for (int j = 0; j < N; j += 5) {
-        double ref = 0;
-        for (int k = 0; k < K; ++k)
-          ref += double(float(av[i * K + k])) * double(float(bv_[k * N + j]));
-        const double err = std::fabs(double(cv[i * N + j]) - ref) / (1 + std::fabs(ref));
-        worst = std::isnan(err) ? INFINITY : std::fmax(worst, err);
-      }
-    CHECK(worst < 1e-4);
+    CHECK(worst_against_double(a.values(), b.values(), out.values(), M, N, K, 7, 5) < 1e-4);
   }
   bv::emu::set_target(bv::target::gfx942);
 }
@@ -155,20 +164,10 @@ void one_against_two_images(dims d) {
   CHECK(r2.counts.barriers == tiles * (steps + 1));
   if (r2.memory_checked) CHECK(r2.counts.lds_bank_conflicts == 0);
   const auto v1 = one.values(), v2 = two.values();
-  const auto av = a.values(), bv_ = b.values();
   int differ = 0;
-  double worst = 0;
-  for (int i = 0; i < d.m; ++i)
-    for (int j = 0; j < d.n; ++j) {
-      differ += std::memcmp(&v1[i * d.n + j], &v2[i * d.n + j], sizeof(float)) != 0;
-      double ref = 0;
-      for (int k = 0; k < d.k; ++k)
-        ref += double(float(av[i * d.k + k])) * double(float(bv_[k * d.n + j]));
-      const double err = std::fabs(double(v2[i * d.n + j]) - ref) / (1 + std::fabs(ref));
-      worst = std::isnan(err) ? INFINITY : std::fmax(worst, err);
-    }
+  for (size_t i = 0; i < v1.size(); ++i) differ += std::memcmp(&v1[i], &v2[i], sizeof(float)) != 0;
   CHECK(differ == 0);
-  CHECK(worst < 1e-4);
+  CHECK(worst_against_double(a.values(), b.values(), v2, d.m, d.n, d.k) < 1e-4);
 }
 }  // namespace
 

@@ -260,9 +260,7 @@ TEST_CASE(
       for (const auto& x : r.all) {
         for (const auto& d : x.diagnostics) CHECK_MESSAGE(false, d.text());
         CHECK(x.ok());
-        sum.mfma += x.counts.mfma;
-        sum.wave_instructions += x.counts.wave_instructions;
-        sum.global_read_bytes += x.counts.global_read_bytes;
+        sum += x.counts;
       }
       // The counters saw the launches: every kernel reads its inputs from global memory.
       CHECK(sum.global_read_bytes > 0);

@@ -57,6 +57,21 @@ struct counters {
   double active_lane_fraction() const {
     return wave_instructions ? static_cast<double>(active_lanes) / (64.0 * wave_instructions) : 0;
   }
+  // Sums over launches: every counter is a count, so two launches' are their sum.
+  counters& operator+=(const counters& o) {
+    mfma += o.mfma;
+    barriers += o.barriers;
+    bpermutes += o.bpermutes;
+    global_read_bytes += o.global_read_bytes;
+    global_write_bytes += o.global_write_bytes;
+    lds_read_bytes += o.lds_read_bytes;
+    lds_write_bytes += o.lds_write_bytes;
+    lds_instructions += o.lds_instructions;
+    lds_bank_conflicts += o.lds_bank_conflicts;
+    wave_instructions += o.wave_instructions;
+    active_lanes += o.active_lanes;
+    return *this;
+  }
 };
 
 struct launch_report {

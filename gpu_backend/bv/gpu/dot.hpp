@@ -813,6 +813,16 @@ BV_DI void dot_lds(const SA& sa, const SB& sb, basic_block<C, shape<M, N>, W>& a
   dot_lds_slices<A, B, C, M, K, N, W, KS, 0>(sa, sb, acc, staged, As, Bs);
 }
 
+// The products dot_lds_double stages, A 16-bit: K steps of 32 or 64 k's, and an accumulator
+// layout whose row registers (rows::tile() apart for a, 4 cols::tile() for b) leave the images'
+// keys unchanged, multiples of 16 rows and of two runs of b's rows.
+template <class A, int M, int K, int N, int W>
+constexpr bool double_image_shape() {
+  using L = gpu::layout2d<M, N, W>;
+  constexpr int G = L::cols::tile() > 8 ? L::cols::tile() : 8;  // xor_image's run for b
+  return sizeof(A) == 2 && (K == 32 || K == 64) && M % 16 == 0 && L::rows::tile() % 16 == 0 &&
+         (4 * L::cols::tile()) % (2 * G) == 0;
+}
 // acc += a @ b through two LDS images of both operands taken in turn (n: the dots the loop has
 // staged before this one), for a loop's streamed tiles (for_range<2>): a dot stages its operands
 // into image n % 2, waits at one barrier for every wave's stores, and reads them, where dot_lds
@@ -827,10 +837,8 @@ BV_DI void dot_lds_double(const SA& sa, const SB& sb, basic_block<C, shape<M, N>
   using L = gpu::layout2d<M, N, W>;
   using IA = xor_image<A, K, 8>;
   using IB = xor_image<A, K, (L::cols::tile() > 8 ? L::cols::tile() : 8)>;
-  // A row register's offset (rows::tile() apart for a, 4 cols::tile() for b) must leave a key
-  // unchanged: a multiple of 2 G rows.
-  static_assert(L::rows::tile() % 16 == 0 && (4 * L::cols::tile()) % (2 * IB::key_span) == 0,
-                "internal: dot_lds_double's row offsets must keep the images' keys");
+  static_assert(double_image_shape<A, M, K, N, W>(),
+                "internal: dot_lds_double takes the shapes double_image_shape names");
   // (Tag 20: no other op may share the images, or the one barrier would not cover its reads.)
   A* images = gpu::prim::lds<A, 2 * (M + N) * K, 20>();
 #ifdef BV_EMU_MUTATION_ONE_IMAGE

@@ -563,12 +563,11 @@ BV_DI auto unstreamed(const X& x) {
 // 64 KiB of LDS.
 template <int Stages, class SA, class SB, class A, class B, class C, int M, int K, int N, int W>
 constexpr bool double_images() {
-  if constexpr (Stages >= 2 && is_16bit_float<A> && std::is_same_v<A, B> && (K == 32 || K == 64) &&
-                use_tensor_cores<A, B, C, M, N, K, W>())
+  if constexpr (Stages >= 2 && is_16bit_float<A> && std::is_same_v<A, B> &&
+                double_image_shape<A, M, K, N, W>() && use_tensor_cores<A, B, C, M, N, K, W>())
     return is_wide_tile<std::remove_cvref_t<decltype(SA::x)>> &&
            is_wide_tile<std::remove_cvref_t<decltype(SB::x)>> &&
-           2 * (M + N) * K * int{sizeof(A)} <= lds_bytes_of(gpu::lowering_target) &&
-           gpu::layout2d<M, N, W>::rows::tile() % 16 == 0 && M % 16 == 0;
+           2 * (M + N) * K * int{sizeof(A)} <= lds_bytes_of(gpu::lowering_target);
   else
     return false;
 }
