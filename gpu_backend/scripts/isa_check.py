@@ -123,12 +123,15 @@ def parse(path):
             current = kernels.setdefault(m.group(1), {})
             current.setdefault("mfma", 0)
             current.setdefault("mfma_ops", set())
+            # The products' kernels keep their assembly, whose loops loop_barriers reads.
+            current["keep"] = re.search(r"matmul_kernel|attention_fwd", m.group(1)) is not None
             continue
         if line.startswith(".Lfunc_end"):
             current = None
             continue
         if current is not None:
-            current.setdefault("lines", []).append(line)
+            if current["keep"]:
+                current.setdefault("lines", []).append(line)
             mm = re.match(r"^\s+(v_mfma\w*)", line)
             if mm:
                 current["mfma"] += 1
@@ -194,8 +197,9 @@ def matmul_tile(label):
     return None
 
 
-# The attention forward's kernels (whole D, and D in halves), whose MFMA table the report lists.
-ATTENTION_FWD = ("attention_fwd_kernel<", "attention_fwd_halves_kernel<")
+# The attention forward's kernels (whole D by pointers or block pointers, and D in halves), whose
+# MFMA table the report lists.
+ATTENTION_FWD = ("attention_fwd_kernel<", "attention_fwd_bp_kernel<", "attention_fwd_halves_kernel<")
 
 
 def attention_tile(label):
@@ -353,9 +357,11 @@ def main():
                 t, d, bm, bn, w = at
                 per_step = 2 * bm * bn * d // (32 * 32 * (2 if t == "float" else 8))
                 ops, issue = issue_clocks(arch, k, per_step, w)
+                bars = loop_barriers(k)
                 at_lines.append(
                     f"| {arch} | `{label}` | {bm}x{bn}, D = {d}, {w} waves | {', '.join(ops)} | "
-                    f"{per_step} ({per_step // w} a wave) | {issue} | {occ} |")
+                    f"{per_step} ({per_step // w} a wave) | {issue} | "
+                    f"{'?' if bars is None else bars} | {occ} |")
             if label.startswith("matmul_kernel<") and occ < 2:
                 failures.append(f"{arch} {label}: {occ} wave(s) per SIMD; matmul needs at least 2")
             if tile and label.startswith("matmul_kernel<"):
@@ -389,9 +395,11 @@ def main():
             "p v, BM x D x BN, over one MFMA's 32 x 32 x 8 or 32 x 32 x 2), and the clocks the "
             "busiest SIMD needs to issue them at the peak MFMA rate, as for matmul above: a "
             "step's loads of k and v, its LDS traffic and its softmax must fit in that time for "
-            "the MFMA units to stay busy.\n")
-        lines.append("| target | kernel | tile | MFMA | MFMA per key step | issue clocks per step (one SIMD) | waves/SIMD |")
-        lines.append("|---|---|---|---|---|---|---|")
+            "the MFMA units to stay busy. Barriers per step: the `s_barrier`s in the key loop "
+            "(each dot's two, around its LDS stores, and two for each row reduction whose rows "
+            "span more than one wave).\n")
+        lines.append("| target | kernel | tile | MFMA | MFMA per key step | issue clocks per step (one SIMD) | barriers per step | waves/SIMD |")
+        lines.append("|---|---|---|---|---|---|---|---|")
         lines.extend(at_lines)
     checked = {spec.split("=", 1)[0] for spec in a.inputs}
     unbuilt = [f"{arch} `{label}`" for (arch, label) in sorted(known)

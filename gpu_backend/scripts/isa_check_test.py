@@ -27,8 +27,18 @@ def mangled(kernel, args):
 
 
 def kernel_asm(name, vgpr=32, agpr=0, sgpr=20, lds=0, scratch=0, vspill=0, sspill=0, mfma=0,
-               threads=256):
+               threads=256, loop_barriers=None):
     body = "\n".join(["\tv_mfma_f32_32x32x8_f16 a[0:15], v[0:1], v[2:3], a[0:15]"] * mfma)
+    if loop_barriers is not None:
+        # A loop as LLVM prints it: one barrier before it (not counted), its header, a block of
+        # the loop and one of an inner loop, the barriers spread over them.
+        b = ["\ts_barrier"] * loop_barriers
+        body = "\n".join(["\ts_barrier", ".LBB7_1:                 ; =>This Loop Header: Depth=1",
+                          body] + b[:1] +
+                         ["; %bb.2:                  ;   in Loop: Header=BB7_1 Depth=1"] + b[1:2] +
+                         [".LBB7_3:                 ;   Parent Loop BB7_1 Depth=1",
+                          "                         ; =>  This Inner Loop Header: Depth=2"] +
+                         b[2:] + ["\ts_cbranch_scc1 .LBB7_1", "; %bb.4:"])
     text = f"""\t.globl {name}
 {name}:
 \ts_load_dwordx2 s[0:1], s[4:5], 0x0
@@ -128,14 +138,17 @@ with tempfile.TemporaryDirectory() as d:
     expect("matmul at 1 wave per SIMD fails", rc == 1 and "1 wave(s) per SIMD" in out, out)
 
     f = asm_file(d, "att.s", clean + [kernel_asm(ATT_FWD, vgpr=159, lds=47104, mfma=8,
-                                                 threads=512), kernel_asm(ATT_F32_SMALL)])
+                                                 threads=512, loop_barriers=5),
+                                      kernel_asm(ATT_F32_SMALL)])
     rc, out, rep = run(d, [f"gfx942={f}"])
     expect("MFMA attention and small f32 attention pass", rc == 0, out)
     expect("attention: label",
            "`attention_fwd_kernel<_Float16, 128, 128, 64, false, 8, 0>`" in rep, rep)
     # 2 x 128 x 64 x 128 multiply-adds a key step over 32 x 32 x 8, 32 clocks each on gfx942,
     # 8 waves over 4 SIMDs.
-    expect("attention: MFMA per key step", "| 256 (32 a wave) | 2048 | 2 |" in rep, rep)
+    # The barriers of its key loop: the one before the loop is not counted.
+    expect("attention: MFMA and barriers per key step", "| 256 (32 a wave) | 2048 | 5 | 2 |" in rep,
+           rep)
     f = asm_file(d, "att_nomfma.s", [kernel_asm(ATT_FWD, vgpr=159, threads=512)])
     rc, out, _ = run(d, [f"gfx942={f}"])
     expect("MFMA-sized attention without MFMA fails",

@@ -181,9 +181,9 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     CHECK(ends_with(kernels::matmul(fa, fb, hc).kernel,
                     t == target::sm_90 ? ", 128, 64, 32, 8, 4, 0>" : ", 64, 64, 32, 8, 4, 3>"));
 
-    // attention forward at D = 64: 128 query rows x 64 keys, 8 waves; on sm_90 64 x 64 on one
-    // warpgroup (q, k and v through block pointers, variant 3); on gfx90a 64 x 64, 4 waves (the
-    // larger tile spills SGPRs there).
+    // attention forward at D = 64: on gfx942 128 query rows x 64 keys, 8 waves, q, k and v through
+    // block pointers (variant 3: k and v stream as 16-byte runs); on sm_90 variant 3 on 64 x 64 on
+    // one warpgroup; on gfx90a 64 x 64, 4 waves (the larger tile spills SGPRs there).
     auto q = tensor<half>::randn("q", {1, 1, 130, 64}, 16);
     auto o = tensor<half>::empty("o", {1, 1, 130, 64});
     auto lse = tensor<float>::empty("lse", {1, 130});
@@ -191,7 +191,7 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     const bool mi200 = t == target::gfx90a;
     CHECK(ends_with(at.kernel, mi200                ? ", 64, 64, 64, true, 4, 0>"
                                : t == target::sm_90 ? ", 64, 64, 64, true, 4, true>"
-                                                    : ", 64, 128, 64, true, 8, 0>"));
+                                                    : ", 64, 128, 64, true, 8, true>"));
     check_ran(at, t, mi200 || t == target::sm_90 ? 4 : 8);
     CHECK(at.programs == (mi200 || t == target::sm_90 ? 3 : 2));
     // Its backward: dK/dV 64x64 on 4 waves everywhere (on sm_90 its k q^T form, k and v held in
@@ -215,8 +215,8 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     check_ran(bw64[2], t, t == target::sm_90 ? 8 : 4);
 
     // D = 128: 128x128 on 8 warps on sm_90, the halves of D through block pointers (variant 4);
-    // on AMD the D = 64 tiles (MFMA-sized), q k^T staged in slices to fit the LDS on gfx942, and
-    // on gfx90a the halves of D too.
+    // on AMD the D = 64 tiles (MFMA-sized): on gfx942 variant 3, q k^T staged in slices to fit
+    // the LDS, and on gfx90a the halves of D too.
     auto q2 = tensor<half>::randn("q2", {1, 1, 70, 128}, 18);
     auto o2 = tensor<half>::empty("o2", {1, 1, 70, 128});
     auto lse3 = tensor<float>::empty("lse3", {1, 70});
@@ -224,10 +224,10 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
     CAPTURE(at2.kernel);
     CHECK(at2.kernel.find(t == target::sm_90 || mi200
                               ? "attention_fwd_halves_kernel"
-                              : "attention_fwd_kernel<") != std::string::npos);
+                              : "attention_fwd_bp_kernel<") != std::string::npos);
     CHECK(ends_with(at2.kernel, mi200                ? ", 128, 64, 64, false, 4>"
                                 : t == target::sm_90 ? ", 128, 128, 128, false, 8>"
-                                                     : ", 128, 128, 64, false, 8, 0>"));
+                                                     : ", 128, 128, 64, false, 8, true>"));
     CHECK(at2.programs == (mi200 ? 2 : 1));
     // Its backward: dK/dV (k q^T) 64 query rows x 128 keys on 8 warps on sm_90 and dQ 128x64 on 8;
     // 64x64 on 4 waves on AMD, dQ in halves of D there (variant 2), and on gfx942 dK/dV too

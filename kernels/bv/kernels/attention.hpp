@@ -137,9 +137,8 @@ BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k
 // (boundary_check(0)). On sm_90a, launched with stages, each is a ring whose next key blocks are
 // in flight while this one is worked on, read in place by wgmma (q and p from registers), where
 // the pointer loads of variants 0 and 1 make each step wait for its k. On AMD a block-pointer load
-// is a masked load with more registers than a pointer load (gfx942 at D = 64: 126 VGPRs to 141, 4
-// waves a SIMD to 3), so AMD's rows take variant 0, except at D = 128 where variant 4's halves of D
-// halve the LDS (attention_fwd_configs).
+// of a block is a masked load with more registers than a pointer load (gfx942 at D = 64: 126 VGPRs
+// to 141, 4 waves a SIMD to 3); variant 3's streams do better there (below).
 // QTile (variant 3): q through a block pointer too, o in an accumulator() for dots of T, and the
 // key loop a for_range over k's and v's tiles as streams (on sm_90a a TMA pipeline with the next
 // key block's copies in flight during this one's work: gpu_backend/bv/gpu/tile_loop.hpp). On
@@ -148,7 +147,10 @@ BV_KERNEL void attention_fwd_kernel(program<W> p, ptr<const T> q, ptr<const T> k
 // in the tensor cores' order (gpu_backend/bv/gpu/accumulator.hpp), so k's and v's images keep
 // their columns in natural order and go by the TMA or 16-byte copies (variant 2's, with q in
 // registers, permute column pairs: 4-byte copies). Elsewhere q's block pointer is a masked load
-// and o a block of zeros.
+// and o a block of zeros. On AMD the 16-bit streams load 16-byte runs in a map of their own with
+// no copies (gpu/wide_tile.hpp), the next step's during this one's dots, and the dots stage them
+// into LDS from those registers: gfx942's 8-wave rows take it, whose 64-key k and v blocks variant
+// 0 loaded twice (the waves' 4 x 2 grid covers 128 rows).
 template <class T, int D, int BM, int BN, bool CAUSAL, int W = 4, bool QTile = false>
 BV_KERNEL void attention_fwd_bp_kernel(program<W> p, ptr<const T> q, ptr<const T> k, ptr<const T> v,
                                        ptr<T> o, ptr<float> lse, int s, float scale) {
@@ -908,22 +910,24 @@ struct attention_bwd_dq_variant<T, D, BM, BN, CAUSAL, W, 3>
 // 2, and 0.4366 to 0.4402 causal against 0.4604 to 0.4665 (H200, 2026-12-05). 16-bit, D = 64,
 // gfx942 (and sm_90 before the row above): BM = 128 query rows x BN = 64 keys a step, 8 waves,
 // registers capped for 2 programs per SM (on gfx942 per CU, 4 waves a SIMD, which its 27136 bytes
-// of LDS allow too: 115 to 128 VGPRs). Measured at 4x16x4096x64 f16 on an H100
-// (docs/PERFORMANCE.md): 128x64 with 8 warps 4.59 ms against 5.91 for 64x64 with 4, and 1.55-1.58
-// ms with 2 programs per SM against 2.40 with 1 (the loop is latency-bound). D = 128 on sm_90,
-// variant 0: 128 query rows x 128 keys on 8 warps, one program an SM, 2.48 ms at 4x16x4096x128 on
-// an H200 (1.36 causal) against 2.57 (1.47) for 128x64 with registers for 2 programs, which spills
-// there, 2.96 (1.68) for 128x64 with one, and 3.10 for 64x64 on 4 (bench/gpu/attention_fwd_dev.cu
-// --tiles; q k^T by wgmma in two groups of 64 k). AMD at D = 128 (no AMD GPU to time on): the D =
-// 64 tiles, whose products take the MFMA path (a wave's part of q k^T and p v at least 32x32).
-// gfx942: 128x64 on 8 waves (152 VGPRs, 44544 bytes of LDS with q k^T staged in two slices of 64
-// k's: 2 waves a SIMD); the 32x32 tile before, on 4 waves, multiplied on the vector ALUs (a wave's
-// part 16x16, and half its waves copies). gfx90a: 64x64 on 4 waves, since hipcc's causal 128x64
-// forward keeps 104 SGPRs live across its key loop and spills 4 to 6 of them to VGPR lanes on 8
-// waves, at D = 64 as at D = 128 (D = 64 on gfx90a: 87 SGPRs, 126 VGPRs, no spills); at D = 128
-// in halves of D (variant 4: 17920 bytes and 190 to 218 VGPRs, 2 waves a SIMD, where variant 0
-// took 35328 bytes and 178 VGPRs, one wave a SIMD). Every AMD row runs with no spills under
-// clang-19 (gfx942) and hipcc (gfx90a).
+// of LDS allow too: 108 to 123 VGPRs in variant 3, whose streams read k and v from global memory
+// once where variant 0's blocks read them twice: docs/PERFORMANCE.md). Measured at 4x16x4096x64 f16
+// on an H100 (docs/PERFORMANCE.md): 128x64 with 8 warps 4.59 ms against 5.91 for 64x64 with 4,
+// and 1.55-1.58 ms with 2 programs per SM against 2.40 with 1 (the loop is latency-bound). D = 128
+// on sm_90, variant 0: 128 query rows x 128 keys on 8 warps, one program an SM, 2.48 ms at
+// 4x16x4096x128 on an H200 (1.36 causal) against 2.57 (1.47) for 128x64 with registers for 2
+// programs, which spills there, 2.96 (1.68) for 128x64 with one, and 3.10 for 64x64 on 4
+// (bench/gpu/attention_fwd_dev.cu --tiles; q k^T by wgmma in two groups of 64 k). AMD at D = 128
+// (no AMD GPU to time on): the D = 64 tiles, whose products take the MFMA path (a wave's part of
+// q k^T and p v at least 32x32).
+// gfx942: 128x64 on 8 waves, variant 3 as at D = 64 (144 to 159 VGPRs, 44544 bytes of LDS with q
+// k^T staged in two slices of 64 k's: 2 waves a SIMD); the 32x32 tile before, on 4 waves,
+// multiplied on the vector ALUs (a wave's part 16x16, and half its waves copies). gfx90a: 64x64 on
+// 4 waves, since hipcc's causal 128x64 forward keeps 104 SGPRs live across its key loop and spills
+// 4 to 6 of them to VGPR lanes on 8 waves, at D = 64 as at D = 128 (D = 64 on gfx90a: 87 SGPRs, 126
+// VGPRs, no spills); at D = 128 in halves of D (variant 4: 17920 bytes and 190 to 218 VGPRs, 2
+// waves a SIMD, where variant 0 took 35328 bytes and 178 VGPRs, one wave a SIMD). Every AMD row
+// runs with no spills under clang-19 (gfx942) and hipcc (gfx90a).
 template <int Bytes>
 struct attention_fwd_configs {
   static_assert(Bytes == 2 || Bytes == 4,
@@ -938,9 +942,9 @@ struct attention_fwd_configs<2> {
       {.targets = only(target::gfx90a), .up_to = 64,                  .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = only(target::gfx90a), .up_to = 128, .variant = 4,  .waves = 4,  .bm = 64,  .bn = 64},
       {.targets = only(target::sm_90), .up_to = 64,   .variant = 3,  .waves = 4,  .bm = 64,  .bn = 64,  .stages = 2, .min_programs = 4},
-      {                                .up_to = 64,                  .waves = 8,  .bm = 128, .bn = 64,                .min_programs = 2},
+      {.targets = only(target::gfx942), .up_to = 64,  .variant = 3,  .waves = 8,  .bm = 128, .bn = 64,                .min_programs = 2},
       {.targets = only(target::sm_90), .up_to = 128,  .variant = 4,  .waves = 8,  .bm = 128, .bn = 128, .stages = 2, .min_programs = 1},
-      {.targets = only(target::gfx942), .up_to = 128,                 .waves = 8,  .bm = 128, .bn = 64},
+      {.targets = only(target::gfx942), .up_to = 128, .variant = 3,  .waves = 8,  .bm = 128, .bn = 64},
   };
   // clang-format on
 };
