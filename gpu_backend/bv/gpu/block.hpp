@@ -226,7 +226,7 @@ struct basic_block<T, shape<N>, W> {
   // element is written by one thread: from f (its owner in the flat map), or for a lazy block
   // from c (its owner in an N x 1 block's map), the only registers that hold it.
   BV_DI const T* through_lds() const {
-    T* s = gpu::prim::lds<T, N, 5>();
+    T* s = gpu::prim::lds<T, N, gpu::lds_tag::scratch_a>();
     gpu::prim::barrier();
     if (col_role && lazy) {
 #pragma unroll
@@ -509,7 +509,7 @@ BV_DI basic_block<T, shape<C, R>, W> transpose(const basic_block<T, shape<R, C>,
   using X = basic_block<T, shape<R, C>, W>;
   using O = basic_block<T, shape<C, R>, W>;
   constexpr int ld = C + 1;  // odd stride: the transposed reads spread over the banks
-  T* s = gpu::prim::lds<T, R * ld, 6>();
+  T* s = gpu::prim::lds<T, R * ld, gpu::lds_tag::scratch_b>();
   gpu::prim::barrier();
 #pragma unroll
   for (int ri = 0; ri < X::NR; ++ri)

@@ -623,8 +623,8 @@ template <class A, int M, int K, int N, int W>
 BV_DI void wg_dot_trans_a(const basic_block<A, shape<K, M>, W>& x,
                           const basic_block<A, shape<K, N>, W>& b,
                           basic_block<float, shape<M, N>, W>& acc) {
-  A* Xs = gpu::prim::lds<A, K*(M + lds_pad<A>), 13>();
-  A* Bs = gpu::prim::lds<A, K * N, 11, 1024>();
+  A* Xs = gpu::prim::lds<A, K*(M + lds_pad<A>), gpu::lds_tag::wg_trans_x>();
+  A* Bs = gpu::prim::lds<A, K * N, gpu::lds_tag::wg_trans_b, 1024>();
   gpu::prim::barrier();
   stage_rows(Xs, x);
   stage_mma_as(Bs, b, [](int r, int c) { return wg_img<K, N>(mma_order(r), c); });
@@ -808,8 +808,8 @@ BV_DI void dot_lds(const SA& sa, const SB& sb, basic_block<C, shape<M, N>, W>& a
                          ? layout::dot_k_slice(sizeof(A), K, SA::k_span, SB::k_span)
                          : K;
   constexpr int lda = KS + lds_pad<A>, ldb = KS + lds_pad<B>;
-  A* As = gpu::prim::lds<A, M * lda, 3>();
-  B* Bs = gpu::prim::lds<B, N * ldb, 4>();
+  A* As = gpu::prim::lds<A, M * lda, gpu::lds_tag::dot_a>();
+  B* Bs = gpu::prim::lds<B, N * ldb, gpu::lds_tag::dot_b>();
   dot_lds_slices<A, B, C, M, K, N, W, KS, 0>(sa, sb, acc, staged, As, Bs);
 }
 
@@ -839,8 +839,8 @@ BV_DI void dot_lds_double(const SA& sa, const SB& sb, basic_block<C, shape<M, N>
   using IB = xor_image<A, K, (L::cols::tile() > 8 ? L::cols::tile() : 8)>;
   static_assert(double_image_shape<A, M, K, N, W>(),
                 "internal: dot_lds_double takes the shapes double_image_shape names");
-  // (Tag 20: no other op may share the images, or the one barrier would not cover its reads.)
-  A* images = gpu::prim::lds<A, 2 * (M + N) * K, 20>();
+  // (A tag of its own: no other op may write the images, or one barrier would not cover its reads.)
+  A* images = gpu::prim::lds<A, 2 * (M + N) * K, gpu::lds_tag::double_images>();
 #ifdef BV_EMU_MUTATION_ONE_IMAGE
   // (Test hook: the mutation tests stage every dot into one image behind one barrier; the
   // emulator must catch a wave overwriting the image another wave still reads.)
@@ -889,8 +889,8 @@ BV_DI void dot_simt(const basic_block<A, shape<M, K>, W>& a,
   constexpr int VN =
       runs && N % 4 == 0 && basic_block<B, shape<K, N>, W>::NC % 4 == 0 && O::NC % 4 == 0 ? 4 : 1;
   constexpr int lda = K + 4, ldb = N + 4;
-  A* As = gpu::prim::lds<A, M * lda, 5>();
-  B* Bs = gpu::prim::lds<B, K * ldb, 6>();
+  A* As = gpu::prim::lds<A, M * lda, gpu::lds_tag::scratch_a>();
+  B* Bs = gpu::prim::lds<B, K * ldb, gpu::lds_tag::scratch_b>();
   gpu::prim::barrier();
   stage_padded<VK>(As, lda, a);
   stage_padded<VN>(Bs, ldb, b);

@@ -585,7 +585,7 @@ BV_DI T atomic_one(rmw op, T* a, T v) {
 // Broadcast a value thread 0 computed to every thread of the program.
 template <class T>
 BV_DI T from_thread0(T x) {
-  T* slot = gpu::prim::lds<T, 1, 7>();
+  T* slot = gpu::prim::lds<T, 1, gpu::lds_tag::broadcast>();
   gpu::prim::barrier();
   if (gpu::prim::thread_id() == 0) *slot = x;
   gpu::prim::barrier();
@@ -619,7 +619,7 @@ BV_DI auto atomic_impl(rmw op, const ptr_block<T, S, W, I>& pb0, const V& value0
   if constexpr (S::rank == 1) {
     using B = basic_block<T, S, W>;
     constexpr int N = S::size;
-    T* slots = gpu::prim::lds<T, N, 8>();
+    T* slots = gpu::prim::lds<T, N, gpu::lds_tag::atomic_old>();
     gpu::prim::barrier();
 #pragma unroll
     for (int i = 0; i < B::NF; ++i) {
@@ -640,7 +640,7 @@ BV_DI auto atomic_impl(rmw op, const ptr_block<T, S, W, I>& pb0, const V& value0
     using B = basic_block<T, S, W>;
     constexpr int R = S::rows, C = S::cols;
     constexpr bool replicas = has_replicas<S, W>();
-    T* slots = gpu::prim::lds<T, (replicas ? R * C : 1), 8>();
+    T* slots = gpu::prim::lds<T, (replicas ? R * C : 1), gpu::lds_tag::atomic_old>();
     if constexpr (replicas) gpu::prim::barrier();
 #pragma unroll
     for (int ri = 0; ri < B::NR; ++ri)

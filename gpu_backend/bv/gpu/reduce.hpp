@@ -104,7 +104,7 @@ template <class A, class Op, int W>
 BV_DI A program_fold(A a, Op op) {
   a = wave_fold<1, gpu::prim::wave_size>(a, op);
   if constexpr (W > 1) {
-    A* s = gpu::prim::lds<A, W, 1>();
+    A* s = gpu::prim::lds<A, W, gpu::lds_tag::program_fold>();
     gpu::prim::barrier();
     if (gpu::prim::lane_id() == 0) s[gpu::prim::wave_id()] = a;
 #ifndef BV_EMU_MUTATION_BARRIER
@@ -217,7 +217,7 @@ BV_DI auto reduce_axis(const basic_block<T, shape<R, C>, W>& x, A init, Op op, F
     return out;
   }
   // waves along the reduced dimension meet in LDS: s[wave coordinate][kept index]
-  A* s = gpu::prim::lds<A, WX * K, 2>();
+  A* s = gpu::prim::lds<A, WX * K, gpu::lds_tag::axis_fold>();
   gpu::prim::barrier();
   const int lx = Axis == 1 ? L::lane_col(lane) : L::lane_row(lane);
   const int wx = Axis == 1 ? L::wave_col(wave) : L::wave_row(wave);

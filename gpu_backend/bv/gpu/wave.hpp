@@ -8,6 +8,7 @@
 
 #include "bv/gpu/half.hpp"
 #include "bv/gpu/hip_compat.hpp"
+#include "bv/gpu/lds_tag.hpp"
 
 #define BV_DI __device__ __forceinline__
 
@@ -156,7 +157,8 @@ BV_DI void device_fence() {
 }
 
 // A static LDS buffer of N elements of T. Every (T, N, Tag) names one buffer per kernel; an op
-// that uses one brackets its use with barriers, so ops that share a buffer never overlap.
+// that uses one brackets its use with barriers, so ops that share a buffer never overlap. The
+// lowering's tags, and when an op needs one of its own: lds_tag.hpp.
 template <class T, int N, int Tag = 0, int Align = 16>
 BV_DI T* lds() {
 #if BV_AMD_EMU
