@@ -813,15 +813,19 @@ BV_DI void dot_lds(const SA& sa, const SB& sb, basic_block<C, shape<M, N>, W>& a
   dot_lds_slices<A, B, C, M, K, N, W, KS, 0>(sa, sb, acc, staged, As, Bs);
 }
 
+// b's image keys its rows in runs of the accumulator's column tile (at least 8 rows).
+template <int M, int N, int W>
+inline constexpr int b_image_run = gpu::layout2d<M, N, W>::cols::tile() > 8
+                                       ? gpu::layout2d<M, N, W>::cols::tile()
+                                       : 8;
 // The products dot_lds_double stages, A 16-bit: K steps of 32 or 64 k's, and an accumulator
 // layout whose row registers (rows::tile() apart for a, 4 cols::tile() for b) leave the images'
 // keys unchanged, multiples of 16 rows and of two runs of b's rows.
 template <class A, int M, int K, int N, int W>
 constexpr bool double_image_shape() {
   using L = gpu::layout2d<M, N, W>;
-  constexpr int G = L::cols::tile() > 8 ? L::cols::tile() : 8;  // xor_image's run for b
   return sizeof(A) == 2 && (K == 32 || K == 64) && M % 16 == 0 && L::rows::tile() % 16 == 0 &&
-         (4 * L::cols::tile()) % (2 * G) == 0;
+         (4 * L::cols::tile()) % (2 * b_image_run<M, N, W>) == 0;
 }
 // acc += a @ b through two LDS images of both operands taken in turn (n: the dots the loop has
 // staged before this one), for a loop's streamed tiles (for_range<2>): a dot stages its operands
@@ -834,9 +838,8 @@ constexpr bool double_image_shape() {
 template <class A, class C, int M, int K, int N, int W, class SA, class SB, class Staged>
 BV_DI void dot_lds_double(const SA& sa, const SB& sb, basic_block<C, shape<M, N>, W>& acc,
                           Staged staged, int n) {
-  using L = gpu::layout2d<M, N, W>;
   using IA = xor_image<A, K, 8>;
-  using IB = xor_image<A, K, (L::cols::tile() > 8 ? L::cols::tile() : 8)>;
+  using IB = xor_image<A, K, b_image_run<M, N, W>>;
   static_assert(double_image_shape<A, M, K, N, W>(),
                 "internal: dot_lds_double takes the shapes double_image_shape names");
   // (A tag of its own: no other op may write the images, or one barrier would not cover its reads.)
