@@ -50,10 +50,11 @@ BV_KERNEL void dot_form(program<W> p, ptr<const T> a, ptr<const T> b, ptr<float>
 }
 
 // The same product with the operands as tiles of a for_range over block pointers along K (the
-// AMD loop's streams: 16 bytes a lane where wide_map fits the tile, staged into the dot's images
-// from those registers): Form 4 a @ b, 5 a @ trans(x) with x the tile of bt = b^T [N, K], 6
-// trans(x) @ b with x the tile of at = a^T [K, M], 7 trans(x) @ trans(y), and 8 a @ b with b read
-// as a block (.to(): the tile's get(), a load of its own) rather than staged from its registers.
+// AMD loop's streams: wide_map where it fits the tile and gains on the block layout, staged into
+// the dot's images from those registers): Form 4 a @ b, 5 a @ trans(x) with x the tile of bt = b^T
+// [N, K], 6 trans(x) @ b with x the tile of at = a^T [K, M], 7 trans(x) @ trans(y), and 8 a @ b
+// with b read as a block (.to(): the tile's get(), a load of its own) rather than staged from its
+// registers.
 template <class T, int BM, int BK, int BN, int W, int Form>
 BV_KERNEL void dot_stream_form(program<W> p, ptr<const T> a, ptr<const T> at, ptr<const T> b,
                                ptr<const T> bt, ptr<float> c, int M, int N, int K) {
@@ -214,8 +215,12 @@ TEST_CASE("emulator: dot of for_range's streamed tiles, every operand form, slic
   // multiple of 8) and not (K odd: element by element).
   every_stream_form<half, 128, 64, 128, 8>(130, 200, 192, 64, rng);
   every_stream_form<bfloat16, 128, 64, 128, 8>(128, 128, 141, 64, rng);
-  // f32: 4 elements a run, slices of 32.
+  // f32: 4 elements a run, slices of 32; 64 x 64 tiles have no copies in the block layout and
+  // stream as blocks.
   every_stream_form<float, 64, 64, 64, 4>(33, 64, 150, 32, rng);
+  // The f32 matmul's tiles: a 32-row tile, which the block layout of 4 waves holds twice, takes
+  // the wide map (b, and a^T), the 64 x 32 ones stay blocks.
+  every_stream_form<float, 64, 32, 64, 4>(70, 61, 97, 32, rng);
   // Tiles too small for the wide map (16 rows on 32 lanes; 16 columns where a pass of the waves
   // covers 32): streamed as their blocks, alone and beside a wide one.
   every_stream_form<half, 16, 64, 16, 4>(21, 13, 130, 64, rng);

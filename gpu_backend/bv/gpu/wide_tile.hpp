@@ -1,23 +1,27 @@
-// A streamed 16-bit tile on AMD as global memory serves it best: 16 bytes a lane
-// (global_load_dwordx4), in a map of its own, rather than in the block layout (4 contiguous
-// columns a lane, 8 bytes; and the waves' 2-D grid made a tile with fewer rows than its pass hold
-// copies: the 16-bit matmul's 64 x 256 b tile was loaded twice over). A for_range over tile
+// A streamed tile on AMD as global memory serves it best: 16 bytes a lane (global_load_dwordx4),
+// each element once, in a map of its own, rather than in the block layout (4 contiguous columns a
+// lane, 8 bytes of a 16-bit tile; and the waves' 2-D grid made a tile with fewer rows than its pass
+// hold copies: the 16-bit matmul's 64 x 256 b tile was loaded twice over). A for_range over tile
 // streams (tile_loop.hpp) loads its tiles so where the map fits them; a dot stages them into its
 // LDS images straight from these registers (the matmul's and the attention loops' tiles have no
 // other reader), and anything else reads the tile again from global memory as a block (get():
-// correct, and a cost only a body that uses a streamed tile outside dot pays). f32 tiles keep
-// the block layout: their loads are 16 bytes a lane there already.
+// correct, and a cost only a body that uses a streamed tile outside dot pays). A 4-byte tile's
+// block loads are 16 bytes a lane already, so it takes the map only where the block layout holds
+// copies of it (a tile with fewer rows than the waves' pass covers: the f32 matmul's 32 x 64 b tile
+// on 4 waves was loaded twice); elsewhere it keeps the block (on the map, gfx942's f32 attention in
+// halves of D, at its SGPR limit, spilled for no fewer bytes).
 //
 // The map, a function of (wave, lane, run g, element e) as the block layout's is of (wave, lane,
-// register): 32 lanes down the rows and 2 across, V = 8 contiguous columns a lane, the waves WR
-// down x WC across with WR as large as the rows allow (no copies: every element has one lane),
-// repeated over runs across the columns, then down the rows:
+// register): 32 lanes down the rows and 2 across, V contiguous columns a lane (16 bytes: 8 16-bit
+// elements, 4 f32), the waves WR down x WC across with WR as large as the rows allow (no copies:
+// every element has one lane), repeated over runs across the columns, then down the rows:
 //   row = (g / CG) * 32 WR + (wave / WC) * 32 + lane % 32
 //   col = (g % CG) * 2 V WC + (wave % WC) * 2 V + (lane / 32) * V + e
 // 32 lanes down the rows keep dot's B image stores ([N][K], a lane's V columns to V image rows)
 // free of bank conflicts: a store's 64 lanes write 32 consecutive k's in two rows V apart, 16 banks
-// each. (8 lanes along each 128-byte row would have put all 64 lanes of a store on 2 banks.) An A
-// image store writes a lane's run, in pieces as wide as the image's padded rows keep aligned.
+// each in 16-bit (in f32 each row's 32 lanes are a phase of their own, on 32 banks). (8 lanes along
+// each 128-byte row would have put all 64 lanes of a store on 2 banks.) An A image store writes a
+// lane's run, in pieces as wide as the image's padded rows keep aligned.
 #pragma once
 #include "bv/gpu/block_ptr.hpp"
 
@@ -40,8 +44,8 @@ struct wide_map {
   static constexpr int RG = R / (lanes0 * WR), CG = C / span1;
   static constexpr int G = RG * CG;  // a lane's runs
   // Tiles it takes: whole runs of every lane, no copies (W a power of two, as every launch's).
-  static constexpr bool fits = sizeof(T) == 2 && (W & (W - 1)) == 0 && R % (lanes0 * WR) == 0 &&
-                               C % span1 == 0 && RG >= 1 && CG >= 1;
+  static constexpr bool fits = (sizeof(T) == 2 || sizeof(T) == 4) && (W & (W - 1)) == 0 &&
+                               R % (lanes0 * WR) == 0 && C % span1 == 0 && RG >= 1 && CG >= 1;
   BV_DI static int row(int g) {
     return (g / CG) * lanes0 * WR + (gpu::prim::wave_id() / WC) * lanes0 +
            gpu::prim::lane_id() % lanes0;
@@ -74,11 +78,15 @@ inline constexpr bool is_wide_tile = false;
 template <class BP>
 inline constexpr bool is_wide_tile<wide_tile<BP>> = true;
 
-// Whether a stream of BP loads wide_tiles (AMD, a tile the map fits).
+// Whether a stream of BP loads wide_tiles (AMD): the map fits the tile and gains on the block
+// layout, with wider runs (16-bit) or without the block's copies.
 template <class BP>
 constexpr bool wide_stream() {
   using T = std::remove_const_t<typename BP::element_type>;
-  return wide_map<T, BP::shape_type::rows, BP::shape_type::cols, BP::waves>::fits;
+  constexpr int R = BP::shape_type::rows, C = BP::shape_type::cols, W = BP::waves;
+  constexpr bool gains =
+      gpu::tile2d::spt1 * int{sizeof(T)} < 16 || gpu::layout2d<R, C, W>::map().replication() > 1;
+  return wide_map<T, R, C, W>::fits && gains;
 }
 
 // load(bp, bc) in wide_map's order: each run one vector access where it lies whole inside the
@@ -114,7 +122,9 @@ BV_DI wide_tile<BP> wide_load(const BP& bp, boundary_check bc) {
     // inside the vector path, waiting for each load right after it. (Words, not an array through
     // memcpy: hipcc kept such an array in scratch.)
     const T* base = static_cast<const T*>(bp.base);
-    uint32_t w[V / 2];
+    using U = std::conditional_t<sizeof(T) == 2, uint16_t, uint32_t>;
+    constexpr int per = 4 / int{sizeof(T)};  // elements a word
+    uint32_t w[4];
     if (vector_ok<V, true>(base, off, m)) {
       const raw_vec<16> raw = *reinterpret_cast<const raw_vec<16>*>(base + off[0]);
       w[0] = raw.x;
@@ -124,16 +134,20 @@ BV_DI wide_tile<BP> wide_load(const BP& bp, boundary_check bc) {
     } else {
       lane_base(base);
 #pragma unroll
-      for (int j = 0; j < V / 2; ++j) {
-        const T lo = m[2 * j] ? base[off[2 * j]] : T{};
-        const T hi = m[2 * j + 1] ? base[off[2 * j + 1]] : T{};
-        w[j] = uint32_t{__builtin_bit_cast(uint16_t, lo)} |
-               (uint32_t{__builtin_bit_cast(uint16_t, hi)} << 16);
+      for (int j = 0; j < 4; ++j) {
+        w[j] = 0;
+#pragma unroll
+        for (int h = 0; h < per; ++h) {
+          const int e = j * per + h;
+          const T x = m[e] ? base[off[e]] : T{};
+          w[j] |= uint32_t{__builtin_bit_cast(U, x)} << (32 / per * h);
+        }
       }
     }
 #pragma unroll
     for (int j = 0; j < V; ++j)
-      out.v[g * V + j] = __builtin_bit_cast(T, static_cast<uint16_t>(w[j / 2] >> (16 * (j % 2))));
+      out.v[g * V + j] =
+          __builtin_bit_cast(T, static_cast<U>(w[j / per] >> (32 / per * (j % per))));
   }
   return out;
 }
