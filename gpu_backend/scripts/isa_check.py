@@ -123,8 +123,8 @@ def parse(path):
             current = kernels.setdefault(m.group(1), {})
             current.setdefault("mfma", 0)
             current.setdefault("mfma_ops", set())
-            # The products' kernels keep their assembly, whose loops loop_barriers reads.
-            current["keep"] = re.search(r"matmul_kernel|attention_fwd", m.group(1)) is not None
+            # The kernels whose loops the report reads keep their assembly (loop_barriers).
+            current["keep"] = names_kernel(m.group(1), LOOP_KERNELS)
             continue
         if line.startswith(".Lfunc_end"):
             current = None
@@ -200,6 +200,14 @@ def matmul_tile(label):
 # The attention forward's kernels (whole D by pointers or block pointers, and D in halves), whose
 # MFMA table the report lists.
 ATTENTION_FWD = ("attention_fwd_kernel<", "attention_fwd_bp_kernel<", "attention_fwd_halves_kernel<")
+# The kernels whose loops the report reads (loop_barriers), as label prefixes.
+LOOP_KERNELS = ("matmul_kernel<",) + ATTENTION_FWD
+
+
+def names_kernel(mangled, prefixes):
+    """Whether a mangled name is an instance of one of the kernel templates that label prefixes
+    ("name<") name: it holds the name as the Itanium ABI encodes a template's, <length><name>I."""
+    return any(f"{len(p) - 1}{p[:-1]}I" in mangled for p in prefixes)
 
 
 def attention_tile(label):
