@@ -188,6 +188,8 @@ def matmul_tile(label):
             return a[0], int(a[2]), int(a[3]), int(a[4]), int(a[6])
         if label.startswith("matmul_bias_act_kernel<") and len(a) == 8:
             return a[0], int(a[3]), int(a[4]), int(a[5]), int(a[7])
+        if label.startswith("matmul_bias_act_bp_kernel<") and len(a) == 9:  # (9: stages)
+            return a[0], int(a[3]), int(a[4]), int(a[5]), int(a[7])
         if label.startswith("matmul_splitk_kernel<") and len(a) == 5:
             return a[0], int(a[1]), int(a[2]), int(a[3]), int(a[4])
         if label.startswith("conv2d_kernel<") and len(a) == 5:  # an implicit GEMM

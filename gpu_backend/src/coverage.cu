@@ -195,13 +195,10 @@ void all() {
     });
   });
   amd_rows<matmul_bias_act_configs>([](auto c) {
-    constexpr launch_config k = decltype(c)::value;
     each_dtype([](auto t) {
       using T = decltype(t);
       [](auto... e) {
-        (emit<matmul_bias_act_kernel<T, T, decltype(e)::value, k.bm, k.bn, k.bk, k.group_m,
-                                     k.waves>>(),
-         ...);
+        (emit<matmul_bias_act_for<T, T, decltype(e)::value, decltype(c)::value>>(), ...);
       }(std::integral_constant<epilogue, epilogue::none>{},
         std::integral_constant<epilogue, epilogue::relu>{},
         std::integral_constant<epilogue, epilogue::silu>{},

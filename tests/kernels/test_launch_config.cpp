@@ -12,6 +12,7 @@
 #include "bv/kernels/cross_entropy.hpp"
 #include "bv/kernels/layernorm.hpp"
 #include "bv/kernels/matmul.hpp"
+#include "bv/kernels/matmul_fused.hpp"
 #include "bv/kernels/rmsnorm.hpp"
 #include "bv/kernels/softmax.hpp"
 
@@ -180,6 +181,17 @@ TEST_CASE("launch_config: the declared values, as written in the tables") {
          fb = tensor<float>::randn("fb", {40, 50}, 15);
     CHECK(ends_with(kernels::matmul(fa, fb, hc).kernel,
                     t == target::sm_90 ? ", 128, 64, 32, 8, 4, 0>" : ", 64, 64, 32, 8, 4, 3>"));
+    // The fused matmul: on AMD its block-pointer variant (a's and b's tiles streamed, 2 stages),
+    // on sm_90 the pointer loads; 64x64x32 on 4 waves on both.
+    auto bias = tensor<float>::randn("bias", {50}, 16);
+    auto mba = kernels::matmul_bias_act<kernels::epilogue::gelu_tanh>(fa, fb, bias, hc);
+    CHECK(mba.ok());
+    CHECK(mba.kernel.rfind(t == target::sm_90 ? "bv::kernels::matmul_bias_act_kernel<"
+                                              : "bv::kernels::matmul_bias_act_bp_kernel<",
+                           0) == 0);
+    CHECK(ends_with(mba.kernel,
+                    t == target::sm_90 ? ", 64, 64, 32, 8, 4>" : ", 64, 64, 32, 8, 4, 2>"));
+    check_ran(mba, t, 4);
 
     // attention forward at D = 64: on gfx942 128 query rows x 64 keys, 8 waves, q, k and v through
     // block pointers (variant 3: k and v stream as 16-byte runs); on sm_90 variant 3 on 64 x 64 on

@@ -55,6 +55,38 @@ BV_KERNEL void matmul_bias_act_kernel(program<W> p, ptr<const T> a, ptr<const T>
   store(c + (rm.col() * scm + rn.row() * scn), out, (rm.col() < M) & (rn.row() < N));
 }
 
+// Variant 1 (the AMD rows): a's and b's tiles streamed through block pointers, matmul_kernel's
+// K loop (on AMD 16 bytes a lane, each element once, the next step's tiles loaded during this
+// step's MFMAs, two LDS images in turn at 2 stages), then the same epilogue, and the tile stored
+// through a block pointer. Variant 0's pointer loads (Triton's tutorial) hold b's 32 x 64 tile
+// twice in the block layout of 4 waves on AMD, so each element of b was loaded twice there.
+template <class T, class O, epilogue E, int BM, int BN, int BK, int GROUP_M, int W = 4,
+          int Stages = 0>
+BV_KERNEL void matmul_bias_act_bp_kernel(program<W> p, ptr<const T> a, ptr<const T> b,
+                                         ptr<const T> bias, ptr<O> c, int M, int N, int K, int sam,
+                                         int sak, int sbk, int sbn, int scm, int scn) {
+  const tile_index t = grouped_tile(p.id(0), M, N, BM, BN, GROUP_M);
+  auto a_bp = make_block_ptr<BM, BK>(p, a, {M, K}, {sam, sak}, {t.m * BM, 0});
+  auto b_bp = make_block_ptr<BK, BN>(p, b, {K, N}, {sbk, sbn}, {0, t.n * BN});
+  auto acc = for_range<Stages>(
+      p, 0, K, BK, accumulator<float, BM, BN>(p), along(a_bp, {0, BK}, boundary_check(0, 1)),
+      along(b_bp, {BK, 0}, boundary_check(0, 1)),
+      [&](int, const auto& a, const auto& b, auto acc) { return dot(a, b, acc); });
+  auto rn = t.n * BN + arange<BN>(p);
+  auto out = detail::apply_epilogue<E>(acc + load(bias + rn, rn < N, 0.0f).to(f32).row());
+  store(make_block_ptr<BM, BN>(p, c, {M, N}, {scm, scn}, {t.m * BM, t.n * BN}), out,
+        boundary_check(0, 1));
+}
+
+// The fused matmul's kernel for launch row k, written once for every launcher.
+template <class T, class O, epilogue E, launch_config k>
+inline constexpr auto matmul_bias_act_for = [] {
+  if constexpr (k.variant == 1)
+    return &matmul_bias_act_bp_kernel<T, O, E, k.bm, k.bn, k.bk, k.group_m, k.waves, k.stages>;
+  else
+    return &matmul_bias_act_kernel<T, O, E, k.bm, k.bn, k.bk, k.group_m, k.waves>;
+}();
+
 // Not a template: GCC 12 leaves a non-dependent function template specialisation used only as a
 // `template <auto K>` argument uninstantiated (an undefined reference at link time).
 BV_KERNEL void zero_kernel(program<4> p, ptr<float> out, int n) {
@@ -89,12 +121,17 @@ BV_KERNEL void matmul_splitk_kernel(program<W> p, ptr<const T> a, ptr<const T> b
 }
 
 // Launch configurations (bv/launch_config.hpp), on every target: 64x64x32 tiles, 4 waves, GROUP_M
-// 8 for the fused epilogue (the plain matmul's AMD configuration; neither variant has been tuned
-// on a GPU yet).
+// 8 for the fused epilogue (the plain matmul's AMD configuration; neither kernel has been tuned on
+// a GPU yet). AMD takes variant 1 at 2 stages, whose streams read a and b once (the emulator's
+// global bytes: docs/PERFORMANCE.md); sm_90 keeps variant 0.
 struct matmul_bias_act_configs {
+  // clang-format off
   static constexpr launch_config table[] = {
-      {.waves = 4, .bm = 64, .bn = 64, .bk = 32, .group_m = 8},
+      // targets                 kernel         waves       BM          BN          BK         GROUP_M        stages
+      {.targets = amd_targets, .variant = 1, .waves = 4, .bm = 64, .bn = 64, .bk = 32, .group_m = 8, .stages = 2},
+      {                                       .waves = 4, .bm = 64, .bn = 64, .bk = 32, .group_m = 8},
   };
+  // clang-format on
 };
 struct matmul_splitk_configs {
   static constexpr launch_config table[] = {
@@ -114,7 +151,7 @@ launch_result matmul_bias_act(const tensor<T>& a, const tensor<T>& b, const tens
   const int M = detail::i32(a.size(0)), K = detail::i32(a.size(1)), N = detail::i32(b.size(1));
   return with_config<matmul_bias_act_configs>(M, "matmul_bias_act", [&](auto cfg) {
     constexpr launch_config k = decltype(cfg)::value;
-    return launch<matmul_bias_act_kernel<T, O, E, k.bm, k.bn, k.bk, k.group_m, k.waves>>(
+    return launch<matmul_bias_act_for<T, O, E, k>>(
         grid(cdiv(M, k.bm) * cdiv(N, k.bn)), a, b, bias, c, M, N, K, detail::i32(a.stride(0)),
         detail::i32(a.stride(1)), detail::i32(b.stride(0)), detail::i32(b.stride(1)),
         detail::i32(c.stride(0)), detail::i32(c.stride(1)));

@@ -32,8 +32,7 @@ result matmul_bias_act(const device_tensor<T>& a, const device_tensor<T>& b,
             N = static_cast<int>(b.size(1));
   return with_config<kernels::matmul_bias_act_configs>(M, "matmul_bias_act", [&](auto cfg) {
     constexpr launch_config cf = decltype(cfg)::value;
-    return launch<
-        kernels::matmul_bias_act_kernel<T, O, E, cf.bm, cf.bn, cf.bk, cf.group_m, cf.waves>>(
+    return launch<kernels::matmul_bias_act_for<T, O, E, cf>>(
         grid(cdiv(M, cf.bm) * cdiv(N, cf.bn)), a, b, bias, c, M, N, K, K, 1, N, 1, N, 1);
   });
 }
