@@ -8,6 +8,7 @@
 
 #include "bv/bv.hpp"
 #include "bv/emu/lib/matmul.hpp"
+#include "double_product.hpp"
 
 namespace prim = bv::gpu::prim;
 
@@ -70,26 +71,6 @@ TEST_CASE("emulator counters: active lanes of memory instructions") {
   CHECK(r.counts.global_write_bytes == 3 * 16 * 4);
 }
 
-namespace {
-// The largest error of c = a b (M x K by K x N, row-major) relative to 1 + |ref|, ref the product
-// in double, over every di-th row and dj-th column; a NaN (an unwritten, poisoned element) counts
-// as infinite.
-template <class A, class C>
-double worst_against_double(const std::vector<A>& av, const std::vector<A>& bv_,
-                            const std::vector<C>& cv, int M, int N, int K, int di = 1, int dj = 1) {
-  double worst = 0;
-  for (int i = 0; i < M; i += di)
-    for (int j = 0; j < N; j += dj) {
-      double ref = 0;
-      for (int k = 0; k < K; ++k)
-        ref += double(float(av[i * K + k])) * double(float(bv_[k * N + j]));
-      const double err = std::fabs(double(cv[i * N + j]) - ref) / (1 + std::fabs(ref));
-      worst = std::isnan(err) ? INFINITY : std::fmax(worst, err);
-    }
-  return worst;
-}
-}  // namespace
-
 // The 16-bit matmul in the row each AMD target declares (256x256x32 on 8 waves): every program
 // reads each element of its a and b tiles once from global memory (the 16-byte streamed tiles
 // hold no copies), stages each once into LDS, and its MFMA reads of b's image are free of bank
@@ -120,7 +101,8 @@ TEST_CASE(
     const int64_t steps = K / c.bk;
     CHECK(c.stages >= 2);
     CHECK(r.counts.barriers == tiles_m * tiles_n * (steps + 1));
-    CHECK(worst_against_double(a.values(), b.values(), out.values(), M, N, K, 7, 5) < 1e-4);
+    CHECK(emu_test::worst_against_double(a.values(), b.values(), out.values(), M, N, K, 7, 5) <
+          1e-4);
   }
   bv::emu::set_target(bv::target::gfx942);
 }
@@ -167,7 +149,7 @@ void one_against_two_images(dims d) {
   int differ = 0;
   for (size_t i = 0; i < v1.size(); ++i) differ += std::memcmp(&v1[i], &v2[i], sizeof(float)) != 0;
   CHECK(differ == 0);
-  CHECK(worst_against_double(a.values(), b.values(), v2, d.m, d.n, d.k) < 1e-4);
+  CHECK(emu_test::worst_against_double(a.values(), b.values(), v2, d.m, d.n, d.k) < 1e-4);
 }
 }  // namespace
 
