@@ -186,9 +186,8 @@ def matmul_tile(label):
     try:
         if label.startswith("matmul_kernel<") and len(a) in (7, 8):  # (8: the loop's stages)
             return a[0], int(a[2]), int(a[3]), int(a[4]), int(a[6])
-        if label.startswith("matmul_bias_act_kernel<") and len(a) == 8:
-            return a[0], int(a[3]), int(a[4]), int(a[5]), int(a[7])
-        if label.startswith("matmul_bias_act_bp_kernel<") and len(a) == 9:  # (9: stages)
+        if label.startswith(("matmul_bias_act_kernel<", "matmul_bias_act_bp_kernel<")) and \
+                len(a) in (8, 9):  # (9: the streamed variant's stages)
             return a[0], int(a[3]), int(a[4]), int(a[5]), int(a[7])
         if label.startswith("matmul_splitk_kernel<") and len(a) == 5:
             return a[0], int(a[1]), int(a[2]), int(a[3]), int(a[4])
