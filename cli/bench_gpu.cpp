@@ -1,7 +1,8 @@
 // `blockvec bench --backend gpu`: each kernel's GPU entry timed on the device (median of N after
-// warm-up, device events around each launch), at the Triton peers' shapes where a peer exists
-// (add 2^28, softmax 8192x8192 f32, matmul f16 8192^3, RMSNorm and LayerNorm f16 8192x8192,
-// attention 4x16x4096x64 f16). The benchmarks themselves live in libblockvec_gpu
+// warm-up, device events around each launch; and the mean of N launches back to back between two
+// events, the kernel's own time, as the peers time theirs), at the Triton peers' shapes where a
+// peer exists (add 2^28, softmax 8192x8192 f32, matmul f16 8192^3, RMSNorm and LayerNorm f16
+// 8192x8192, attention 4x16x4096x64 f16). The benchmarks themselves live in libblockvec_gpu
 // (gpu_backend/src/bench*.{hpp,cu}), next to the kernels they launch.
 #include <fmt/core.h>
 
@@ -74,8 +75,8 @@ int bench_gpu_command(const std::vector<std::string>& names, bool json_out, int 
   }
 
   const std::string device = gpu::describe();
-  table tab({"kernel", "dtype", "shape", "median ms", "min ms", "max ms", "TB/s", "TFLOP/s",
-             "what"});
+  table tab({"kernel", "dtype", "shape", "median ms", "min ms", "max ms", "back to back ms", "TB/s",
+             "TFLOP/s", "what"});
   nlohmann::json rows = nlohmann::json::array();
   int failed = 0;
   for (const auto& n : todo) {
@@ -87,17 +88,18 @@ int bench_gpu_command(const std::vector<std::string>& names, bool json_out, int 
     if (cooldown_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(cooldown_ms));
     gpu::bench_figure f;
     try {
-      f = gpu::bench(n, warmup, reps);
+      f = gpu::bench(n, warmup, reps, cooldown_ms);
     } catch (const std::exception& e) {
       ++failed;
-      tab.add({n, "", "", "FAILED", "", "", "", "", e.what()});
+      tab.add({n, "", "", "FAILED", "", "", "", "", "", e.what()});
       rows.push_back({{"kernel", n}, {"error", e.what()}});
       continue;
     }
     const double tbps = f.bytes > 0 ? f.bytes / (f.ms * 1e-3) / 1e12 : 0;
     const double tflops = f.flops > 0 ? f.flops / (f.ms * 1e-3) / 1e12 : 0;
-    tab.add({f.kernel, f.dtype, f.shape, fmt::format("{:.4f}", f.ms), fmt::format("{:.4f}", f.min_ms),
-             fmt::format("{:.4f}", f.max_ms), tbps > 0 ? fmt::format("{:.2f}", tbps) : "",
+    tab.add({f.kernel, f.dtype, f.shape, fmt::format("{:.4f}", f.ms),
+             fmt::format("{:.4f}", f.min_ms), fmt::format("{:.4f}", f.max_ms),
+             fmt::format("{:.4f}", f.batch_ms), tbps > 0 ? fmt::format("{:.2f}", tbps) : "",
              tflops > 0 ? fmt::format("{:.1f}", tflops) : "", f.note});
     rows.push_back({{"kernel", f.kernel},
                     {"dtype", f.dtype},
@@ -105,6 +107,7 @@ int bench_gpu_command(const std::vector<std::string>& names, bool json_out, int 
                     {"median_ms", f.ms},
                     {"min_ms", f.min_ms},
                     {"max_ms", f.max_ms},
+                    {"batch_ms", f.batch_ms},
                     {"bytes", f.bytes},
                     {"flops", f.flops},
                     {"TBps", tbps},
@@ -120,10 +123,12 @@ int bench_gpu_command(const std::vector<std::string>& names, bool json_out, int 
   } else {
     fmt::print("blockvec bench --backend gpu, {} on {}\n", utc_now(), device);
     fmt::print(
-        "median of {} launches after {} warm-up launch(es), device events around each, "
-        "each kernel after {} ms of an idle device; inputs random on the device;\nTB/s "
-        "counts each input read once and each output written once\n\n",
-        reps, warmup, cooldown_ms);
+        "median of {} launches after {} warm-up launch(es), device events around each; back to "
+        "back: the mean of {} launches between two events (the kernel's own time: the host's "
+        "launch work overlaps the launches before it), after the same pause and warm-up;\neach "
+        "kernel after {} ms of an idle device; inputs random on the device; TB/s and TFLOP/s "
+        "from the median; TB/s counts each input read once and each output written once\n\n",
+        reps, warmup, reps, cooldown_ms);
     tab.print();
     if (!missing.empty()) {
       fmt::print("\nno GPU bench (no GPU entry):");

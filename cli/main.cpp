@@ -99,7 +99,8 @@ int main(int argc, char** argv) {
   bench
       ->add_option("--backend", bench_backend,
                    "cpu (interpreter vs native C++), gpu (each kernel's GPU entry, median of "
-                   "--repeat device-timed launches, default 20) or amd-emu (the AMD lowering in "
+                   "--repeat device-timed launches, default 20, and their mean back to back) or "
+                   "amd-emu (the AMD lowering in "
                    "the emulator: its counters, and its time over the interpreter's with checks "
                    "off; best of --repeat rounds, default 2)")
       ->check(CLI::IsMember({"cpu", "gpu", "amd-emu"}));

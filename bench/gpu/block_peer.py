@@ -6,10 +6,12 @@ projection with residual, RMSNorm, SwiGLU MLP with residual), f32, forward and b
 autograd, written the way an eager PyTorch model writes it (the workshop's baseline). Needs python3
 with torch and a CUDA GPU.
 
-    python3 bench/gpu/block_peer.py      (prints JSON: median seconds of forward + backward)
+    python3 bench/gpu/block_peer.py      (prints JSON: seconds of forward + backward)
 
-Timing: the median of 20 passes after 3 warm-ups, each between two CUDA events, as blockvec's
-device bench times its own (bench/gpu/run_device.sh prints the two side by side).
+Timing: `torch_eager`, the median of 20 passes after 3 warm-ups, each between two CUDA events, as
+blockvec's device bench times its own; `torch_eager_batch`, the mean of 20 passes issued back to
+back between two events, as its back-to-back figure (bench/gpu/run_device.sh prints them side by
+side).
 """
 import json
 import math
@@ -20,7 +22,7 @@ try:
 except Exception as e:  # no peer on this machine: say so, as JSON, and fail
     print(json.dumps(dict(error="python3 cannot import torch (%s)" % e)))
     sys.exit(1)
-from gpu_timing import median_time
+from gpu_timing import batch_time, median_time
 
 HEAD_DIM = 64
 # (name, seq, heads, ffn): the rows blockvec's device bench registers (host_api_block.cu).
@@ -78,7 +80,7 @@ def time_block(seq, heads, ffn, dev):
         out = block(x, w, cos, sin, heads, ffn)
         out.backward(dout)
 
-    return median_time(step, reps=20, warmup=3)
+    return median_time(step, reps=20, warmup=3), batch_time(step, reps=20, warmup=3)
 
 
 def main():
@@ -88,8 +90,9 @@ def main():
     dev = "cuda"
     res = {}
     for name, seq, heads, ffn in SIZES:
-        res[name] = dict(seq=seq, heads=heads, ffn=ffn, head_dim=HEAD_DIM,
-                         torch_eager=time_block(seq, heads, ffn, dev))
+        single, batch = time_block(seq, heads, ffn, dev)
+        res[name] = dict(seq=seq, heads=heads, ffn=ffn, head_dim=HEAD_DIM, torch_eager=single,
+                         torch_eager_batch=batch)
     print(json.dumps(dict(device=torch.cuda.get_device_name(), torch=torch.__version__,
                           tf32=torch.backends.cuda.matmul.allow_tf32, results=res), indent=1))
 

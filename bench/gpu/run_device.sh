@@ -24,7 +24,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm 
 python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)' 2>&1
 if has bench && [ -x "$C/blockvec" ]; then
   echo "== blockvec bench --backend gpu ${BV_BENCH_ARGS:---variants}"
-  timeout 120 "$C/blockvec" bench --backend gpu ${BV_BENCH_ARGS:---variants} --json > "$O/cli_bench.json"
+  timeout 300 "$C/blockvec" bench --backend gpu ${BV_BENCH_ARGS:---variants} --json > "$O/cli_bench.json"
   echo "cli bench rc=$?"
 fi
 if has lnpeer; then
@@ -66,21 +66,40 @@ cli, peer, ln = load("cli_bench.json"), load("peer.json"), load("ln_peer.json")
 blk = load("block_peer.json")
 abw = load("attn_bwd_peer.json")
 if cli:
-    print("blockvec bench --backend gpu: %s, %s, median of %d after %d warm-up" % (cli["date"], cli["device"], cli["reps"], cli["warmup"]))
+    print("blockvec bench --backend gpu: %s, %s, median of %d after %d warm-up, and back to back" % (cli["date"], cli["device"], cli["reps"], cli["warmup"]))
     for r in cli["results"]:
         if "error" in r: print("  %-28s FAILED %s" % (r["kernel"], r["error"])); continue
-        print("  %-28s %-4s %-16s %9.4f ms  [%.4f, %.4f]  %6s TB/s %7s TFLOP/s  %s" % (
+        print("  %-28s %-4s %-16s %9.4f ms  [%.4f, %.4f]  back to back %s  %6s TB/s %7s TFLOP/s  %s" % (
             r["kernel"], r["dtype"], r["shape"], r["median_ms"], r["min_ms"], r["max_ms"],
+            "%.4f ms" % r["batch_ms"] if r.get("batch_ms") else "-",
             "%.2f" % r["TBps"] if r["TBps"] else "", "%.1f" % r["TFLOPs"] if r["TFLOPs"] else "", r["note"]))
-    ours = {r["kernel"]: r["median_ms"] * 1e-3 for r in cli["results"] if "error" not in r}
-    print("side by side (ratio = Triton time / ours; > 1: ours faster; Triton: back to back, then single):")
+    ok = [r for r in cli["results"] if "error" not in r]
+    single = {r["kernel"]: r["median_ms"] * 1e-3 for r in ok}
+    # Ours back to back where the binary measures it (the kernel's own time, as the peers' "back
+    # to back" figures are), else the single launches' median.
+    ours = {r["kernel"]: (r.get("batch_ms") or r["median_ms"]) * 1e-3 for r in ok}
+    print("side by side (ratio = peer's time / ours; > 1: ours faster; both back to back, the kernels' own times; "
+          "then ours by single launches against the same peer figure):")
     def side(name, k, theirs, torch=None, extra=""):
         if k in ours and theirs:
-            print("  %-26s ours %.4f ms  triton %.4f ms  ratio %.2f%s%s" % (name, ours[k] * 1e3, theirs * 1e3, theirs / ours[k],
+            print("  %-26s ours %.4f ms  triton %.4f ms  ratio %.2f  (ours single %.4f ms, ratio %.2f)%s%s" % (
+                  name, ours[k] * 1e3, theirs * 1e3, theirs / ours[k], single[k] * 1e3, theirs / single[k],
                   "  torch %.4f ms" % (torch * 1e3) if torch else "", extra))
     if peer:
         p = peer["results"]
-        if "copy_ceiling_TBps" in p: print("  peer copy ceiling %.2f TB/s" % p["copy_ceiling_TBps"])
+        if "copy_ceiling_TBps" in p:
+            print("  peer copy ceiling %.2f TB/s (single copies), %s" % (p["copy_ceiling_TBps"],
+                  "%.2f TB/s back to back" % p["copy_ceiling_batch_TBps"] if "copy_ceiling_batch_TBps" in p else "back to back not measured"))
+            # Shares of the ceiling: ours back to back over the copy back to back, and ours single
+            # over the copy single (each side's figures taken the same way).
+            for r in ok:
+                if r["bytes"] and not r["flops"] and r["kernel"] in ("add", "softmax", "rmsnorm", "layernorm"):
+                    line = "    %-12s share of copy: single %.1f%%" % (r["kernel"], 100 * r["TBps"] / p["copy_ceiling_TBps"])
+                    if r.get("batch_ms") and "copy_ceiling_batch_TBps" in p:
+                        line += ", back to back %.1f%% (%.2f TB/s)" % (
+                            100 * r["bytes"] / (r["batch_ms"] * 1e-3) / 1e12 / p["copy_ceiling_batch_TBps"],
+                            r["bytes"] / (r["batch_ms"] * 1e-3) / 1e12)
+                    print(line)
         # Triton's kernel time (back to back, events) makes the ratio; its single launches (events,
         # as ours: a Python launch delays the kernel inside them, and a long compute-bound kernel
         # runs at a higher clock alone than back to back) give the second ratio; the host clock
@@ -88,8 +107,8 @@ if cli:
         def vs_triton(name, k, r, torch):
             extra = ""
             if "triton_single" in r and k in ours:
-                extra = "  (triton single %.4f ms, ratio %.2f; host clock %.4f ms)" % (
-                    r["triton_single"] * 1e3, r["triton_single"] / ours[k], r["triton_host"] * 1e3)
+                extra = "  (triton single %.4f ms, ratio to ours single %.2f; host clock %.4f ms)" % (
+                    r["triton_single"] * 1e3, r["triton_single"] / single[k], r["triton_host"] * 1e3)
             if "triton_tuned" in r and k in ours:
                 extra += "  (triton on its best tile %s: %.4f ms, ratio %.2f)" % (
                     r["tuned_config"], r["triton_tuned"] * 1e3, r["triton_tuned"] / ours[k])
@@ -110,24 +129,30 @@ if cli:
         for k, a in abw["results"].items():
             extra = ""
             if k in ours:
-                extra = "  (triton single %.4f ms, ratio %.2f)" % (a["triton_single"] * 1e3, a["triton_single"] / ours[k])
+                extra = "  (triton single %.4f ms, ratio to ours single %.2f)" % (a["triton_single"] * 1e3, a["triton_single"] / single[k])
             side("attention bwd (tutorial)" + k[len("attention_bwd"):], k, a["triton"], None, extra)
     elif abw:
         print("  attention backward peer failed: %s" % abw.get("error"))
     if blk and "results" in blk:
-        print("decoder block, forward + backward, f32 (ratio = PyTorch eager time / ours):")
+        print("decoder block, forward + backward, f32 (ratio = PyTorch eager time / ours; single passes, then back to back):")
         for k, b in blk["results"].items():
             if k in ours:
-                print("  %-28s seq %d hidden %d ffn %d  ours %.3f ms  torch eager %.3f ms  ratio %.2f" % (
-                    k, b["seq"], b["heads"] * b["head_dim"], b["ffn"], ours[k] * 1e3,
-                    b["torch_eager"] * 1e3, b["torch_eager"] / ours[k]))
+                line = "  %-28s seq %d hidden %d ffn %d  ours %.3f ms  torch eager %.3f ms  ratio %.2f" % (
+                    k, b["seq"], b["heads"] * b["head_dim"], b["ffn"], single[k] * 1e3,
+                    b["torch_eager"] * 1e3, b["torch_eager"] / single[k])
+                if "torch_eager_batch" in b:
+                    line += ";  back to back: ours %.3f ms  torch eager %.3f ms  ratio %.2f" % (
+                        ours[k] * 1e3, b["torch_eager_batch"] * 1e3, b["torch_eager_batch"] / ours[k])
+                print(line)
     if ln:
         l = ln["layernorm"]
         if "layernorm" in ours:
+            if "triton_batch" in l:
+                side("layernorm", "layernorm", l["triton_batch"], l.get("torch_batch"), "  (peer: back to back)")
             side("layernorm", "layernorm", l["triton"], l["torch"], "  (peer: host clock)")
             if "triton_events" in l:
                 side("layernorm", "layernorm", l["triton_events"], l.get("torch_events"),
-                     "  (peer: events, as ours)")
+                     "  (peer: single launches, events)")
 PY
 }
 summary

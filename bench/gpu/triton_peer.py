@@ -17,7 +17,9 @@ CUDA events, after 3 warm-up calls (Python's launch, 15 to 25 us a call, overlap
 before it, so this is the kernel's own time); `triton_single`: the median of 20 single calls
 between two events, as `blockvec bench --backend gpu` times ours (a single Python launch delays
 the kernel inside the events); `triton_host`: the median by the host clock around a call and a
-synchronize. torch: single calls between events. bench/gpu/run_device.sh prints these beside ours.
+synchronize. torch: single calls between events. The copy ceiling: `copy_ceiling_TBps` from single
+copies between events (a Python launch inside them), `copy_ceiling_batch_TBps` from copies back
+to back (the copy kernel's own time). bench/gpu/run_device.sh prints these beside ours.
 """
 import json
 import sys
@@ -289,6 +291,7 @@ def main():
     x = torch.empty(1 << 30, dtype=torch.uint8, device=dev)
     y = torch.empty_like(x)
     res["copy_ceiling_TBps"] = 2 * x.numel() / median_time(lambda: y.copy_(x)) / 1e12
+    res["copy_ceiling_batch_TBps"] = 2 * x.numel() / batch_time(lambda: y.copy_(x)) / 1e12
     print(json.dumps(dict(mode="gpu", device=torch.cuda.get_device_name(), triton=triton.__version__,
                           torch=torch.__version__, results=res), indent=1))
 

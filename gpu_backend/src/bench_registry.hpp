@@ -3,9 +3,11 @@
 // answers bv::gpu::bench_names() and bv::gpu::bench() from it (bv/gpu/host_bench.hpp).
 #pragma once
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -38,6 +40,7 @@ struct entry {
   runner run;
 };
 std::vector<entry>& entries();  // src/bench.cu
+int& pause_ms();                // src/bench.cu: bench()'s pause_ms, for median_of
 
 struct registrar {
   registrar(std::string name, runner r) { entries().push_back({std::move(name), std::move(r)}); }
@@ -58,14 +61,26 @@ device_tensor<T> random(const char* name, std::vector<int64_t> shape, uint64_t s
   return t;
 }
 
-// `warmup` untimed runs, then the median (and range) of `reps` runs, each between two events.
+// `warmup` untimed runs, then the median (and range) of `reps` runs, each between two events;
+// then, after pause_ms() of an idle device and `warmup` runs again, the mean of `reps` runs issued
+// back to back between two events (bench_figure::batch_ms), as the peers' gpu_timing.batch_time.
 template <class F>
 bench_figure median_of(bench_figure f, int warmup, int reps, F&& launch) {
-  for (int i = 0; i < warmup; ++i) launch();
-  synchronize();
+  const auto warm = [&] {
+    for (int i = 0; i < warmup; ++i) launch();
+    synchronize();
+  };
+  warm();
   std::vector<double> t;
   t.reserve(reps);
   for (int i = 0; i < reps; ++i) t.push_back(time_ms(launch));
+  synchronize();
+  if (pause_ms() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms()));
+  warm();
+  f.batch_ms = time_ms([&] {
+                 for (int i = 0; i < reps; ++i) launch();
+               }) /
+               reps;
   check(hipGetLastError(), "bench launches");
   std::sort(t.begin(), t.end());
   f.ms = t[t.size() / 2];

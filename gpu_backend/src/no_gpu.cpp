@@ -74,6 +74,6 @@ double rope_merge(dtype_id, const void*, void*, const float*, const float*, int,
   none();
 }
 std::vector<std::string> bench_names() { return {}; }
-bench_figure bench(const std::string&, int, int) { none(); }
+bench_figure bench(const std::string&, int, int, int) { none(); }
 double transformer_block(const transformer_block_io&, int) { none(); }
 }  // namespace bv::gpu
