@@ -99,7 +99,8 @@ int bench_gpu_command(const std::vector<std::string>& names, bool json_out, int 
     const double tflops = f.flops > 0 ? f.flops / (f.ms * 1e-3) / 1e12 : 0;
     tab.add({f.kernel, f.dtype, f.shape, fmt::format("{:.4f}", f.ms),
              fmt::format("{:.4f}", f.min_ms), fmt::format("{:.4f}", f.max_ms),
-             fmt::format("{:.4f}", f.batch_ms), tbps > 0 ? fmt::format("{:.2f}", tbps) : "",
+             f.batch_ms > 0 ? fmt::format("{:.4f}", f.batch_ms) : "-",
+             tbps > 0 ? fmt::format("{:.2f}", tbps) : "",
              tflops > 0 ? fmt::format("{:.1f}", tflops) : "", f.note});
     rows.push_back({{"kernel", f.kernel},
                     {"dtype", f.dtype},

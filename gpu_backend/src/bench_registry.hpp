@@ -64,6 +64,7 @@ device_tensor<T> random(const char* name, std::vector<int64_t> shape, uint64_t s
 // `warmup` untimed runs, then the median (and range) of `reps` runs, each between two events;
 // then, after pause_ms() of an idle device and `warmup` runs again, the mean of `reps` runs issued
 // back to back between two events (bench_figure::batch_ms), as the peers' gpu_timing.batch_time.
+// With reps 1 only the single launch runs (0 for batch_ms): one launch a kernel, for a profiler.
 template <class F>
 bench_figure median_of(bench_figure f, int warmup, int reps, F&& launch) {
   const auto warm = [&] {
@@ -75,12 +76,14 @@ bench_figure median_of(bench_figure f, int warmup, int reps, F&& launch) {
   t.reserve(reps);
   for (int i = 0; i < reps; ++i) t.push_back(time_ms(launch));
   synchronize();
-  if (pause_ms() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms()));
-  warm();
-  f.batch_ms = time_ms([&] {
-                 for (int i = 0; i < reps; ++i) launch();
-               }) /
-               reps;
+  if (reps > 1) {
+    if (pause_ms() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms()));
+    warm();
+    f.batch_ms = time_ms([&] {
+                   for (int i = 0; i < reps; ++i) launch();
+                 }) /
+                 reps;
+  }
   check(hipGetLastError(), "bench launches");
   std::sort(t.begin(), t.end());
   f.ms = t[t.size() / 2];
