@@ -84,9 +84,10 @@ template <class BP>
 constexpr bool wide_stream() {
   using T = std::remove_const_t<typename BP::element_type>;
   constexpr int R = BP::shape_type::rows, C = BP::shape_type::cols, W = BP::waves;
+  using M = wide_map<T, R, C, W>;
   constexpr bool gains =
-      gpu::tile2d::spt1 * int{sizeof(T)} < 16 || gpu::layout2d<R, C, W>::map().replication() > 1;
-  return wide_map<T, R, C, W>::fits && gains;
+      gpu::tile2d::spt1 < M::V || gpu::layout2d<R, C, W>::map().replication() > 1;
+  return M::fits && gains;
 }
 
 // load(bp, bc) in wide_map's order: each run one vector access where it lies whole inside the

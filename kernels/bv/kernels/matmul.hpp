@@ -31,23 +31,29 @@ BV_HD constexpr tile_index grouped_tile(int pid, int M, int N, int BM, int BN, i
 // instead of two (gpu_backend/bv/gpu/dot.hpp, dot_lds_double). The accumulator is an accumulator():
 // zeros that, on sm_90a, stay in wgmma's register order through the loop, each step's wgmma running
 // on into the next (gpu_backend/bv/gpu/accumulator.hpp).
+// Tile t's product a[t.m rows, :] @ b[:, t.n columns] as that K loop computes it (the fused
+// matmul's block-pointer variant runs it too), returned as the accumulator().
+template <int BM, int BN, int BK, int Stages, int W, class T>
+BV_INLINE auto matmul_tile_product(program<W> p, ptr<const T> a, ptr<const T> b, tile_index t,
+                                   int M, int N, int K, int sam, int sak, int sbk, int sbn) {
+  auto a_bp = make_block_ptr<BM, BK>(p, a, {M, K}, {sam, sak}, {t.m * BM, 0});
+  auto b_bp = make_block_ptr<BK, BN>(p, b, {K, N}, {sbk, sbn}, {0, t.n * BN});
+  return for_range<Stages>(
+      p, 0, K, BK, accumulator<float, BM, BN>(p), along(a_bp, {0, BK}, boundary_check(0, 1)),
+      along(b_bp, {BK, 0}, boundary_check(0, 1)),
+      [&](int, const auto& a, const auto& b, auto acc) { return dot(a, b, acc); });
+}
+
 template <class T, class O, int BM, int BN, int BK, int GROUP_M, int W = 4, int Stages = 0>
 BV_KERNEL void matmul_kernel(program<W> p, ptr<const T> a, ptr<const T> b, ptr<O> c, int M, int N,
                              int K, int sam, int sak, int sbk, int sbn, int scm, int scn) {
   const tile_index t = grouped_tile(p.id(0), M, N, BM, BN, GROUP_M);
-  const int pid_m = t.m, pid_n = t.n;
-
-  auto a_bp = make_block_ptr<BM, BK>(p, a, {M, K}, {sam, sak}, {pid_m * BM, 0});
-  auto b_bp = make_block_ptr<BK, BN>(p, b, {K, N}, {sbk, sbn}, {0, pid_n * BN});
-  auto acc = for_range<Stages>(
-      p, 0, K, BK, accumulator<float, BM, BN>(p), along(a_bp, {0, BK}, boundary_check(0, 1)),
-      along(b_bp, {BK, 0}, boundary_check(0, 1)),
-      [&](int, const auto& a, const auto& b, auto acc) { return dot(a, b, acc); });
+  auto acc = matmul_tile_product<BM, BN, BK, Stages>(p, a, b, t, M, N, K, sam, sak, sbk, sbn);
   // The tile goes out through a block pointer, as Triton's tl.store(bp, acc, boundary_check):
   // its bounds are tested where each run is stored. (With the mask written as a block of its own,
   // hipcc and clang computed every element's before the first store and held them: a 256x256
   // tile's store spilled on gfx942.)
-  auto c_bp = make_block_ptr<BM, BN>(p, c, {M, N}, {scm, scn}, {pid_m * BM, pid_n * BN});
+  auto c_bp = make_block_ptr<BM, BN>(p, c, {M, N}, {scm, scn}, {t.m * BM, t.n * BN});
   store(c_bp, acc, boundary_check(0, 1));
 }
 

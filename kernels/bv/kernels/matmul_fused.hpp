@@ -66,12 +66,7 @@ BV_KERNEL void matmul_bias_act_bp_kernel(program<W> p, ptr<const T> a, ptr<const
                                          ptr<const T> bias, ptr<O> c, int M, int N, int K, int sam,
                                          int sak, int sbk, int sbn, int scm, int scn) {
   const tile_index t = grouped_tile(p.id(0), M, N, BM, BN, GROUP_M);
-  auto a_bp = make_block_ptr<BM, BK>(p, a, {M, K}, {sam, sak}, {t.m * BM, 0});
-  auto b_bp = make_block_ptr<BK, BN>(p, b, {K, N}, {sbk, sbn}, {0, t.n * BN});
-  auto acc = for_range<Stages>(
-      p, 0, K, BK, accumulator<float, BM, BN>(p), along(a_bp, {0, BK}, boundary_check(0, 1)),
-      along(b_bp, {BK, 0}, boundary_check(0, 1)),
-      [&](int, const auto& a, const auto& b, auto acc) { return dot(a, b, acc); });
+  auto acc = matmul_tile_product<BM, BN, BK, Stages>(p, a, b, t, M, N, K, sam, sak, sbk, sbn);
   auto rn = t.n * BN + arange<BN>(p);
   auto out = detail::apply_epilogue<E>(acc + load(bias + rn, rn < N, 0.0f).to(f32).row());
   store(make_block_ptr<BM, BN>(p, c, {M, N}, {scm, scn}, {t.m * BM, t.n * BN}), out,
