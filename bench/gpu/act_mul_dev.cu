@@ -1,13 +1,14 @@
 // The gated activations (kernels/bv/kernels/act_mul.hpp) f16 at 8192 x 8192 (the device bench's
 // silu_mul and silu_mul_bwd shape: x [8192, 16384]) on other launch rows than the table's: column
 // blocks of 1024 to 8192 on 4, 8 or 16 warps. The launcher's y (forward) and dx (backward) are
-// checked first against a double-precision host computation on sampled rows; each row's output
+// checked first against the double references (kernels/bv/kernels/ref/act_mul.hpp's SiLU and its
+// derivative) on sampled rows; each row's output
 // must then equal the launcher's bit for bit (the same elementwise arithmetic). Then each is
 // timed: median of 50 single launches between events and the mean of 20 back to back
 // (bench_common.hpp), with the bandwidth of the back-to-back time. A development tool: the
 // figures that count come from `blockvec bench --backend gpu silu_mul silu_mul_bwd`.
 //   nvcc -std=c++20 -arch=sm_90a -O3 --expt-relaxed-constexpr -Igpu_backend -Ilang -Ikernels \
-//        bench/gpu/act_mul_dev.cu -o act_mul_dev
+//        -I/usr/include/eigen3 bench/gpu/act_mul_dev.cu -o act_mul_dev
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -17,19 +18,18 @@
 #include "bench_common.hpp"
 #include "bv/bv.hpp"
 #include "bv/kernels/act_mul.hpp"
+#include "bv/kernels/ref/act_mul.hpp"
 
 using namespace bv;
 using namespace bv::kernels;
+namespace ref = bv::kernels::ref;
 
 namespace {
 constexpr int R = 8192, N = 8192;
 int failures = 0;
 
-double silu(double g) { return g / (1.0 + std::exp(-g)); }
-double silu_grad(double g) {
-  const double s = 1.0 / (1.0 + std::exp(-g));
-  return s * (1.0 + g * (1.0 - s));
-}
+double silu(double g) { return ref::detail::act(false, g); }
+double silu_grad(double g) { return ref::detail::act_grad(false, g); }
 
 // The launcher's outputs against double precision on 64 sampled rows (relative error per
 // element, in units of the f16 result's rounding).

@@ -21,8 +21,7 @@ struct bench_figure {
   // The mean of `reps` launches issued back to back between two events: the kernel's own time,
   // as the peers' "back to back" figures are, since the host's launch work (the launcher's
   // checks, the launch call) overlaps the launches before it; a single launch waits for it on an
-  // idle device.
-  // 0 where reps is 1 (one launch only).
+  // idle device. 0 where reps is 1 (one launch only).
   double batch_ms = 0;
   double bytes = 0;     // fewest bytes moved (inputs read once, outputs written once)
   double flops = 0;     // 0 for memory-bound kernels

@@ -31,8 +31,8 @@ BV_HD constexpr tile_index grouped_tile(int pid, int M, int N, int BM, int BN, i
 // instead of two (gpu_backend/bv/gpu/dot.hpp, dot_lds_double). The accumulator is an accumulator():
 // zeros that, on sm_90a, stay in wgmma's register order through the loop, each step's wgmma running
 // on into the next (gpu_backend/bv/gpu/accumulator.hpp).
-// Tile t's product a[t.m rows, :] @ b[:, t.n columns] as that K loop computes it (the fused
-// matmul's block-pointer variant runs it too), returned as the accumulator().
+// matmul_tile_product is that loop for tile t, a[t.m rows, :] @ b[:, t.n columns], returned as the
+// accumulator(); matmul_kernel stores it, and the fused matmul's block-pointer variant runs it too.
 template <int BM, int BN, int BK, int Stages, int W, class T>
 BV_INLINE auto matmul_tile_product(program<W> p, ptr<const T> a, ptr<const T> b, tile_index t,
                                    int M, int N, int K, int sam, int sak, int sbk, int sbn) {
